@@ -1,0 +1,43 @@
+//! What a tick produced (spec §2) and what an executor did.
+
+use crate::decision::PlannerDecision;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ExecutionResult {
+    pub delivered: bool,
+    /// The `channel:chat_id` targets that accepted the message.
+    pub targets: Vec<String>,
+    /// Why nothing was delivered (a denial, an outlet error); `None` when delivered.
+    pub error: Option<String>,
+}
+
+impl ExecutionResult {
+    pub fn delivered(targets: Vec<String>) -> Self {
+        ExecutionResult {
+            delivered: true,
+            targets,
+            error: None,
+        }
+    }
+
+    pub fn failed(error: impl Into<String>) -> Self {
+        ExecutionResult {
+            delivered: false,
+            targets: Vec::new(),
+            error: Some(error.into()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TickOutcome {
+    pub decision: PlannerDecision,
+    /// `None` when skipped or no executor fired.
+    pub result: Option<ExecutionResult>,
+    /// Correlates the NudgeFeedbackTracker.
+    pub nudge_id: Option<String>,
+    /// Which executor path was taken.
+    pub route: String,
+    pub notes: Vec<String>,
+}

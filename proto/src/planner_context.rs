@@ -1,0 +1,105 @@
+//! The Planner's only input (spec §1, §3): one packaged context built by the ContextAssembler.
+
+use crate::decision::PlannerDecision;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActiveSession {
+    /// `"channel:chat_id"`.
+    pub session_key: String,
+    pub last_active: DateTime<Utc>,
+    pub last_user_message: Option<String>,
+    pub last_assistant_message: Option<String>,
+}
+
+/// A candidate recurring pattern found by the RoutineLearner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Routine {
+    pub topic: String,
+    /// Hour of day (user's zone) at which it recurs.
+    pub hour: u8,
+    /// On how many distinct days it was seen.
+    pub days_seen: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalendarEntry {
+    pub title: String,
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: Option<DateTime<Utc>>,
+}
+
+/// What the Planner may know of the gate: remaining quota and quiet-hours state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PolicySnapshot {
+    pub in_quiet_hours: bool,
+    pub quiet_hours: String,
+    pub remaining_today: u32,
+    pub remaining_this_hour: u32,
+    pub spawn_remaining_today: u32,
+    /// The learned hour-quota multiplier; a soft signal for the Planner's own threshold.
+    pub adaptive_multiplier: f64,
+    /// 1.0 on weekdays; the weekend tightener otherwise.
+    pub weekend_factor: f64,
+    pub dismissal_cooldown_until: Option<DateTime<Utc>>,
+}
+
+impl Default for PolicySnapshot {
+    fn default() -> Self {
+        PolicySnapshot {
+            in_quiet_hours: false,
+            quiet_hours: String::new(),
+            remaining_today: 0,
+            remaining_this_hour: 0,
+            spawn_remaining_today: 0,
+            adaptive_multiplier: 1.0,
+            weekend_factor: 1.0,
+            dismissal_cooldown_until: None,
+        }
+    }
+}
+
+/// What was recently fired on one topic and how the user reacted.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TopicFireHistory {
+    pub fired: u32,
+    pub last_fired: Option<DateTime<Utc>>,
+    pub dismissed: u32,
+    pub accepted: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannerContext {
+    pub now: DateTime<Utc>,
+    pub memory_md: String,
+    pub history_md_recent: String,
+    pub active_sessions: Vec<ActiveSession>,
+    pub routines: Vec<Routine>,
+    pub calendar: Vec<CalendarEntry>,
+    pub nudge_policy_state: PolicySnapshot,
+    pub last_decision: Option<PlannerDecision>,
+    pub fire_history: BTreeMap<String, TopicFireHistory>,
+    pub attention_md: String,
+    pub behaviors_recent: String,
+}
+
+impl PlannerContext {
+    /// The context with every field at its "source missing" default (spec §3 table).
+    pub fn empty(now: DateTime<Utc>) -> Self {
+        PlannerContext {
+            now,
+            memory_md: String::new(),
+            history_md_recent: String::new(),
+            active_sessions: Vec::new(),
+            routines: Vec::new(),
+            calendar: Vec::new(),
+            nudge_policy_state: PolicySnapshot::default(),
+            last_decision: None,
+            fire_history: BTreeMap::new(),
+            attention_md: String::new(),
+            behaviors_recent: String::new(),
+        }
+    }
+}
