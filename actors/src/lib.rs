@@ -1,1 +1,10 @@
+//! raven-actors: the actors, the stores and the engine wiring. One folder per subsystem,
+//! named as in the spec.
 
+pub mod clock;
+pub mod config;
+pub mod data_dir;
+pub mod feedback;
+pub mod policy;
+pub mod store;
+pub mod supervise;

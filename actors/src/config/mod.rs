@@ -1,0 +1,359 @@
+//! `config.toml`: every knob of the spec with the spec's default. A missing file means all
+//! defaults; an unknown or ill-typed key is an error naming the key and the file.
+
+mod provenance;
+mod time_of_day;
+
+pub use provenance::{Origin as ValueOrigin, Provenance};
+pub use time_of_day::{TimeOfDay, Window};
+
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct RavenConfig {
+    pub general: GeneralConfig,
+    pub sentinel: SentinelConfig,
+    pub policy: PolicyConfig,
+    pub feedback: FeedbackConfig,
+    pub supervise: SuperviseConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GeneralConfig {
+    /// The user's IANA time zone: quiet hours, day quotas and weekends are read in it.
+    pub timezone: Tz,
+}
+
+impl Default for GeneralConfig {
+    fn default() -> Self {
+        GeneralConfig { timezone: Tz::UTC }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SentinelConfig {
+    /// Off by default (spec: opt in to activate).
+    pub enabled: bool,
+    /// Seconds between ticks (spec §2 default: 1800).
+    pub interval_s: u64,
+}
+
+impl Default for SentinelConfig {
+    fn default() -> Self {
+        SentinelConfig {
+            enabled: false,
+            interval_s: 1800,
+        }
+    }
+}
+
+/// A named do-not-disturb window of the persona (layer 3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DndWindow {
+    pub name: String,
+    pub start: TimeOfDay,
+    pub end: TimeOfDay,
+    /// Days it applies on (`mon` … `sun`); empty means every day.
+    #[serde(default)]
+    pub weekdays: Vec<chrono::Weekday>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PolicyConfig {
+    /// Layer 2: quiet hours, in `general.timezone` (default 23:00–07:00).
+    pub quiet_hours: Window,
+    /// Layer 2 bypass withdrawal: high priority no longer bypasses quiet hours once at
+    /// least `quiet_bypass_min_samples` high-priority verdicts show an acceptance below this.
+    pub quiet_bypass_min_acceptance: f64,
+    pub quiet_bypass_min_samples: u32,
+    /// Layer 2b: an hour of day becomes do-not-disturb once it gathered this many
+    /// dismissals with an acceptance at or below `dynamic_dnd_max_acceptance`.
+    pub dynamic_dnd_min_dismissals: u32,
+    pub dynamic_dnd_max_acceptance: f64,
+    /// Layer 3.
+    pub dnd_windows: Vec<DndWindow>,
+    /// Layer 4: hard cap per local calendar day.
+    pub max_per_day: u32,
+    /// Layer 5: per rolling hour, before the adaptive and weekend multipliers.
+    pub max_per_hour: u32,
+    /// Layer 6.
+    pub session_cooldown_minutes: i64,
+    /// Layer 7.
+    pub dismissal_cooldown_minutes: i64,
+    /// Layer 8: a topic whose decayed reject weight reaches the threshold is cooled down
+    /// for `topic_reject_cooldown_hours × weight` (at most the max) after its last reject.
+    pub topic_reject_weight_threshold: f64,
+    pub topic_reject_cooldown_hours: i64,
+    pub topic_reject_max_cooldown_hours: i64,
+    /// Layer 9.
+    pub topic_min_samples: u32,
+    pub topic_min_acceptance: f64,
+    /// Layer 10 (also the window in which a cron fire suppresses a nudge on its topic).
+    pub dedup_window_minutes: i64,
+    /// Layer 11: rolling per-topic stack.
+    pub topic_max_per_hour: u32,
+    pub topic_max_per_day: u32,
+    pub topic_max_per_week: u32,
+    /// spawn_agent's own quota line (layers 4 and 5 for spawns).
+    pub spawn_max_per_day: u32,
+    pub spawn_max_per_hour: u32,
+    pub adaptive: AdaptiveConfig,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig {
+            quiet_hours: Window::new(TimeOfDay::hm(23, 0), TimeOfDay::hm(7, 0)),
+            quiet_bypass_min_acceptance: 0.3,
+            quiet_bypass_min_samples: 5,
+            dynamic_dnd_min_dismissals: 3,
+            dynamic_dnd_max_acceptance: 0.25,
+            dnd_windows: Vec::new(),
+            max_per_day: 8,
+            max_per_hour: 2,
+            session_cooldown_minutes: 30,
+            dismissal_cooldown_minutes: 120,
+            topic_reject_weight_threshold: 1.0,
+            topic_reject_cooldown_hours: 48,
+            topic_reject_max_cooldown_hours: 336,
+            topic_min_samples: 4,
+            topic_min_acceptance: 0.2,
+            dedup_window_minutes: 360,
+            topic_max_per_hour: 1,
+            topic_max_per_day: 3,
+            topic_max_per_week: 10,
+            spawn_max_per_day: 4,
+            spawn_max_per_hour: 1,
+            adaptive: AdaptiveConfig::default(),
+        }
+    }
+}
+
+/// The adaptive hour-quota multiplier (spec §5 "Adaptive multiplier").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AdaptiveConfig {
+    pub min_multiplier: f64,
+    pub max_multiplier: f64,
+    /// Acceptance rate at which the target multiplier is 1.0; the target moves linearly
+    /// (symmetrically) with the rate around it: `1 + (rate - pivot) * gain`.
+    pub pivot: f64,
+    pub gain: f64,
+    /// Hysteresis band: the multiplier moves only when the target is further than this.
+    pub band: f64,
+    /// Cold-start floor: below this many verdicts the multiplier stays at 1.0.
+    pub cold_start_samples: u32,
+    /// Asymmetric volume gate: tightening needs this many verdicts …
+    pub min_samples_tighten: u32,
+    /// … loosening needs more.
+    pub min_samples_loosen: u32,
+    /// Extra factor on the hour quota on Saturday and Sunday (user's zone).
+    pub weekend_factor: f64,
+}
+
+impl Default for AdaptiveConfig {
+    fn default() -> Self {
+        AdaptiveConfig {
+            min_multiplier: 0.5,
+            max_multiplier: 1.5,
+            pivot: 0.5,
+            gain: 1.0,
+            band: 0.15,
+            cold_start_samples: 5,
+            min_samples_tighten: 5,
+            min_samples_loosen: 15,
+            weekend_factor: 0.5,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FeedbackConfig {
+    /// Acceptance rates are computed over this many days.
+    pub window_days: i64,
+    /// The daily trim drops lifecycle records older than this.
+    pub retention_days: i64,
+    /// Half-life of a reject's weight in layer 8.
+    pub reject_half_life_days: f64,
+    /// Weight of a plain dismissal and of a hard reject ("stop reminding me").
+    pub dismiss_weight: f64,
+    pub hard_reject_weight: f64,
+}
+
+impl Default for FeedbackConfig {
+    fn default() -> Self {
+        FeedbackConfig {
+            window_days: 14,
+            retention_days: 30,
+            reject_half_life_days: 7.0,
+            dismiss_weight: 0.5,
+            hard_reject_weight: 1.0,
+        }
+    }
+}
+
+/// Restart policy shared by every supervised actor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SuperviseConfig {
+    pub backoff_initial_ms: u64,
+    pub backoff_max_ms: u64,
+    /// More restarts than this inside the window is a crash loop: the actor stops serving
+    /// and reports it.
+    pub max_restarts: u32,
+    pub restart_window_s: u64,
+}
+
+impl Default for SuperviseConfig {
+    fn default() -> Self {
+        SuperviseConfig {
+            backoff_initial_ms: 10,
+            backoff_max_ms: 5_000,
+            max_restarts: 5,
+            restart_window_s: 60,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid config in {path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+impl RavenConfig {
+    /// Reads `path`; a missing file is the embedded defaults.
+    pub fn load(path: &Path) -> Result<(RavenConfig, Provenance), ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: path.to_owned(),
+                    source,
+                })
+            }
+        };
+        RavenConfig::parse(&text, path)
+    }
+
+    /// Parses config text; `path` only names the file in errors and provenance.
+    pub fn parse(text: &str, path: &Path) -> Result<(RavenConfig, Provenance), ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid {
+            path: path.to_owned(),
+            message,
+        };
+        let file: toml::Table = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        let config: RavenConfig = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        config.check().map_err(invalid)?;
+        let provenance = Provenance::new(&config, &file, path);
+        Ok((config, provenance))
+    }
+
+    /// Range checks serde cannot express.
+    fn check(&self) -> Result<(), String> {
+        let p = &self.policy;
+        let a = &p.adaptive;
+        let unit = [
+            (
+                "policy.quiet_bypass_min_acceptance",
+                p.quiet_bypass_min_acceptance,
+            ),
+            (
+                "policy.dynamic_dnd_max_acceptance",
+                p.dynamic_dnd_max_acceptance,
+            ),
+            ("policy.topic_min_acceptance", p.topic_min_acceptance),
+            ("policy.adaptive.pivot", a.pivot),
+        ];
+        for (key, v) in unit {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(format!("`{key}` must be between 0 and 1, got {v}"));
+            }
+        }
+        if !(a.min_multiplier > 0.0 && a.min_multiplier <= 1.0 && a.max_multiplier >= 1.0) {
+            return Err("`policy.adaptive` needs 0 < min_multiplier <= 1 <= max_multiplier".into());
+        }
+        if !(a.weekend_factor > 0.0 && a.weekend_factor <= 1.0) {
+            return Err("`policy.adaptive.weekend_factor` must be in (0, 1]".into());
+        }
+        if self.sentinel.interval_s == 0 {
+            return Err("`sentinel.interval_s` must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<RavenConfig, ConfigError> {
+        RavenConfig::parse(text, Path::new("/data/config.toml")).map(|(c, _)| c)
+    }
+
+    #[test]
+    fn empty_file_is_the_spec_defaults() {
+        let c = parse("").unwrap();
+        assert_eq!(c, RavenConfig::default());
+        assert_eq!(c.policy.quiet_hours.to_string(), "23:00-07:00");
+        assert_eq!(c.sentinel.interval_s, 1800);
+        assert!(!c.sentinel.enabled);
+    }
+
+    #[test]
+    fn unknown_key_names_the_key_and_the_file() {
+        let err = parse("[policy]\nmax_per_dya = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("max_per_dya"), "{err}");
+        assert!(err.contains("/data/config.toml"), "{err}");
+    }
+
+    #[test]
+    fn ill_typed_key_names_the_key_and_the_file() {
+        let err = parse("[policy]\nmax_per_day = \"lots\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("max_per_day"), "{err}");
+        assert!(err.contains("/data/config.toml"), "{err}");
+        let err = parse("[policy.quiet_hours]\nstart = \"25:00\"\nend = \"07:00\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("HH:MM"), "{err}");
+        let err = parse("[general]\ntimezone = \"Mars/Base\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("timezone"), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_values_are_refused() {
+        let err = parse("[policy]\ntopic_min_acceptance = 2.0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("policy.topic_min_acceptance"), "{err}");
+    }
+
+    #[test]
+    fn file_values_override_defaults() {
+        let c =
+            parse("[general]\ntimezone = \"Europe/Berlin\"\n[policy]\nmax_per_day = 3\n").unwrap();
+        assert_eq!(c.policy.max_per_day, 3);
+        assert_eq!(c.general.timezone, chrono_tz::Europe::Berlin);
+        assert_eq!(c.policy.max_per_hour, 2);
+    }
+}

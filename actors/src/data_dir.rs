@@ -1,0 +1,70 @@
+//! The data dir layout (`--data-dir`, else `RAVEN_HOME`, else `$XDG_DATA_HOME/raven`, else
+//! `~/.local/share/raven`).
+
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataDir {
+    root: PathBuf,
+}
+
+impl DataDir {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        DataDir { root: root.into() }
+    }
+
+    /// Resolves the data dir from an explicit choice or the environment.
+    pub fn resolve(explicit: Option<PathBuf>) -> Result<DataDir, String> {
+        if let Some(p) = explicit {
+            return Ok(DataDir::new(p));
+        }
+        let env = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        if let Some(p) = env("RAVEN_HOME") {
+            return Ok(DataDir::new(p));
+        }
+        if let Some(p) = env("XDG_DATA_HOME") {
+            return Ok(DataDir::new(p.join("raven")));
+        }
+        match env("HOME") {
+            Some(home) => Ok(DataDir::new(home.join(".local/share/raven"))),
+            None => Err("no data dir: pass --data-dir, or set RAVEN_HOME or HOME".into()),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn config(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+
+    pub fn sentinel_dir(&self) -> PathBuf {
+        self.root.join("sentinel")
+    }
+
+    pub fn state(&self) -> PathBuf {
+        self.sentinel_dir().join("state.json")
+    }
+
+    pub fn feedback(&self) -> PathBuf {
+        self.sentinel_dir().join("feedback.jsonl")
+    }
+
+    /// Creates the dirs the engine writes to, private to the user (0700).
+    pub fn ensure(&self) -> std::io::Result<()> {
+        for dir in [self.root.clone(), self.sentinel_dir()] {
+            std::fs::create_dir_all(&dir)?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+            }
+        }
+        Ok(())
+    }
+}

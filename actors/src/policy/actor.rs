@@ -1,0 +1,258 @@
+//! The NudgePolicy as a supervised actor. Before each check it hydrates from the shared
+//! store when the file changed (a cheap stat otherwise); each fire is a read-modify-write
+//! under the store's lock, so fires recorded by a peer process are never overwritten.
+
+use super::gate::{apply_tuning, fire_record, CheckRequest, NudgePolicy};
+use super::ledger::{FireKind, PolicyState};
+use super::overrides::PolicyOverrides;
+use super::Tuning;
+use crate::clock::SharedClock;
+use crate::feedback::FeedbackSummary;
+use crate::store::{JsonStateStore, Stamp, StoreError};
+use crate::supervise::{Request, Serve, Service};
+use raven_proto::{Action, PolicySnapshot, Priority, TopicFireHistory, Verdict};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The store section the policy owns.
+pub const SECTION: &str = "policy";
+
+pub struct NudgePolicyService {
+    policy: NudgePolicy,
+    store: Option<Arc<JsonStateStore>>,
+    clock: SharedClock,
+    seen: Option<Stamp>,
+}
+
+impl NudgePolicyService {
+    pub fn new(
+        policy: NudgePolicy,
+        store: Option<Arc<JsonStateStore>>,
+        clock: SharedClock,
+    ) -> Self {
+        let mut s = NudgePolicyService {
+            policy,
+            store,
+            clock,
+            seen: None,
+        };
+        s.hydrate();
+        s
+    }
+
+    /// Re-reads the ledger when the file on disk is not the version we last read.
+    fn hydrate(&mut self) {
+        let Some(store) = &self.store else { return };
+        let now_stamp = store.stamp();
+        if now_stamp.is_some() && now_stamp == self.seen {
+            return;
+        }
+        match store.read::<PolicyState>(SECTION) {
+            Ok((state, stamp)) => {
+                self.policy.replace_state(state);
+                self.seen = stamp;
+            }
+            Err(e) => {
+                tracing::error!("policy state not reloaded, gating on the last known ledger: {e}")
+            }
+        }
+    }
+
+    /// One read-modify-write of the persisted state; the in-memory policy then adopts the
+    /// merged result. Without a store, the change applies in memory only.
+    fn write(
+        &mut self,
+        change: impl FnOnce(&mut PolicyState, &NudgePolicy) -> Tuning,
+    ) -> Result<Tuning, StoreError> {
+        match &self.store {
+            Some(store) => {
+                let policy = &self.policy;
+                let (state, tuning) = store.update(SECTION, |s: &mut PolicyState| {
+                    let t = change(s, policy);
+                    (s.clone(), t)
+                })?;
+                self.policy.replace_state(state);
+                self.seen = store.stamp();
+                Ok(tuning)
+            }
+            None => {
+                let mut state = self.policy.state().clone();
+                let t = change(&mut state, &self.policy);
+                self.policy.replace_state(state);
+                Ok(t)
+            }
+        }
+    }
+}
+
+impl Service for NudgePolicyService {
+    fn name(&self) -> &'static str {
+        "NudgePolicy"
+    }
+
+    fn restarting(&mut self) {
+        self.seen = None;
+        self.hydrate();
+    }
+}
+
+/// `check()`: may this be delivered now?
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub action: Action,
+    pub session_key: Option<String>,
+    pub content: String,
+    pub priority: Priority,
+    pub topic: Option<String>,
+}
+
+impl Request for Check {
+    type Reply = Verdict;
+}
+
+impl Serve<Check> for NudgePolicyService {
+    fn serve(&mut self, m: Check) -> Verdict {
+        self.hydrate();
+        let req = CheckRequest {
+            action: m.action,
+            session_key: m.session_key.as_deref(),
+            content: &m.content,
+            priority: m.priority,
+            topic: m.topic.as_deref(),
+        };
+        self.policy.check_request(&req, self.clock.now())
+    }
+}
+
+/// After a successful dispatch only.
+#[derive(Debug, Clone)]
+pub struct RecordFired {
+    pub action: Action,
+    pub session_key: Option<String>,
+    pub content: String,
+    pub priority: Priority,
+    pub topic: Option<String>,
+}
+
+impl Request for RecordFired {
+    type Reply = Result<(), String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl Serve<RecordFired> for NudgePolicyService {
+    fn serve(&mut self, m: RecordFired) -> Result<(), String> {
+        let now = self.clock.now();
+        let fire = fire_record(
+            FireKind::of(m.action),
+            m.action,
+            m.session_key.as_deref(),
+            &m.content,
+            m.priority,
+            m.topic.as_deref(),
+            now,
+        );
+        self.write(|s, _| {
+            s.push_fire(fire, now);
+            Tuning::Unchanged
+        })
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// A cron job fired: its topic tag enters the shared ledger.
+#[derive(Debug, Clone)]
+pub struct RecordCronFire {
+    pub topic: Option<String>,
+    pub content: String,
+}
+
+impl Request for RecordCronFire {
+    type Reply = Result<(), String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl Serve<RecordCronFire> for NudgePolicyService {
+    fn serve(&mut self, m: RecordCronFire) -> Result<(), String> {
+        let now = self.clock.now();
+        let fire = fire_record(
+            FireKind::Cron,
+            Action::Nudge,
+            None,
+            &m.content,
+            Priority::Low,
+            m.topic.as_deref(),
+            now,
+        );
+        self.write(|s, _| {
+            s.push_fire(fire, now);
+            Tuning::Unchanged
+        })
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Snapshot;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnapshotReply {
+    pub state: PolicySnapshot,
+    pub fire_history: BTreeMap<String, TopicFireHistory>,
+}
+
+impl Request for Snapshot {
+    type Reply = SnapshotReply;
+}
+
+impl Serve<Snapshot> for NudgePolicyService {
+    fn serve(&mut self, _: Snapshot) -> SnapshotReply {
+        self.hydrate();
+        let now = self.clock.now();
+        SnapshotReply {
+            state: self.policy.snapshot_state(now),
+            fire_history: self.policy.fire_history(now),
+        }
+    }
+}
+
+/// The runner's per-tick retune with the tracker's latest summary.
+#[derive(Debug, Clone)]
+pub struct ApplyTuning(pub FeedbackSummary);
+
+impl Request for ApplyTuning {
+    type Reply = Result<Tuning, String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl Serve<ApplyTuning> for NudgePolicyService {
+    fn serve(&mut self, ApplyTuning(summary): ApplyTuning) -> Result<Tuning, String> {
+        self.write(|s, p| apply_tuning(s, summary, p.config()))
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The preferences reader's latest overrides; the reply lists refused loosenings.
+#[derive(Debug, Clone)]
+pub struct SetOverrides(pub PolicyOverrides);
+
+impl Request for SetOverrides {
+    type Reply = Vec<String>;
+}
+
+impl Serve<SetOverrides> for NudgePolicyService {
+    fn serve(&mut self, SetOverrides(o): SetOverrides) -> Vec<String> {
+        let notes = self.policy.set_overrides(&o);
+        for n in &notes {
+            tracing::info!("preferences: {n}");
+        }
+        notes
+    }
+}

@@ -1,0 +1,549 @@
+//! NudgePolicy (spec §5): the one anti-spam gate every executor and task discovery pass.
+//!
+//! `check()` is pure: it reads the ledger, the learned feedback and the clock value it is
+//! given, and writes nothing. `record_fired()` is the write half, called only after a
+//! successful dispatch, so a failed dispatch charges no quota.
+
+use super::adaptive::{self, Tuning};
+use super::ledger::{FireKind, FireRecord, LedgerIndex, PolicyState};
+use super::overrides::{tighten, PolicyOverrides};
+use super::topic::{content_hash, topic_of};
+use crate::config::PolicyConfig;
+use crate::feedback::FeedbackSummary;
+use chrono::{DateTime, Datelike, Duration, NaiveTime, TimeZone, Timelike, Utc, Weekday};
+use chrono_tz::Tz;
+use raven_proto::{Action, PolicyLayer, PolicySnapshot, Priority, TopicFireHistory, Verdict};
+use std::collections::BTreeMap;
+
+/// One question to the gate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckRequest<'a> {
+    pub action: Action,
+    /// `channel:chat_id`; `None` for an untargeted nudge (shares the key `*`).
+    pub session_key: Option<&'a str>,
+    /// The message, or the task for spawn_agent.
+    pub content: &'a str,
+    pub priority: Priority,
+    /// An explicit topic tag; otherwise derived from the content.
+    pub topic: Option<&'a str>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NudgePolicy {
+    base: PolicyConfig,
+    /// `base` after the user's (tighten-only) overrides.
+    cfg: PolicyConfig,
+    tz: Tz,
+    state: PolicyState,
+    index: LedgerIndex,
+}
+
+/// The outcome of one layer: pass, or deny with a reason.
+type Layer = Result<(), String>;
+
+impl NudgePolicy {
+    pub fn new(cfg: PolicyConfig, tz: Tz) -> Self {
+        NudgePolicy {
+            base: cfg.clone(),
+            cfg,
+            tz,
+            state: PolicyState::default(),
+            index: LedgerIndex::default(),
+        }
+    }
+
+    pub fn config(&self) -> &PolicyConfig {
+        &self.cfg
+    }
+
+    pub fn state(&self) -> &PolicyState {
+        &self.state
+    }
+
+    /// Hydrate: the state as read from the store.
+    pub fn replace_state(&mut self, state: PolicyState) {
+        self.index = LedgerIndex::build(&state.fires);
+        self.state = state;
+    }
+
+    /// Re-applies user preferences on top of the configured base; returns the notes of
+    /// every refused loosening.
+    pub fn set_overrides(&mut self, o: &PolicyOverrides) -> Vec<String> {
+        let (cfg, notes) = tighten(&self.base, o);
+        self.cfg = cfg;
+        notes
+    }
+
+    /// The spec's `check(action, session_key, content, priority)`, with the clock value.
+    pub fn check(
+        &self,
+        action: Action,
+        session_key: Option<&str>,
+        content: &str,
+        priority: Priority,
+        now: DateTime<Utc>,
+    ) -> Verdict {
+        self.check_request(
+            &CheckRequest {
+                action,
+                session_key,
+                content,
+                priority,
+                topic: None,
+            },
+            now,
+        )
+    }
+
+    /// Runs the eleven layers in the order of the spec's table. A high-priority request
+    /// passes a layer whose bypass column says yes; every other denial is final.
+    pub fn check_request(&self, req: &CheckRequest<'_>, now: DateTime<Utc>) -> Verdict {
+        let derived;
+        let topic = match req.topic {
+            Some(t) => t,
+            None => {
+                derived = topic_of(req.content);
+                derived.as_str()
+            }
+        };
+        let high = req.priority == Priority::High;
+        let local = now.with_timezone(&self.tz);
+        let spawn = req.action == Action::SpawnAgent;
+        let fb = &self.state.feedback;
+        let layers: [(PolicyLayer, &dyn Fn() -> Layer); 12] = [
+            (PolicyLayer::Skip, &|| {
+                if req.action == Action::Skip {
+                    Err("action is skip".into())
+                } else {
+                    Ok(())
+                }
+            }),
+            (PolicyLayer::QuietHours, &|| self.quiet_hours(local.time())),
+            (PolicyLayer::DynamicDnd, &|| self.dynamic_dnd(local.hour())),
+            (PolicyLayer::PersonaDnd, &|| {
+                self.persona_dnd(local.time(), local.weekday())
+            }),
+            (PolicyLayer::DayQuota, &|| self.day_quota(spawn, now)),
+            (PolicyLayer::HourQuota, &|| {
+                self.hour_quota(spawn, now, local.weekday())
+            }),
+            (PolicyLayer::SessionCooldown, &|| {
+                self.session_cooldown(req.session_key, now)
+            }),
+            (PolicyLayer::DismissalCooldown, &|| {
+                self.dismissal_cooldown(fb, now)
+            }),
+            (PolicyLayer::TopicRejectCooldown, &|| {
+                self.topic_reject(fb, topic, now)
+            }),
+            (PolicyLayer::TopicAcceptance, &|| {
+                self.topic_acceptance(fb, topic)
+            }),
+            (PolicyLayer::ContentDedup, &|| {
+                self.dedup(req.content, topic, now)
+            }),
+            (PolicyLayer::TopicQuota, &|| self.topic_quota(topic, now)),
+        ];
+        let mut bypassed = Vec::new();
+        for (layer, run) in layers {
+            if let Err(reason) = run() {
+                if high && layer.high_priority_may_bypass() {
+                    if layer == PolicyLayer::QuietHours {
+                        if let Some(why) = self.quiet_bypass_withdrawn() {
+                            return Verdict::deny(
+                                layer,
+                                format!("{reason}; high-priority bypass withdrawn: {why}"),
+                            );
+                        }
+                    }
+                    bypassed.push(layer);
+                    continue;
+                }
+                return Verdict::deny(layer, reason);
+            }
+        }
+        Verdict::allow(bypassed)
+    }
+
+    fn quiet_hours(&self, t: NaiveTime) -> Layer {
+        let q = self.cfg.quiet_hours;
+        if q.contains(t) {
+            Err(format!("quiet hours {q} ({})", self.tz))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The bypass of quiet hours is itself withdrawn while the user keeps rejecting
+    /// high-priority nudges.
+    fn quiet_bypass_withdrawn(&self) -> Option<String> {
+        let high = self.state.feedback.high_priority;
+        let rate = high.acceptance()?;
+        (high.samples() >= self.cfg.quiet_bypass_min_samples
+            && rate < self.cfg.quiet_bypass_min_acceptance)
+            .then(|| {
+                format!(
+                    "high-priority acceptance {:.0}% over {} verdicts is below {:.0}%",
+                    rate * 100.0,
+                    high.samples(),
+                    self.cfg.quiet_bypass_min_acceptance * 100.0
+                )
+            })
+    }
+
+    fn dynamic_dnd(&self, hour: u32) -> Layer {
+        let r = self.state.feedback.hour(hour);
+        match r.acceptance() {
+            Some(a)
+                if r.dismissed >= self.cfg.dynamic_dnd_min_dismissals
+                    && a <= self.cfg.dynamic_dnd_max_acceptance =>
+            {
+                Err(format!(
+                    "learned do-not-disturb at {hour:02}:00: {} of {} nudges dismissed",
+                    r.dismissed,
+                    r.samples()
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn persona_dnd(&self, t: NaiveTime, day: Weekday) -> Layer {
+        match self.cfg.dnd_windows.iter().find(|w| {
+            (w.weekdays.is_empty() || w.weekdays.contains(&day))
+                && crate::config::Window::new(w.start, w.end).contains(t)
+        }) {
+            Some(w) => Err(format!(
+                "do-not-disturb window `{}` {}-{}",
+                w.name, w.start, w.end
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Start of the user's local calendar day, in UTC.
+    fn local_midnight(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        let date = now.with_timezone(&self.tz).date_naive();
+        // A zone may skip midnight on a DST day; the first instant of the day is then later.
+        (0..3)
+            .find_map(|h| {
+                self.tz
+                    .from_local_datetime(&date.and_hms_opt(h, 0, 0)?)
+                    .earliest()
+            })
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or(now - Duration::hours(24))
+    }
+
+    fn day_limit(&self, spawn: bool) -> u32 {
+        if spawn {
+            self.cfg.spawn_max_per_day
+        } else {
+            self.cfg.max_per_day
+        }
+    }
+
+    fn sent_today(&self, spawn: bool, now: DateTime<Utc>) -> u32 {
+        let times = if spawn {
+            &self.index.spawns
+        } else {
+            &self.index.nudges
+        };
+        times.count_since(self.local_midnight(now))
+    }
+
+    fn day_quota(&self, spawn: bool, now: DateTime<Utc>) -> Layer {
+        let (sent, limit) = (self.sent_today(spawn, now), self.day_limit(spawn));
+        if sent >= limit {
+            Err(format!(
+                "{sent} of {limit} {} sent today",
+                if spawn { "spawns" } else { "nudges" }
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn weekend_factor(&self, day: Weekday) -> f64 {
+        if matches!(day, Weekday::Sat | Weekday::Sun) {
+            self.cfg.adaptive.weekend_factor
+        } else {
+            1.0
+        }
+    }
+
+    /// The hour quota after the adaptive and weekend multipliers; never below one (the
+    /// day quota is the hard cap).
+    pub fn hour_limit(&self, spawn: bool, day: Weekday) -> u32 {
+        let base = if spawn {
+            self.cfg.spawn_max_per_hour
+        } else {
+            self.cfg.max_per_hour
+        };
+        if spawn {
+            return base;
+        }
+        let scaled = f64::from(base) * self.state.multiplier * self.weekend_factor(day);
+        (scaled.floor() as u32).max(1)
+    }
+
+    fn sent_this_hour(&self, spawn: bool, now: DateTime<Utc>) -> u32 {
+        let times = if spawn {
+            &self.index.spawns
+        } else {
+            &self.index.nudges
+        };
+        times.count_within(Duration::hours(1), now)
+    }
+
+    fn hour_quota(&self, spawn: bool, now: DateTime<Utc>, day: Weekday) -> Layer {
+        let (sent, limit) = (self.sent_this_hour(spawn, now), self.hour_limit(spawn, day));
+        if sent >= limit {
+            Err(format!(
+                "{sent} of {limit} in the last hour (multiplier {:.2}, weekend factor {:.2})",
+                self.state.multiplier,
+                self.weekend_factor(day)
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn session_cooldown(&self, session: Option<&str>, now: DateTime<Utc>) -> Layer {
+        let key = session.unwrap_or("*");
+        let cooldown = Duration::minutes(self.cfg.session_cooldown_minutes);
+        match self.index.last_by_session.get(key) {
+            Some(&last) if now < last + cooldown => Err(format!(
+                "session {key} was nudged at {last}; cooldown {}m",
+                self.cfg.session_cooldown_minutes
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn dismissal_cooldown(&self, fb: &FeedbackSummary, now: DateTime<Utc>) -> Layer {
+        let cooldown = Duration::minutes(self.cfg.dismissal_cooldown_minutes);
+        match fb.last_dismissal {
+            Some(last) if now < last + cooldown => Err(format!(
+                "the user dismissed a nudge at {last}; cooldown {}m",
+                self.cfg.dismissal_cooldown_minutes
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn topic_reject(&self, fb: &FeedbackSummary, topic: &str, now: DateTime<Utc>) -> Layer {
+        let Some(t) = fb.by_topic.get(topic) else {
+            return Ok(());
+        };
+        let (Some(last), true) = (
+            t.last_reject,
+            t.reject_weight >= self.cfg.topic_reject_weight_threshold,
+        ) else {
+            return Ok(());
+        };
+        let hours = (self.cfg.topic_reject_cooldown_hours as f64 * t.reject_weight)
+            .min(self.cfg.topic_reject_max_cooldown_hours as f64);
+        let until = last + Duration::minutes((hours * 60.0) as i64);
+        if now < until {
+            Err(format!(
+                "topic `{topic}` was rejected (weight {:.2}); cooled down until {until}",
+                t.reject_weight
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn topic_acceptance(&self, fb: &FeedbackSummary, topic: &str) -> Layer {
+        let Some(t) = fb.by_topic.get(topic) else {
+            return Ok(());
+        };
+        match t.rate.acceptance() {
+            Some(a)
+                if t.rate.samples() >= self.cfg.topic_min_samples
+                    && a < self.cfg.topic_min_acceptance =>
+            {
+                Err(format!(
+                    "topic `{topic}` acceptance {:.0}% over {} verdicts",
+                    a * 100.0,
+                    t.rate.samples()
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn dedup(&self, content: &str, topic: &str, now: DateTime<Utc>) -> Layer {
+        let since = now - Duration::minutes(self.cfg.dedup_window_minutes);
+        if let Some(&at) = self.index.last_by_content.get(&content_hash(content)) {
+            if at > since {
+                return Err(format!("the same content was sent at {at}"));
+            }
+        }
+        match self.index.last_cron_by_topic.get(topic) {
+            Some(&at) if at > since => Err(format!("a cron job fired on topic `{topic}` at {at}")),
+            _ => Ok(()),
+        }
+    }
+
+    fn topic_quota(&self, topic: &str, now: DateTime<Utc>) -> Layer {
+        let Some(times) = self.index.by_topic.get(topic) else {
+            return Ok(());
+        };
+        let stack = [
+            ("hour", Duration::hours(1), self.cfg.topic_max_per_hour),
+            ("day", Duration::days(1), self.cfg.topic_max_per_day),
+            ("week", Duration::weeks(1), self.cfg.topic_max_per_week),
+        ];
+        for (name, window, limit) in stack {
+            let n = times.count_within(window, now);
+            if n >= limit {
+                return Err(format!("topic `{topic}`: {n} of {limit} this {name}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The write half of the read/write split: call after a successful dispatch.
+    pub fn record_fired(
+        &mut self,
+        action: Action,
+        session_key: Option<&str>,
+        content: &str,
+        priority: Priority,
+        topic: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> FireRecord {
+        let fire = fire_record(
+            FireKind::of(action),
+            action,
+            session_key,
+            content,
+            priority,
+            topic,
+            now,
+        );
+        self.push(fire.clone(), now);
+        fire
+    }
+
+    /// A cron fire's topic tag: suppresses a Sentinel nudge on the topic within the dedup
+    /// window; charges no Sentinel quota.
+    pub fn record_cron_fire(
+        &mut self,
+        topic: Option<&str>,
+        content: &str,
+        now: DateTime<Utc>,
+    ) -> FireRecord {
+        let fire = fire_record(
+            FireKind::Cron,
+            Action::Nudge,
+            None,
+            content,
+            Priority::Low,
+            topic,
+            now,
+        );
+        self.push(fire.clone(), now);
+        fire
+    }
+
+    fn push(&mut self, fire: FireRecord, now: DateTime<Utc>) {
+        let before = self.state.fires.first().map(|f| f.at);
+        self.state.push_fire(fire.clone(), now);
+        if self.state.fires.first().map(|f| f.at) != before {
+            // Old fires were pruned: rebuild rather than un-index.
+            self.index = LedgerIndex::build(&self.state.fires);
+        } else {
+            self.index.add(&fire);
+        }
+    }
+
+    /// `apply_adaptive_tuning`: adopts the latest feedback and moves the multiplier.
+    pub fn apply_adaptive_tuning(&mut self, summary: FeedbackSummary) -> Tuning {
+        apply_tuning(&mut self.state, summary, &self.cfg)
+    }
+
+    /// What the Planner sees of the gate.
+    pub fn snapshot_state(&self, now: DateTime<Utc>) -> PolicySnapshot {
+        let local = now.with_timezone(&self.tz);
+        let day = local.weekday();
+        let remaining = |limit: u32, sent: u32| limit.saturating_sub(sent);
+        PolicySnapshot {
+            in_quiet_hours: self.cfg.quiet_hours.contains(local.time()),
+            quiet_hours: format!("{} ({})", self.cfg.quiet_hours, self.tz),
+            remaining_today: remaining(self.cfg.max_per_day, self.sent_today(false, now)),
+            remaining_this_hour: remaining(
+                self.hour_limit(false, day),
+                self.sent_this_hour(false, now),
+            ),
+            spawn_remaining_today: remaining(
+                self.cfg.spawn_max_per_day,
+                self.sent_today(true, now),
+            ),
+            adaptive_multiplier: self.state.multiplier,
+            weekend_factor: self.weekend_factor(day),
+            dismissal_cooldown_until: self
+                .state
+                .feedback
+                .last_dismissal
+                .map(|d| d + Duration::minutes(self.cfg.dismissal_cooldown_minutes))
+                .filter(|until| *until > now),
+        }
+    }
+
+    /// Recent fires per topic with the user's reactions: the Planner's `fire_history`,
+    /// straight from memory (no disk, no LLM).
+    pub fn fire_history(&self, now: DateTime<Utc>) -> BTreeMap<String, TopicFireHistory> {
+        let since = now - Duration::weeks(1);
+        let mut out: BTreeMap<String, TopicFireHistory> = BTreeMap::new();
+        for f in self.state.fires.iter().filter(|f| f.at >= since) {
+            let h = out.entry(f.topic.clone()).or_default();
+            h.fired += 1;
+            h.last_fired = h.last_fired.max(Some(f.at));
+        }
+        for (topic, h) in out.iter_mut() {
+            if let Some(t) = self.state.feedback.by_topic.get(topic) {
+                h.accepted = t.rate.accepted;
+                h.dismissed = t.rate.dismissed;
+            }
+        }
+        out
+    }
+}
+
+/// The ledger entry of one fire; the topic is the explicit tag or derived from the content.
+pub fn fire_record(
+    kind: FireKind,
+    action: Action,
+    session_key: Option<&str>,
+    content: &str,
+    priority: Priority,
+    topic: Option<&str>,
+    at: DateTime<Utc>,
+) -> FireRecord {
+    FireRecord {
+        at,
+        kind,
+        action,
+        session: session_key.map(str::to_owned),
+        topic: topic
+            .map(str::to_owned)
+            .unwrap_or_else(|| topic_of(content)),
+        content_hash: content_hash(content),
+        priority,
+    }
+}
+
+/// The tuning step on a state, shared by the in-memory policy and the store's
+/// read-modify-write (so a tuning never overwrites a peer's fires).
+pub fn apply_tuning(
+    state: &mut PolicyState,
+    summary: FeedbackSummary,
+    cfg: &PolicyConfig,
+) -> Tuning {
+    let tuning = adaptive::tune(&mut state.multiplier, summary.overall, &cfg.adaptive);
+    state.feedback = summary;
+    tuning
+}

@@ -1,0 +1,23 @@
+//! The gate: NudgePolicy (pure `check()`), its ledger, the adaptive multiplier, the
+//! tighten-only overrides and the supervised actor that owns it.
+
+mod actor;
+pub mod adaptive;
+mod gate;
+mod gated;
+pub mod ledger;
+pub mod overrides;
+pub mod topic;
+
+pub use actor::{
+    ApplyTuning, Check, NudgePolicyService, RecordCronFire, RecordFired, SetOverrides, Snapshot,
+    SnapshotReply,
+};
+pub use adaptive::Tuning;
+pub use gate::{apply_tuning, fire_record, CheckRequest, NudgePolicy};
+pub use gated::{dispatch_through, Gated};
+pub use ledger::{FireKind, FireRecord, PolicyState};
+pub use overrides::PolicyOverrides;
+
+#[cfg(test)]
+mod tests;

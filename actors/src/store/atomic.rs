@@ -1,0 +1,96 @@
+//! The two file primitives every store shares: an exclusive lock on a sidecar lock file,
+//! and a durable replace (temp file in the same dir, fsync, rename, fsync the dir).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Held for as long as the value lives; dropping it unlocks.
+#[derive(Debug)]
+pub struct FileLock {
+    file: File,
+}
+
+impl FileLock {
+    /// Blocks until the exclusive lock on `lock_path` is ours. The lock lives on a sidecar
+    /// file because the data file itself is replaced by rename, which a lock would not follow.
+    pub fn exclusive(lock_path: &Path) -> std::io::Result<FileLock> {
+        if let Some(dir) = lock_path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(lock_path)?;
+        // Fully qualified: std's own File::lock would shadow fs2's method on newer Rust.
+        fs2::FileExt::lock_exclusive(&file)?;
+        Ok(FileLock { file })
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        let _ = fs2::FileExt::unlock(&self.file);
+    }
+}
+
+/// `<path>.lock`
+pub fn lock_path_for(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+/// Replaces `path` with `bytes` so that a reader (or a crash) sees either the old or the
+/// new content, never a torn one.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".tmp-{}", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let result = (|| {
+        let mut f = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        File::open(dir)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Keeps a copy of a file that could not be parsed beside it, as
+/// `<name>.corrupt-<UTC timestamp>`, never overwriting an earlier copy.
+pub fn keep_aside(path: &Path) -> std::io::Result<PathBuf> {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let mut n = 0;
+    loop {
+        let suffix = if n == 0 {
+            String::new()
+        } else {
+            format!(".{n}")
+        };
+        let aside = path.with_file_name(format!("{name}.corrupt-{stamp}{suffix}"));
+        if !aside.exists() {
+            std::fs::copy(path, &aside)?;
+            return Ok(aside);
+        }
+        n += 1;
+    }
+}

@@ -1,0 +1,295 @@
+//! JsonStateStore: the runtime ledger shared by the NudgePolicy, the NudgeInjector and the
+//! DeferManager (spec §5, §9), one JSON object with a section per owner.
+//!
+//! Every read and every read-modify-write happens under one exclusive lock, and every write
+//! is a durable atomic replace, so two processes on one data dir never tear each other's
+//! state. A file that does not parse is never silently overwritten: a copy is kept aside,
+//! the reason is logged naming the file, and the store starts from empty.
+
+mod atomic;
+
+pub use atomic::{keep_aside, lock_path_for, write_atomic, FileLock};
+
+use serde::{de::DeserializeOwned, Serialize};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("state file {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("state file {path}: section `{section}` cannot be encoded: {message}")]
+    Encode {
+        path: PathBuf,
+        section: String,
+        message: String,
+    },
+}
+
+/// Identifies one version of the file on disk, so readers can skip re-parsing it when
+/// nothing changed. Any replace changes the inode, so a rename is never missed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    ino: u64,
+    len: u64,
+    mtime_ns: i128,
+}
+
+#[derive(Debug)]
+pub struct JsonStateStore {
+    path: PathBuf,
+    lock_path: PathBuf,
+    /// Human-readable notes of recoveries (corrupt files kept aside), newest last.
+    notices: Mutex<Vec<String>>,
+}
+
+impl JsonStateStore {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        let lock_path = lock_path_for(&path);
+        JsonStateStore {
+            path,
+            lock_path,
+            notices: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The version of the file now on disk (`None` when there is no file).
+    pub fn stamp(&self) -> Option<Stamp> {
+        let meta = std::fs::metadata(&self.path).ok()?;
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let ino = 0;
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i128)
+            .unwrap_or(0);
+        Some(Stamp {
+            ino,
+            len: meta.len(),
+            mtime_ns,
+        })
+    }
+
+    /// Takes the recovery notices gathered so far.
+    pub fn take_notices(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notices.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn io(&self, source: std::io::Error) -> StoreError {
+        StoreError::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn notice(&self, message: String) {
+        tracing::error!("{message}");
+        self.notices
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(message);
+    }
+
+    /// Reads one section (its default when absent), with the file's stamp.
+    pub fn read<T: DeserializeOwned + Default>(
+        &self,
+        section: &str,
+    ) -> Result<(T, Option<Stamp>), StoreError> {
+        let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
+        let root = self.load_root()?;
+        let value = self.section_of(&root, section);
+        Ok((value, self.stamp()))
+    }
+
+    /// Read-modify-write of one section under the lock; the closure's result is returned
+    /// once the new state is durably on disk. Other sections are carried over untouched.
+    pub fn update<T, R>(&self, section: &str, f: impl FnOnce(&mut T) -> R) -> Result<R, StoreError>
+    where
+        T: Serialize + DeserializeOwned + Default,
+    {
+        let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
+        let mut root = self.load_root()?;
+        let mut value: T = self.section_of(&root, section);
+        let out = f(&mut value);
+        let encoded = serde_json::to_value(&value).map_err(|e| StoreError::Encode {
+            path: self.path.clone(),
+            section: section.to_owned(),
+            message: e.to_string(),
+        })?;
+        root.insert(section.to_owned(), encoded);
+        let bytes =
+            serde_json::to_vec_pretty(&Value::Object(root)).map_err(|e| StoreError::Encode {
+                path: self.path.clone(),
+                section: section.to_owned(),
+                message: e.to_string(),
+            })?;
+        write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
+        Ok(out)
+    }
+
+    /// The whole file as a JSON object. Called under the lock.
+    fn load_root(&self) -> Result<Map<String, Value>, StoreError> {
+        let bytes = match std::fs::read(&self.path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
+            Err(e) => return Err(self.io(e)),
+        };
+        match serde_json::from_slice::<Value>(&bytes) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => self.recover("is not a JSON object"),
+            Err(e) => self.recover(&e.to_string()),
+        }
+    }
+
+    /// Keeps the unreadable file aside and starts from empty. The next write replaces the
+    /// original only after the copy exists, so no byte of it is lost.
+    fn recover(&self, why: &str) -> Result<Map<String, Value>, StoreError> {
+        let aside = keep_aside(&self.path).map_err(|e| self.io(e))?;
+        std::fs::remove_file(&self.path).map_err(|e| self.io(e))?;
+        self.notice(format!(
+            "state file {} is corrupt ({why}); kept it as {} and started from empty state",
+            self.path.display(),
+            aside.display()
+        ));
+        Ok(Map::new())
+    }
+
+    /// One section decoded; a section of the wrong shape is kept aside (a copy of the whole
+    /// file) and read as its default, so the other sections survive.
+    fn section_of<T: DeserializeOwned + Default>(
+        &self,
+        root: &Map<String, Value>,
+        section: &str,
+    ) -> T {
+        let Some(v) = root.get(section) else {
+            return T::default();
+        };
+        match T::deserialize(v) {
+            Ok(t) => t,
+            Err(e) => {
+                let kept = keep_aside(&self.path)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|err| format!("<copy failed: {err}>"));
+                self.notice(format!(
+                    "state file {}: section `{section}` is unreadable ({e}); kept a copy as {kept} and reset that section",
+                    self.path.display()
+                ));
+                T::default()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
+    struct Counter {
+        n: u64,
+    }
+
+    #[test]
+    fn update_round_trips_and_keeps_other_sections() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = JsonStateStore::new(dir.path().join("state.json"));
+        store.update("a", |c: &mut Counter| c.n += 2).unwrap();
+        store.update("b", |c: &mut Counter| c.n += 5).unwrap();
+        assert_eq!(store.read::<Counter>("a").unwrap().0, Counter { n: 2 });
+        assert_eq!(store.read::<Counter>("b").unwrap().0, Counter { n: 5 });
+        assert_eq!(
+            store.read::<Counter>("missing").unwrap().0,
+            Counter::default()
+        );
+    }
+
+    #[test]
+    fn corrupt_file_is_kept_aside_not_overwritten_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        let garbage = b"{\"policy\": [truncated";
+        std::fs::write(&path, garbage).unwrap();
+        let store = JsonStateStore::new(&path);
+        store.update("a", |c: &mut Counter| c.n += 1).unwrap();
+
+        let notices = store.take_notices();
+        assert_eq!(notices.len(), 1);
+        assert!(
+            notices[0].contains(&path.display().to_string()),
+            "{}",
+            notices[0]
+        );
+        let aside: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("state.json.corrupt-")
+            })
+            .collect();
+        assert_eq!(aside.len(), 1, "{aside:?}");
+        assert!(notices[0].contains(&aside[0].display().to_string()));
+        assert_eq!(
+            std::fs::read(&aside[0]).unwrap(),
+            garbage,
+            "the copy is byte-identical"
+        );
+        assert_eq!(
+            store.read::<Counter>("a").unwrap().0,
+            Counter { n: 1 },
+            "started empty"
+        );
+    }
+
+    #[test]
+    fn a_section_of_the_wrong_shape_is_kept_and_reset_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        std::fs::write(&path, br#"{"a": {"n": "seven"}, "b": {"n": 3}}"#).unwrap();
+        let store = JsonStateStore::new(&path);
+        assert_eq!(store.read::<Counter>("a").unwrap().0, Counter::default());
+        assert_eq!(store.read::<Counter>("b").unwrap().0, Counter { n: 3 });
+        let notices = store.take_notices();
+        assert!(notices[0].contains("section `a`"), "{notices:?}");
+    }
+
+    #[test]
+    fn stamp_changes_on_every_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = JsonStateStore::new(dir.path().join("state.json"));
+        assert!(store.stamp().is_none());
+        store.update("a", |c: &mut Counter| c.n += 1).unwrap();
+        let s1 = store.stamp().unwrap();
+        store.update("a", |c: &mut Counter| c.n += 1).unwrap();
+        assert_ne!(store.stamp().unwrap(), s1);
+    }
+
+    #[test]
+    fn no_temp_files_are_left_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = JsonStateStore::new(dir.path().join("state.json"));
+        for _ in 0..3 {
+            store.update("a", |c: &mut Counter| c.n += 1).unwrap();
+        }
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
+    }
+}

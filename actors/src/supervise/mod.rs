@@ -1,0 +1,241 @@
+//! One generic way for every actor to be supervised and metered.
+//!
+//! A subsystem writes a plain [`Service`] (its state and logic) and one [`Serve`] impl per
+//! [`Request`]. [`start`] wraps it in a [`ServiceActor`] under an `actix::Supervisor`.
+//! actix does not supervise a *panic* (the mailbox would just close), so the wrapper
+//! catches it, counts it as a failure, answers the caller with an error value and stops the
+//! actor; the Supervisor then restarts it on the same `Addr`, after a backoff, and
+//! [`Service::restarting`] reloads its state from the store. More restarts than the limit
+//! inside the window is a crash loop: reported in the metrics and logs, and the actor then
+//! answers every message with [`ActorError::CrashLoop`] instead of spinning.
+
+mod meter;
+
+pub use meter::{render_prometheus, render_table, Meter, MeterSnapshot, Metrics};
+
+use crate::config::SuperviseConfig;
+use actix::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A message to a service, with the type of its reply.
+pub trait Request: Send + 'static {
+    type Reply: Send + 'static;
+
+    /// Whether a reply counts as a failed handling in the metrics.
+    fn failed(_reply: &Self::Reply) -> bool {
+        false
+    }
+}
+
+/// The state and logic of one actor.
+pub trait Service: Unpin + 'static {
+    /// Name in `raven status`.
+    fn name(&self) -> &'static str;
+
+    /// After a failure, before the next message: reload state from the store (the
+    /// in-memory state may be half-updated by the handler that panicked).
+    fn restarting(&mut self) {}
+}
+
+pub trait Serve<M: Request>: Service {
+    fn serve(&mut self, msg: M) -> M::Reply;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ActorError {
+    #[error("actor {actor} panicked while handling a message: {message}")]
+    Panicked {
+        actor: &'static str,
+        message: String,
+    },
+    #[error("actor {actor} is crash-looping and no longer serves")]
+    CrashLoop { actor: &'static str },
+    #[error("actor {actor} is unreachable: {message}")]
+    Mailbox {
+        actor: &'static str,
+        message: String,
+    },
+}
+
+/// Restart policy: exponential backoff, and a limit of restarts per window.
+#[derive(Debug, Clone)]
+pub struct RestartPolicy {
+    pub backoff_initial: Duration,
+    pub backoff_max: Duration,
+    pub max_restarts: u32,
+    pub window: Duration,
+}
+
+impl From<&SuperviseConfig> for RestartPolicy {
+    fn from(c: &SuperviseConfig) -> Self {
+        RestartPolicy {
+            backoff_initial: Duration::from_millis(c.backoff_initial_ms),
+            backoff_max: Duration::from_millis(c.backoff_max_ms),
+            max_restarts: c.max_restarts,
+            window: Duration::from_secs(c.restart_window_s),
+        }
+    }
+}
+
+impl Default for RestartPolicy {
+    fn default() -> Self {
+        RestartPolicy::from(&SuperviseConfig::default())
+    }
+}
+
+pub struct ServiceActor<S: Service> {
+    inner: S,
+    meter: Arc<Meter>,
+    policy: RestartPolicy,
+    /// Restarts inside the current window (monotonic time; backoff is real time even
+    /// under a manual engine clock).
+    recent_restarts: Vec<Instant>,
+}
+
+impl<S: Service> Actor for ServiceActor<S> {
+    type Context = Context<Self>;
+}
+
+impl<S: Service> Supervised for ServiceActor<S> {
+    fn restarting(&mut self, ctx: &mut Context<Self>) {
+        self.meter.on_restart();
+        let now = Instant::now();
+        let window = self.policy.window;
+        self.recent_restarts
+            .retain(|t| now.duration_since(*t) < window);
+        self.recent_restarts.push(now);
+        let n = self.recent_restarts.len() as u32;
+        if n > self.policy.max_restarts {
+            self.meter.set_crash_loop();
+            tracing::error!(
+                actor = self.inner.name(),
+                restarts = n,
+                "actor is crash-looping ({n} restarts within {window:?}); it stops serving"
+            );
+            return;
+        }
+        let backoff = self
+            .policy
+            .backoff_initial
+            .saturating_mul(1 << (n - 1).min(16))
+            .min(self.policy.backoff_max);
+        tracing::warn!(
+            actor = self.inner.name(),
+            restart = n,
+            ?backoff,
+            "restarting actor"
+        );
+        self.inner.restarting();
+        // Hold the mailbox for the backoff: queued messages wait, nothing is dropped.
+        ctx.wait(actix::clock::sleep(backoff).into_actor(self));
+    }
+}
+
+/// The envelope every call travels in.
+pub struct Call<M: Request>(M);
+
+impl<M: Request> Message for Call<M> {
+    type Result = Result<M::Reply, ActorError>;
+}
+
+impl<S, M> Handler<Call<M>> for ServiceActor<S>
+where
+    S: Serve<M>,
+    M: Request,
+{
+    type Result = Result<M::Reply, ActorError>;
+
+    fn handle(&mut self, Call(msg): Call<M>, ctx: &mut Context<Self>) -> Self::Result {
+        self.meter.on_start();
+        let actor = self.inner.name();
+        if self.meter.crash_looping() {
+            self.meter.on_done(false, 0);
+            return Err(ActorError::CrashLoop { actor });
+        }
+        let started = Instant::now();
+        let outcome = catch_unwind(AssertUnwindSafe(|| self.inner.serve(msg)));
+        let ns = started.elapsed().as_nanos() as u64;
+        match outcome {
+            Ok(reply) => {
+                self.meter.on_done(!M::failed(&reply), ns);
+                Ok(reply)
+            }
+            Err(panic) => {
+                self.meter.on_done(false, ns);
+                let message = panic_text(&panic);
+                tracing::error!(actor, %message, "handler panicked; restarting the actor");
+                ctx.stop();
+                Err(ActorError::Panicked { actor, message })
+            }
+        }
+    }
+}
+
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-text panic".into())
+}
+
+/// The way to talk to a supervised service. Cloning is cheap; it stays valid across
+/// restarts.
+pub struct Handle<S: Service> {
+    addr: Addr<ServiceActor<S>>,
+    meter: Arc<Meter>,
+    name: &'static str,
+}
+
+impl<S: Service> Clone for Handle<S> {
+    fn clone(&self) -> Self {
+        Handle {
+            addr: self.addr.clone(),
+            meter: self.meter.clone(),
+            name: self.name,
+        }
+    }
+}
+
+impl<S: Service> Handle<S> {
+    pub async fn call<M>(&self, msg: M) -> Result<M::Reply, ActorError>
+    where
+        S: Serve<M>,
+        M: Request,
+    {
+        self.meter.on_send();
+        match self.addr.send(Call(msg)).await {
+            Ok(r) => r,
+            Err(e) => {
+                self.meter.on_send_failed();
+                Err(ActorError::Mailbox {
+                    actor: self.name,
+                    message: e.to_string(),
+                })
+            }
+        }
+    }
+
+    pub fn meter(&self) -> &Arc<Meter> {
+        &self.meter
+    }
+}
+
+/// Starts `service` supervised on the current arbiter, registered in `metrics`.
+pub fn start<S: Service>(service: S, metrics: &Metrics, policy: RestartPolicy) -> Handle<S> {
+    let name = service.name();
+    let meter = metrics.register(name);
+    let m = meter.clone();
+    let addr = Supervisor::start(move |_| ServiceActor {
+        inner: service,
+        meter: m,
+        policy,
+        recent_restarts: Vec::new(),
+    });
+    Handle { addr, meter, name }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,108 @@
+use super::*;
+
+/// A counter that panics on demand and reloads a "persisted" value on restart.
+struct Flaky {
+    count: u64,
+    persisted: Arc<std::sync::atomic::AtomicU64>,
+    reloads: u64,
+}
+
+impl Service for Flaky {
+    fn name(&self) -> &'static str {
+        "flaky"
+    }
+    fn restarting(&mut self) {
+        self.reloads += 1;
+        self.count = self.persisted.load(std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+struct Bump {
+    panic: bool,
+}
+impl Request for Bump {
+    type Reply = (u64, u64);
+}
+
+impl Serve<Bump> for Flaky {
+    fn serve(&mut self, msg: Bump) -> (u64, u64) {
+        self.count += 1;
+        if msg.panic {
+            panic!("injected failure");
+        }
+        self.persisted
+            .store(self.count, std::sync::atomic::Ordering::SeqCst);
+        (self.count, self.reloads)
+    }
+}
+
+fn fast_policy(max_restarts: u32) -> RestartPolicy {
+    RestartPolicy {
+        backoff_initial: Duration::from_millis(1),
+        backoff_max: Duration::from_millis(4),
+        max_restarts,
+        window: Duration::from_secs(60),
+    }
+}
+
+fn flaky() -> Flaky {
+    Flaky {
+        count: 0,
+        persisted: Default::default(),
+        reloads: 0,
+    }
+}
+
+#[actix_rt::test]
+async fn a_handler_panic_restarts_the_actor_and_the_next_message_is_served() {
+    let metrics = Metrics::default();
+    let h = start(flaky(), &metrics, fast_policy(5));
+    assert_eq!(h.call(Bump { panic: false }).await.unwrap(), (1, 0));
+    let err = h.call(Bump { panic: true }).await.unwrap_err();
+    assert!(
+        matches!(err, ActorError::Panicked { actor: "flaky", .. }),
+        "{err:?}"
+    );
+    // The half-done increment of the panicking handler is discarded by the reload.
+    assert_eq!(h.call(Bump { panic: false }).await.unwrap(), (2, 1));
+    let snap = &metrics.snapshot()[0];
+    assert_eq!(snap.restarts, 1);
+    assert_eq!(snap.received, 3);
+    assert_eq!(snap.handled, 2);
+    assert_eq!(snap.failed, 1);
+    assert_eq!(snap.mailbox_depth, 0);
+    assert!(!snap.crash_loop);
+}
+
+#[actix_rt::test]
+async fn messages_queued_behind_a_panic_are_not_lost() {
+    let metrics = Metrics::default();
+    let h = start(flaky(), &metrics, fast_policy(5));
+    let a = h.call(Bump { panic: true });
+    let b = h.call(Bump { panic: false });
+    let c = h.call(Bump { panic: false });
+    let (a, b, c) = futures_util::future::join3(a, b, c).await;
+    assert!(a.is_err());
+    assert_eq!(b.unwrap().0, 1);
+    assert_eq!(c.unwrap().0, 2);
+}
+
+#[actix_rt::test]
+async fn a_crash_loop_beyond_the_limit_is_reported_not_hidden() {
+    let metrics = Metrics::default();
+    let h = start(flaky(), &metrics, fast_policy(2));
+    for _ in 0..3 {
+        assert!(matches!(
+            h.call(Bump { panic: true }).await,
+            Err(ActorError::Panicked { .. })
+        ));
+    }
+    let err = h.call(Bump { panic: false }).await.unwrap_err();
+    assert_eq!(err, ActorError::CrashLoop { actor: "flaky" });
+    let snap = &metrics.snapshot()[0];
+    assert_eq!(snap.restarts, 3);
+    assert!(snap.crash_loop);
+    assert!(render_table(&metrics.snapshot()).contains("CRASH-LOOP"));
+    assert!(render_prometheus(&metrics.snapshot())
+        .contains("raven_actor_crash_loop{actor=\"flaky\"} 1"));
+}
