@@ -1,1 +1,54 @@
-fn main() {}
+//! `raven`: one binary, one subcommand per job.
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "raven",
+    version,
+    about = "A proactive engine for a personal LLM agent"
+)]
+struct Cli {
+    /// The data dir (default: $RAVEN_HOME, else $XDG_DATA_HOME/raven, else ~/.local/share/raven).
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Inspect the configuration.
+    #[command(subcommand)]
+    Config(commands::config::ConfigCommand),
+    /// Ask the NudgePolicy gate.
+    #[command(subcommand)]
+    Policy(commands::policy::PolicyCommand),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("RAVEN_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result =
+        raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
+            Command::Config(c) => commands::config::run(c, &dir),
+            Command::Policy(c) => commands::policy::run(c, &dir),
+        });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("raven: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -98,6 +98,27 @@ impl NudgePolicy {
     /// Runs the eleven layers in the order of the spec's table. A high-priority request
     /// passes a layer whose bypass column says yes; every other denial is final.
     pub fn check_request(&self, req: &CheckRequest<'_>, now: DateTime<Utc>) -> Verdict {
+        self.evaluate(req, now, None)
+    }
+
+    /// The verdict plus every layer's own answer (all layers run, none short-circuits):
+    /// what `raven policy explain` prints.
+    pub fn explain(
+        &self,
+        req: &CheckRequest<'_>,
+        now: DateTime<Utc>,
+    ) -> (Verdict, Vec<(PolicyLayer, Result<(), String>)>) {
+        let mut trace = Vec::new();
+        let verdict = self.evaluate(req, now, Some(&mut trace));
+        (verdict, trace)
+    }
+
+    fn evaluate(
+        &self,
+        req: &CheckRequest<'_>,
+        now: DateTime<Utc>,
+        mut trace: Option<&mut Vec<(PolicyLayer, Result<(), String>)>>,
+    ) -> Verdict {
         let derived;
         let topic = match req.topic {
             Some(t) => t,
@@ -145,24 +166,35 @@ impl NudgePolicy {
             (PolicyLayer::TopicQuota, &|| self.topic_quota(topic, now)),
         ];
         let mut bypassed = Vec::new();
+        let mut denial: Option<Verdict> = None;
         for (layer, run) in layers {
-            if let Err(reason) = run() {
-                if high && layer.high_priority_may_bypass() {
-                    if layer == PolicyLayer::QuietHours {
-                        if let Some(why) = self.quiet_bypass_withdrawn() {
-                            return Verdict::deny(
-                                layer,
-                                format!("{reason}; high-priority bypass withdrawn: {why}"),
-                            );
-                        }
-                    }
-                    bypassed.push(layer);
-                    continue;
+            let outcome = run();
+            if let Some(t) = trace.as_deref_mut() {
+                t.push((layer, outcome.clone()));
+            }
+            let Err(reason) = outcome else { continue };
+            if denial.is_some() {
+                continue; // only tracing from here on
+            }
+            let bypass = high
+                && layer.high_priority_may_bypass()
+                && !(layer == PolicyLayer::QuietHours && self.quiet_bypass_withdrawn().is_some());
+            if bypass {
+                bypassed.push(layer);
+                continue;
+            }
+            let reason = match self.quiet_bypass_withdrawn() {
+                Some(why) if high && layer == PolicyLayer::QuietHours => {
+                    format!("{reason}; high-priority bypass withdrawn: {why}")
                 }
-                return Verdict::deny(layer, reason);
+                _ => reason,
+            };
+            denial = Some(Verdict::deny(layer, reason));
+            if trace.is_none() {
+                break;
             }
         }
-        Verdict::allow(bypassed)
+        denial.unwrap_or_else(|| Verdict::allow(bypassed))
     }
 
     fn quiet_hours(&self, t: NaiveTime) -> Layer {

@@ -1,0 +1,191 @@
+//! The `raven` binary as a user runs it: `config show` and `policy explain`.
+
+use chrono::{Duration, TimeZone, Utc};
+use raven_actors::policy::{NudgePolicy, PolicyState};
+use raven_actors::store::JsonStateStore;
+use raven_proto::{Action, Priority};
+use std::process::{Command, Output};
+
+fn raven(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_raven"))
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .env_remove("RAVEN_HOME")
+        .output()
+        .expect("run raven")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn config_show_names_the_origin_of_each_value() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("config.toml"),
+        "[policy]\nmax_per_day = 3\n",
+    )
+    .unwrap();
+    let out = raven(dir.path(), &["config", "show"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let file = dir.path().join("config.toml").display().to_string();
+    let day = stdout
+        .lines()
+        .find(|l| l.starts_with("policy.max_per_day"))
+        .unwrap();
+    assert!(day.contains("= 3") && day.contains(&file), "{day}");
+    let quiet = stdout
+        .lines()
+        .find(|l| l.starts_with("policy.quiet_hours.start"))
+        .unwrap();
+    assert!(
+        quiet.contains("\"23:00\"") && quiet.ends_with("# default"),
+        "{quiet}"
+    );
+}
+
+#[test]
+fn a_bad_key_is_a_clear_error_naming_key_and_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("config.toml"),
+        "[policy]\nquiet_hourz = 1\n",
+    )
+    .unwrap();
+    let out = raven(dir.path(), &["config", "show"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("quiet_hourz"), "{err}");
+    assert!(
+        err.contains(&dir.path().join("config.toml").display().to_string()),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn policy_explain_reads_the_ledger_in_the_data_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let noon = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
+    // Eight distinct nudges this morning fill the day quota.
+    let mut p = NudgePolicy::new(Default::default(), chrono_tz::Tz::UTC);
+    for i in 0..8 {
+        let content = format!("errand number {i} {}", "z".repeat(i + 4));
+        p.record_fired(
+            Action::Nudge,
+            Some(&format!("s:{i}")),
+            &content,
+            Priority::Low,
+            Some(&format!("t{i}")),
+            noon - Duration::hours(11 - i as i64),
+        );
+    }
+    let state = p.state().clone();
+    JsonStateStore::new(dir.path().join("sentinel/state.json"))
+        .update("policy", |s: &mut PolicyState| *s = state)
+        .unwrap();
+
+    let out = raven(
+        dir.path(),
+        &[
+            "policy",
+            "explain",
+            "--content",
+            "Drink water",
+            "--session",
+            "cli:1",
+            "--at",
+            "2026-03-02T12:00:00Z",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("verdict: deny at layer 4 (day_quota): 8 of 8 nudges sent today"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("(8 fires on record)"), "{stdout}");
+
+    // High priority does not bypass the day quota; a spawn has its own line.
+    let out = raven(
+        dir.path(),
+        &[
+            "policy",
+            "explain",
+            "--content",
+            "Drink water",
+            "--priority",
+            "high",
+            "--at",
+            "2026-03-02T12:00:00Z",
+        ],
+    );
+    assert!(
+        text(&out.stdout).starts_with("verdict: deny at layer 4"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = raven(
+        dir.path(),
+        &[
+            "policy",
+            "explain",
+            "--action",
+            "spawn-agent",
+            "--content",
+            "Weekly digest",
+            "--at",
+            "2026-03-02T12:00:00Z",
+        ],
+    );
+    assert!(
+        text(&out.stdout).starts_with("verdict: allow"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn policy_explain_at_night_names_quiet_hours_and_the_bypass() {
+    let dir = tempfile::tempdir().unwrap();
+    let night = [
+        "policy",
+        "explain",
+        "--content",
+        "Drink water",
+        "--at",
+        "2026-03-02T23:30:00Z",
+    ];
+    let out = raven(dir.path(), &night);
+    assert!(
+        text(&out.stdout).starts_with("verdict: deny at layer 2 (quiet_hours)"),
+        "{}",
+        text(&out.stdout)
+    );
+    let mut high = night.to_vec();
+    high.extend(["--priority", "high"]);
+    let out = raven(dir.path(), &high);
+    assert!(
+        text(&out.stdout).starts_with("verdict: allow (high priority bypassed quiet_hours)"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn a_bad_time_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = raven(
+        dir.path(),
+        &["policy", "explain", "--content", "x", "--at", "tomorrow"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("RFC 3339"),
+        "{}",
+        text(&out.stderr)
+    );
+}
