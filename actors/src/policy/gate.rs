@@ -41,6 +41,9 @@ pub struct NudgePolicy {
 /// The outcome of one layer: pass, or deny with a reason.
 type Layer = Result<(), String>;
 
+/// Every layer's own answer, in order.
+pub type Trace = Vec<(PolicyLayer, Layer)>;
+
 impl NudgePolicy {
     pub fn new(cfg: PolicyConfig, tz: Tz) -> Self {
         NudgePolicy {
@@ -103,11 +106,7 @@ impl NudgePolicy {
 
     /// The verdict plus every layer's own answer (all layers run, none short-circuits):
     /// what `raven policy explain` prints.
-    pub fn explain(
-        &self,
-        req: &CheckRequest<'_>,
-        now: DateTime<Utc>,
-    ) -> (Verdict, Vec<(PolicyLayer, Result<(), String>)>) {
+    pub fn explain(&self, req: &CheckRequest<'_>, now: DateTime<Utc>) -> (Verdict, Trace) {
         let mut trace = Vec::new();
         let verdict = self.evaluate(req, now, Some(&mut trace));
         (verdict, trace)
@@ -117,7 +116,7 @@ impl NudgePolicy {
         &self,
         req: &CheckRequest<'_>,
         now: DateTime<Utc>,
-        mut trace: Option<&mut Vec<(PolicyLayer, Result<(), String>)>>,
+        mut trace: Option<&mut Trace>,
     ) -> Verdict {
         let derived;
         let topic = match req.topic {
