@@ -349,6 +349,17 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_example_parses() {
+        let readme = include_str!("../../../README.md");
+        let start = readme.find("```toml\n").expect("a toml block") + 8;
+        let end = start + readme[start..].find("```").unwrap();
+        let c = parse(&readme[start..end]).unwrap();
+        assert_eq!(c.policy.quiet_hours.to_string(), "22:00-07:30");
+        assert_eq!(c.policy.dnd_windows[0].weekdays.len(), 5);
+        assert_eq!(c.policy.dnd_windows[0].weekdays[0], chrono::Weekday::Mon);
+    }
+
+    #[test]
     fn file_values_override_defaults() {
         let c =
             parse("[general]\ntimezone = \"Europe/Berlin\"\n[policy]\nmax_per_day = 3\n").unwrap();

@@ -70,9 +70,7 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
     let (state, _) = store
         .read::<PolicyState>("policy")
         .map_err(|e| e.to_string())?;
-    for note in store.take_notices() {
-        eprintln!("raven: {note}");
-    }
+    // Recovery notices (a corrupt file kept aside) were logged by the store on stderr.
     let fires = state.fires.len();
     let mut policy = NudgePolicy::new(config.policy, config.general.timezone);
     policy.replace_state(state);
