@@ -11,6 +11,7 @@ use crate::feedback::FeedbackSummary;
 use crate::store::{JsonStateStore, Stamp, StoreError};
 use crate::supervise::{Request, Serve, Service};
 use raven_proto::{Action, PolicySnapshot, Priority, TopicFireHistory, Verdict};
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -96,42 +97,52 @@ impl Service for NudgePolicyService {
     }
 }
 
-/// `check()`: may this be delivered now?
-#[derive(Debug, Clone)]
-pub struct Check {
+/// A message (or spawn task) as the gate sees it; owned, to travel in messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nudge {
     pub action: Action,
     pub session_key: Option<String>,
     pub content: String,
     pub priority: Priority,
     pub topic: Option<String>,
 }
+
+impl Nudge {
+    pub fn as_request(&self) -> CheckRequest<'_> {
+        CheckRequest {
+            action: self.action,
+            session_key: self.session_key.as_deref(),
+            content: &self.content,
+            priority: self.priority,
+            topic: self.topic.as_deref(),
+        }
+    }
+}
+
+/// `check()`: may this be delivered now?
+#[derive(Debug, Clone)]
+pub struct Check(pub Nudge);
 
 impl Request for Check {
     type Reply = Verdict;
 }
 
 impl Serve<Check> for NudgePolicyService {
-    fn serve(&mut self, m: Check) -> Verdict {
+    fn serve(&mut self, Check(n): Check) -> Verdict {
         self.hydrate();
-        let req = CheckRequest {
-            action: m.action,
-            session_key: m.session_key.as_deref(),
-            content: &m.content,
-            priority: m.priority,
-            topic: m.topic.as_deref(),
-        };
-        self.policy.check_request(&req, self.clock.now())
+        self.policy.check_request(&n.as_request(), self.clock.now())
     }
 }
 
 /// After a successful dispatch only.
 #[derive(Debug, Clone)]
-pub struct RecordFired {
-    pub action: Action,
-    pub session_key: Option<String>,
-    pub content: String,
-    pub priority: Priority,
+pub struct RecordFired(pub Nudge);
+
+/// A cron job fired: its topic tag enters the shared ledger.
+#[derive(Debug, Clone)]
+pub struct RecordCronFire {
     pub topic: Option<String>,
+    pub content: String,
 }
 
 impl Request for RecordFired {
@@ -141,34 +152,6 @@ impl Request for RecordFired {
     }
 }
 
-impl Serve<RecordFired> for NudgePolicyService {
-    fn serve(&mut self, m: RecordFired) -> Result<(), String> {
-        let now = self.clock.now();
-        let fire = fire_record(
-            FireKind::of(m.action),
-            m.action,
-            m.session_key.as_deref(),
-            &m.content,
-            m.priority,
-            m.topic.as_deref(),
-            now,
-        );
-        self.write(|s, _| {
-            s.push_fire(fire, now);
-            Tuning::Unchanged
-        })
-        .map(|_| ())
-        .map_err(|e| e.to_string())
-    }
-}
-
-/// A cron job fired: its topic tag enters the shared ledger.
-#[derive(Debug, Clone)]
-pub struct RecordCronFire {
-    pub topic: Option<String>,
-    pub content: String,
-}
-
 impl Request for RecordCronFire {
     type Reply = Result<(), String>;
     fn failed(r: &Self::Reply) -> bool {
@@ -176,24 +159,31 @@ impl Request for RecordCronFire {
     }
 }
 
-impl Serve<RecordCronFire> for NudgePolicyService {
-    fn serve(&mut self, m: RecordCronFire) -> Result<(), String> {
+impl NudgePolicyService {
+    fn record(&mut self, kind: FireKind, req: &CheckRequest<'_>) -> Result<(), String> {
         let now = self.clock.now();
-        let fire = fire_record(
-            FireKind::Cron,
-            Action::Nudge,
-            None,
-            &m.content,
-            Priority::Low,
-            m.topic.as_deref(),
-            now,
-        );
+        let fire = fire_record(kind, req, now);
         self.write(|s, _| {
             s.push_fire(fire, now);
             Tuning::Unchanged
         })
         .map(|_| ())
         .map_err(|e| e.to_string())
+    }
+}
+
+impl Serve<RecordFired> for NudgePolicyService {
+    fn serve(&mut self, RecordFired(n): RecordFired) -> Result<(), String> {
+        self.record(FireKind::of(n.action), &n.as_request())
+    }
+}
+
+impl Serve<RecordCronFire> for NudgePolicyService {
+    fn serve(&mut self, m: RecordCronFire) -> Result<(), String> {
+        self.record(
+            FireKind::Cron,
+            &CheckRequest::cron(&m.content, m.topic.as_deref()),
+        )
     }
 }
 

@@ -28,6 +28,19 @@ pub struct CheckRequest<'a> {
     pub topic: Option<&'a str>,
 }
 
+impl<'a> CheckRequest<'a> {
+    /// How a cron fire enters the ledger: an untargeted low-priority nudge.
+    pub fn cron(content: &'a str, topic: Option<&'a str>) -> Self {
+        CheckRequest {
+            action: Action::Nudge,
+            session_key: None,
+            content,
+            priority: Priority::Low,
+            topic,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct NudgePolicy {
     base: PolicyConfig,
@@ -446,17 +459,14 @@ impl NudgePolicy {
         topic: Option<&str>,
         now: DateTime<Utc>,
     ) -> FireRecord {
-        let fire = fire_record(
-            FireKind::of(action),
+        let req = CheckRequest {
             action,
             session_key,
             content,
             priority,
             topic,
-            now,
-        );
-        self.push(fire.clone(), now);
-        fire
+        };
+        self.record(FireKind::of(action), &req, now)
     }
 
     /// A cron fire's topic tag: suppresses a Sentinel nudge on the topic within the dedup
@@ -467,15 +477,11 @@ impl NudgePolicy {
         content: &str,
         now: DateTime<Utc>,
     ) -> FireRecord {
-        let fire = fire_record(
-            FireKind::Cron,
-            Action::Nudge,
-            None,
-            content,
-            Priority::Low,
-            topic,
-            now,
-        );
+        self.record(FireKind::Cron, &CheckRequest::cron(content, topic), now)
+    }
+
+    fn record(&mut self, kind: FireKind, req: &CheckRequest<'_>, now: DateTime<Utc>) -> FireRecord {
+        let fire = fire_record(kind, req, now);
         self.push(fire.clone(), now);
         fire
     }
@@ -545,25 +551,18 @@ impl NudgePolicy {
 }
 
 /// The ledger entry of one fire; the topic is the explicit tag or derived from the content.
-pub fn fire_record(
-    kind: FireKind,
-    action: Action,
-    session_key: Option<&str>,
-    content: &str,
-    priority: Priority,
-    topic: Option<&str>,
-    at: DateTime<Utc>,
-) -> FireRecord {
+pub fn fire_record(kind: FireKind, req: &CheckRequest<'_>, at: DateTime<Utc>) -> FireRecord {
     FireRecord {
         at,
         kind,
-        action,
-        session: session_key.map(str::to_owned),
-        topic: topic
+        action: req.action,
+        session: req.session_key.map(str::to_owned),
+        topic: req
+            .topic
             .map(str::to_owned)
-            .unwrap_or_else(|| topic_of(content)),
-        content_hash: content_hash(content),
-        priority,
+            .unwrap_or_else(|| topic_of(req.content)),
+        content_hash: content_hash(req.content),
+        priority: req.priority,
     }
 }
 

@@ -2,7 +2,7 @@
 //! after the dispatch succeeded, record the fire. A denied or failed dispatch charges
 //! nothing.
 
-use super::actor::{Check, NudgePolicyService, RecordFired};
+use super::actor::{Check, Nudge, NudgePolicyService, RecordFired};
 use crate::supervise::Handle;
 use raven_proto::Verdict;
 use std::future::Future;
@@ -19,14 +19,14 @@ pub enum Gated<T, E> {
 
 pub async fn dispatch_through<T, E, F, Fut>(
     policy: &Handle<NudgePolicyService>,
-    check: Check,
+    nudge: Nudge,
     dispatch: F,
 ) -> Gated<T, E>
 where
     F: FnOnce() -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    let verdict = match policy.call(check.clone()).await {
+    let verdict = match policy.call(Check(nudge.clone())).await {
         Ok(v) => v,
         Err(e) => return Gated::Unavailable(e.to_string()),
     };
@@ -36,14 +36,7 @@ where
     match dispatch().await {
         Err(e) => Gated::Failed(e),
         Ok(t) => {
-            let record = RecordFired {
-                action: check.action,
-                session_key: check.session_key,
-                content: check.content,
-                priority: check.priority,
-                topic: check.topic,
-            };
-            match policy.call(record).await {
+            match policy.call(RecordFired(nudge)).await {
                 Ok(Ok(())) => {}
                 // Delivered but not charged: logged loudly; the user got the message.
                 Ok(Err(e)) => tracing::error!("delivered, but the fire could not be recorded: {e}"),

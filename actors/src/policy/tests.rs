@@ -790,53 +790,69 @@ mod actor {
     use super::*;
     use crate::clock::ManualClock;
     use crate::store::JsonStateStore;
-    use crate::supervise::{start, Metrics, RestartPolicy};
+    use crate::supervise::{start, Handle, Metrics, RestartPolicy};
+    use std::path::Path;
     use std::sync::Arc;
 
-    fn check(content: &str) -> Check {
-        Check {
+    fn nudge(session: &str, content: &str) -> Nudge {
+        Nudge {
             action: Action::Nudge,
-            session_key: Some("cli:1".into()),
+            session_key: Some(session.into()),
             content: content.into(),
             priority: Priority::Low,
             topic: None,
         }
     }
 
+    fn check(content: &str) -> Check {
+        Check(nudge("cli:1", content))
+    }
+
+    /// A policy actor on the state file at `path`.
+    fn service(path: &Path, clock: &ManualClock, metrics: &Metrics) -> Handle<NudgePolicyService> {
+        let store = Some(Arc::new(JsonStateStore::new(path)));
+        start(
+            NudgePolicyService::new(policy(), store, clock.shared()),
+            metrics,
+            RestartPolicy::default(),
+        )
+    }
+
+    fn stored(path: &Path) -> PolicyState {
+        JsonStateStore::new(path)
+            .read::<PolicyState>("policy")
+            .unwrap()
+            .0
+    }
+
     #[actix_rt::test]
     async fn a_failed_dispatch_charges_no_quota_and_a_good_one_does() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(JsonStateStore::new(dir.path().join("state.json")));
+        let path = dir.path().join("state.json");
         let clock = ManualClock::new(noon());
-        let metrics = Metrics::default();
-        let h = start(
-            NudgePolicyService::new(policy(), Some(store.clone()), clock.shared()),
-            &metrics,
-            RestartPolicy::default(),
-        );
+        let h = service(&path, &clock, &Metrics::default());
 
         let out: Gated<(), &str> =
-            dispatch_through(&h, check(MSG), || async { Err("outlet down") }).await;
+            dispatch_through(&h, nudge("cli:1", MSG), || async { Err("outlet down") }).await;
         assert!(matches!(out, Gated::Failed("outlet down")));
         assert_eq!(
             h.call(Snapshot).await.unwrap().state.remaining_today,
             8,
             "nothing charged"
         );
-        let (state, _) = store.read::<PolicyState>("policy").unwrap();
-        assert!(state.fires.is_empty());
+        assert!(stored(&path).fires.is_empty());
 
-        let out: Gated<u8, &str> = dispatch_through(&h, check(MSG), || async { Ok(7) }).await;
+        let out: Gated<u8, &str> =
+            dispatch_through(&h, nudge("cli:1", MSG), || async { Ok(7) }).await;
         assert!(matches!(out, Gated::Delivered(7)));
         assert_eq!(h.call(Snapshot).await.unwrap().state.remaining_today, 7);
-        let out: Gated<u8, &str> = dispatch_through(&h, check(MSG), || async { Ok(7) }).await;
-        assert!(matches!(
-            out,
-            Gated::Denied(Verdict {
-                layer: Some(PolicyLayer::SessionCooldown),
-                ..
-            })
-        ));
+        assert_eq!(stored(&path).fires.len(), 1);
+        let out: Gated<u8, &str> =
+            dispatch_through(&h, nudge("cli:1", MSG), || async { Ok(7) }).await;
+        let Gated::Denied(v) = out else {
+            panic!("expected a denial")
+        };
+        assert_eq!(v.layer, Some(PolicyLayer::SessionCooldown));
     }
 
     #[actix_rt::test]
@@ -845,35 +861,13 @@ mod actor {
         let path = dir.path().join("state.json");
         let clock = ManualClock::new(noon());
         let metrics = Metrics::default();
-        let a = start(
-            NudgePolicyService::new(
-                policy(),
-                Some(Arc::new(JsonStateStore::new(&path))),
-                clock.shared(),
-            ),
-            &metrics,
-            RestartPolicy::default(),
-        );
-        let b = start(
-            NudgePolicyService::new(
-                policy(),
-                Some(Arc::new(JsonStateStore::new(&path))),
-                clock.shared(),
-            ),
-            &metrics,
-            RestartPolicy::default(),
-        );
+        let a = service(&path, &clock, &metrics);
+        let b = service(&path, &clock, &metrics);
         assert!(b.call(check(MSG)).await.unwrap().allow);
-        a.call(RecordFired {
-            action: Action::Nudge,
-            session_key: Some("cli:1".into()),
-            content: MSG.into(),
-            priority: Priority::Low,
-            topic: None,
-        })
-        .await
-        .unwrap()
-        .unwrap();
+        a.call(RecordFired(nudge("cli:1", MSG)))
+            .await
+            .unwrap()
+            .unwrap();
         let v = b.call(check(MSG)).await.unwrap();
         assert_eq!(
             v.layer,
@@ -882,38 +876,36 @@ mod actor {
         );
         // b's own fire merges with a's instead of overwriting it.
         clock.advance(Duration::hours(3));
-        b.call(RecordFired {
-            action: Action::Nudge,
-            session_key: Some("tg:2".into()),
-            content: "other".into(),
-            priority: Priority::Low,
-            topic: None,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-        let (state, _) = JsonStateStore::new(&path)
-            .read::<PolicyState>("policy")
+        b.call(RecordFired(nudge("tg:2", "other")))
+            .await
+            .unwrap()
             .unwrap();
-        assert_eq!(state.fires.len(), 2);
+        assert_eq!(stored(&path).fires.len(), 2);
         assert_eq!(a.call(Snapshot).await.unwrap().state.remaining_today, 6);
+    }
+
+    #[actix_rt::test]
+    async fn a_cron_fire_through_the_actor_suppresses_the_topic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        let clock = ManualClock::new(noon());
+        let h = service(&path, &clock, &Metrics::default());
+        let cron = RecordCronFire {
+            topic: Some("water".into()),
+            content: "Hydrate!".into(),
+        };
+        h.call(cron).await.unwrap().unwrap();
+        let v = h.call(check(MSG)).await.unwrap();
+        assert_eq!(v.layer, Some(PolicyLayer::ContentDedup), "{v:?}");
+        assert_eq!(stored(&path).fires[0].kind, FireKind::Cron);
     }
 
     #[actix_rt::test]
     async fn tuning_through_the_actor_persists_the_multiplier() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.json");
-        let clock = ManualClock::new(noon());
         let metrics = Metrics::default();
-        let a = start(
-            NudgePolicyService::new(
-                policy(),
-                Some(Arc::new(JsonStateStore::new(&path))),
-                clock.shared(),
-            ),
-            &metrics,
-            RestartPolicy::default(),
-        );
+        let a = service(&path, &ManualClock::new(noon()), &metrics);
         let s = FeedbackSummary {
             overall: Rate {
                 accepted: 1,
@@ -925,10 +917,7 @@ mod actor {
             a.call(ApplyTuning(s)).await.unwrap().unwrap(),
             Tuning::Tightened { .. }
         ));
-        let (state, _) = JsonStateStore::new(&path)
-            .read::<PolicyState>("policy")
-            .unwrap();
-        assert!((state.multiplier - 0.6).abs() < 1e-9);
+        assert!((stored(&path).multiplier - 0.6).abs() < 1e-9);
         assert_eq!(metrics.snapshot()[0].name, "NudgePolicy");
     }
 }
