@@ -35,50 +35,64 @@ fn ledger(n: usize) -> NudgePolicy {
     p
 }
 
-fn p50_ns(p: &NudgePolicy) -> f64 {
+/// Mean call time of one batch, in ns.
+fn batch_ns(p: &NudgePolicy) -> f64 {
     let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
-    let content = "Drink a glass of water before the meeting";
-    let verdict = p.check(Action::Nudge, Some("cli:1"), content, Priority::Low, now);
-    assert!(
-        verdict.allow,
-        "the benchmark request must pass every layer: {verdict:?}"
-    );
-    let mut samples: Vec<f64> = (0..SAMPLES)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..BATCH {
-                black_box(p.check(
-                    black_box(Action::Nudge),
-                    black_box(Some("cli:1")),
-                    black_box(content),
-                    Priority::Low,
-                    now,
-                ));
-            }
-            t.elapsed().as_nanos() as f64 / BATCH as f64
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[SAMPLES / 2]
+    let t = Instant::now();
+    for _ in 0..BATCH {
+        black_box(p.check(
+            black_box(Action::Nudge),
+            black_box(Some("cli:1")),
+            black_box(CONTENT),
+            Priority::Low,
+            now,
+        ));
+    }
+    t.elapsed().as_nanos() as f64 / BATCH as f64
 }
+
+const CONTENT: &str = "Drink a glass of water before the meeting";
 
 fn main() {
     // `cargo bench` passes `--bench`; nothing else to parse.
-    let mut results = Vec::new();
-    for n in [100usize, 1_000, 10_000] {
-        let p = ledger(n);
+    let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
+    let sizes = [100usize, 1_000, 10_000];
+    let policies: Vec<NudgePolicy> = sizes.iter().map(|&n| ledger(n)).collect();
+    for (p, n) in policies.iter().zip(sizes) {
         assert_eq!(p.state().fires.len(), n);
-        results.push((n, p50_ns(&p)));
+        let v = p.check(Action::Nudge, Some("cli:1"), CONTENT, Priority::Low, now);
+        assert!(
+            v.allow,
+            "the benchmark request must pass every layer: {v:?}"
+        );
+        batch_ns(p); // warm-up
     }
+    // Samples interleave the sizes, so drift of the machine hits all of them alike.
+    let mut samples = vec![Vec::with_capacity(SAMPLES); sizes.len()];
+    for _ in 0..SAMPLES {
+        for (i, p) in policies.iter().enumerate() {
+            samples[i].push(batch_ns(p));
+        }
+    }
+    let p50: Vec<f64> = samples
+        .iter_mut()
+        .map(|s| {
+            s.sort_by(f64::total_cmp);
+            s[SAMPLES / 2]
+        })
+        .collect();
     println!("{:<34} {:>12}", "benchmark", "p50");
-    for (n, ns) in &results {
+    for (n, ns) in sizes.iter().zip(&p50) {
         println!(
             "{:<34} {:>9.0} ns",
             format!("policy check(), ledger {n}"),
             ns
         );
     }
-    let ratio = results[2].1 / results[0].1;
-    println!("{:<34} {:>12.2}", "policy check() ratio 10k/100", ratio);
+    println!(
+        "{:<34} {:>12.2}",
+        "policy check() ratio 10k/100",
+        p50[2] / p50[0]
+    );
     println!("targets: p50 <= 1000 ns at 10k, ratio <= 2");
 }
