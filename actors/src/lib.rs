@@ -3,8 +3,10 @@
 
 pub mod clock;
 pub mod config;
+pub mod context;
 pub mod data_dir;
 pub mod feedback;
+pub mod planner;
 pub mod policy;
 pub mod store;
 pub mod supervise;

@@ -43,6 +43,16 @@ pub trait Serve<M: Request>: Service {
     fn serve(&mut self, msg: M) -> M::Reply;
 }
 
+/// A handler that awaits (a provider call, a peer actor). It returns a `'static` future:
+/// state it needs across awaits lives behind an `Rc` in the service, typically with a
+/// `tokio::sync::Mutex` that keeps such calls one at a time. A panic while the future runs
+/// is caught and handled like a panic in [`Serve::serve`].
+pub trait ServeAsync<M: Request>: Service {
+    fn serve_async(&mut self, msg: M) -> LocalBoxFuture<'static, M::Reply>;
+}
+
+pub use futures_util::future::LocalBoxFuture;
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ActorError {
     #[error("actor {actor} panicked while handling a message: {message}")]
@@ -173,6 +183,52 @@ where
     }
 }
 
+/// The envelope of an awaiting call.
+pub struct CallAsync<M: Request>(M);
+
+impl<M: Request> Message for CallAsync<M> {
+    type Result = Result<M::Reply, ActorError>;
+}
+
+impl<S, M> Handler<CallAsync<M>> for ServiceActor<S>
+where
+    S: ServeAsync<M>,
+    M: Request,
+{
+    type Result = ResponseActFuture<Self, Result<M::Reply, ActorError>>;
+
+    fn handle(&mut self, CallAsync(msg): CallAsync<M>, _ctx: &mut Context<Self>) -> Self::Result {
+        use futures_util::FutureExt;
+        self.meter.on_start();
+        let actor = self.inner.name();
+        if self.meter.crash_looping() {
+            self.meter.on_done(false, 0);
+            return Box::pin(actix::fut::ready(Err(ActorError::CrashLoop { actor })));
+        }
+        let started = Instant::now();
+        let fut = match catch_unwind(AssertUnwindSafe(|| self.inner.serve_async(msg))) {
+            Ok(fut) => FutureExt::boxed_local(AssertUnwindSafe(fut).catch_unwind()),
+            Err(panic) => FutureExt::boxed_local(futures_util::future::ready(Err(panic))),
+        };
+        Box::pin(fut.into_actor(self).map(move |outcome, act, ctx| {
+            let ns = started.elapsed().as_nanos() as u64;
+            match outcome {
+                Ok(reply) => {
+                    act.meter.on_done(!M::failed(&reply), ns);
+                    Ok(reply)
+                }
+                Err(panic) => {
+                    act.meter.on_done(false, ns);
+                    let message = panic_text(&panic);
+                    tracing::error!(actor, %message, "handler panicked; restarting the actor");
+                    ctx.stop();
+                    Err(ActorError::Panicked { actor, message })
+                }
+            }
+        }))
+    }
+}
+
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
     panic
         .downcast_ref::<&str>()
@@ -215,6 +271,37 @@ impl<S: Service> Handle<S> {
                     message: e.to_string(),
                 })
             }
+        }
+    }
+
+    /// Calls an awaiting handler.
+    pub async fn call_async<M>(&self, msg: M) -> Result<M::Reply, ActorError>
+    where
+        S: ServeAsync<M>,
+        M: Request,
+    {
+        self.meter.on_send();
+        match self.addr.send(CallAsync(msg)).await {
+            Ok(r) => r,
+            Err(e) => {
+                self.meter.on_send_failed();
+                Err(ActorError::Mailbox {
+                    actor: self.name,
+                    message: e.to_string(),
+                })
+            }
+        }
+    }
+
+    /// Fire and forget, from any thread (a file watcher's, say).
+    pub fn do_send<M>(&self, msg: M)
+    where
+        S: Serve<M>,
+        M: Request,
+    {
+        self.meter.on_send();
+        if self.addr.try_send(Call(msg)).is_err() {
+            self.meter.on_send_failed();
         }
     }
 

@@ -106,3 +106,58 @@ async fn a_crash_loop_beyond_the_limit_is_reported_not_hidden() {
     assert!(render_prometheus(&metrics.snapshot())
         .contains("raven_actor_crash_loop{actor=\"flaky\"} 1"));
 }
+
+struct Slow {
+    calls: std::rc::Rc<std::cell::Cell<u32>>,
+}
+
+impl Service for Slow {
+    fn name(&self) -> &'static str {
+        "slow"
+    }
+}
+
+struct Wait {
+    panic: bool,
+}
+impl Request for Wait {
+    type Reply = u32;
+}
+
+impl ServeAsync<Wait> for Slow {
+    fn serve_async(&mut self, msg: Wait) -> LocalBoxFuture<'static, u32> {
+        let calls = self.calls.clone();
+        Box::pin(async move {
+            actix_rt::time::sleep(Duration::from_millis(1)).await;
+            if msg.panic {
+                panic!("async failure");
+            }
+            calls.set(calls.get() + 1);
+            calls.get()
+        })
+    }
+}
+
+#[actix_rt::test]
+async fn a_panic_inside_an_awaiting_handler_restarts_the_actor_too() {
+    let metrics = Metrics::default();
+    let h = start(
+        Slow {
+            calls: Default::default(),
+        },
+        &metrics,
+        fast_policy(5),
+    );
+    assert_eq!(h.call_async(Wait { panic: false }).await.unwrap(), 1);
+    let err = h.call_async(Wait { panic: true }).await.unwrap_err();
+    assert!(
+        matches!(err, ActorError::Panicked { actor: "slow", .. }),
+        "{err:?}"
+    );
+    assert_eq!(h.call_async(Wait { panic: false }).await.unwrap(), 2);
+    let snap = &metrics.snapshot()[0];
+    assert_eq!(
+        (snap.restarts, snap.handled, snap.failed, snap.mailbox_depth),
+        (1, 2, 1, 0)
+    );
+}

@@ -1,0 +1,113 @@
+//! ProactivePlanner (spec §4): `(ctx, provider) -> PlannerDecision`, a pure decision that
+//! degrades every failure to skip and never fails.
+
+pub mod openai;
+pub mod prompts;
+pub mod provider;
+pub mod rules;
+
+use crate::supervise::{LocalBoxFuture, Request, ServeAsync, Service};
+use provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider};
+use raven_proto::{PlannerContext, PlannerDecision};
+use std::sync::Arc;
+
+/// Pinned so a global provider configuration cannot leak into the decision.
+pub const PLANNER_GENERATION: Generation = Generation {
+    max_tokens: 400,
+    temperature: 0.1,
+};
+
+#[derive(Clone)]
+pub struct ProactivePlanner {
+    provider: SharedProvider,
+}
+
+/// A decision, and whether it is the fallback skip of a failure (the runner's deadline
+/// fallback needs to know).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Planned {
+    pub decision: PlannerDecision,
+    pub error: Option<String>,
+}
+
+impl ProactivePlanner {
+    pub fn new(provider: SharedProvider) -> Self {
+        ProactivePlanner { provider }
+    }
+
+    pub fn provider_name(&self) -> &str {
+        self.provider.name()
+    }
+
+    pub fn request(ctx: &PlannerContext) -> CompletionRequest {
+        CompletionRequest {
+            messages: vec![
+                ChatMessage::system(prompts::SYSTEM_PROMPT),
+                ChatMessage::user(prompts::render_context(ctx)),
+            ],
+            tools: vec![prompts::tool_schema()],
+            tool_choice: Some(prompts::TOOL_NAME.into()),
+            generation: PLANNER_GENERATION,
+            context: Some(Arc::new(ctx.clone())),
+        }
+    }
+
+    /// Spec §4: provider error, no tool call, arguments not an object → skip with the
+    /// reason; otherwise the validated decision.
+    pub async fn decide(&self, ctx: &PlannerContext) -> Planned {
+        let failed = |why: String| Planned {
+            decision: PlannerDecision::skip(format!("planner_error:{why}")),
+            error: Some(why),
+        };
+        match self.provider.complete(&Self::request(ctx)).await {
+            Err(e) => failed(e.to_string()),
+            Ok(ProviderReply::Text(_)) => failed("no_tool_call".into()),
+            Ok(ProviderReply::ToolCall { name, .. }) if name != prompts::TOOL_NAME => {
+                failed(format!("unexpected_tool:{name}"))
+            }
+            Ok(ProviderReply::ToolCall { arguments, .. }) if !arguments.is_object() => {
+                failed("args_not_object".into())
+            }
+            Ok(ProviderReply::ToolCall { arguments, .. }) => Planned {
+                decision: PlannerDecision::from_tool_args(&arguments),
+                error: None,
+            },
+        }
+    }
+}
+
+/// The Planner as a supervised actor.
+pub struct PlannerService {
+    planner: ProactivePlanner,
+}
+
+impl PlannerService {
+    pub fn new(planner: ProactivePlanner) -> Self {
+        PlannerService { planner }
+    }
+}
+
+impl Service for PlannerService {
+    fn name(&self) -> &'static str {
+        "Planner"
+    }
+}
+
+pub struct Decide(pub PlannerContext);
+
+impl Request for Decide {
+    type Reply = Planned;
+    fn failed(r: &Planned) -> bool {
+        r.error.is_some()
+    }
+}
+
+impl ServeAsync<Decide> for PlannerService {
+    fn serve_async(&mut self, Decide(ctx): Decide) -> LocalBoxFuture<'static, Planned> {
+        let planner = self.planner.clone();
+        Box::pin(async move { planner.decide(&ctx).await })
+    }
+}
+
+#[cfg(test)]
+mod tests;

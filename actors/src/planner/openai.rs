@@ -1,0 +1,133 @@
+//! Any OpenAI-compatible `POST {base_url}/chat/completions` (OpenAI, Ollama, vLLM,
+//! llama.cpp server), over reqwest with rustls.
+
+use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
+use futures_util::future::LocalBoxFuture;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct OpenAiProvider {
+    client: reqwest::Client,
+    base_url: String,
+    model: String,
+    api_key: Option<String>,
+    timeout: Duration,
+}
+
+impl OpenAiProvider {
+    pub fn new(
+        base_url: &str,
+        model: &str,
+        api_key: Option<String>,
+        timeout: Duration,
+    ) -> Result<Self, ProviderError> {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .build()
+            .map_err(|e| ProviderError::Transport(e.to_string()))?;
+        Ok(OpenAiProvider {
+            client,
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            model: model.to_owned(),
+            api_key: api_key.filter(|k| !k.is_empty()),
+            timeout,
+        })
+    }
+
+    /// The request body. Only the pinned parameters are sent: no reasoning effort, no
+    /// global defaults.
+    pub fn body(&self, req: &CompletionRequest) -> Value {
+        let tools: Vec<Value> = req
+            .tools
+            .iter()
+            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
+            .collect();
+        let mut body = json!({
+            "model": self.model,
+            "messages": req.messages,
+            "max_tokens": req.generation.max_tokens,
+            "temperature": req.generation.temperature,
+        });
+        if !tools.is_empty() {
+            body["tools"] = Value::Array(tools);
+        }
+        if let Some(name) = &req.tool_choice {
+            body["tool_choice"] = json!({"type": "function", "function": {"name": name}});
+        }
+        body
+    }
+
+    async fn send(&self, req: &CompletionRequest) -> Result<ProviderReply, ProviderError> {
+        let mut http = self
+            .client
+            .post(format!("{}/chat/completions", self.base_url))
+            .json(&self.body(req));
+        if let Some(key) = &self.api_key {
+            http = http.bearer_auth(key);
+        }
+        let resp = http.send().await.map_err(|e| self.transport(e))?;
+        let status = resp.status();
+        let text = resp.text().await.map_err(|e| self.transport(e))?;
+        if !status.is_success() {
+            let body: String = text.chars().take(300).collect();
+            return Err(ProviderError::Http {
+                status: status.as_u16(),
+                body,
+            });
+        }
+        parse_reply(&text)
+    }
+
+    fn transport(&self, e: reqwest::Error) -> ProviderError {
+        if e.is_timeout() {
+            ProviderError::Timeout(self.timeout.as_millis() as u64)
+        } else {
+            ProviderError::Transport(e.to_string())
+        }
+    }
+}
+
+/// `choices[0].message`: its first tool call, else its text.
+pub fn parse_reply(text: &str) -> Result<ProviderReply, ProviderError> {
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| ProviderError::Decode(format!("body is not JSON: {e}")))?;
+    let message = v
+        .pointer("/choices/0/message")
+        .ok_or_else(|| ProviderError::Decode("no choices[0].message".into()))?;
+    if let Some(call) = message.pointer("/tool_calls/0/function") {
+        let name = call
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let arguments = match call.get("arguments") {
+            Some(Value::String(s)) => {
+                serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone()))
+            }
+            Some(other) => other.clone(),
+            None => Value::Null,
+        };
+        return Ok(ProviderReply::ToolCall { name, arguments });
+    }
+    Ok(ProviderReply::Text(
+        message
+            .get("content")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+    ))
+}
+
+impl Provider for OpenAiProvider {
+    fn name(&self) -> &str {
+        "openai"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: &'a CompletionRequest,
+    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+        Box::pin(self.send(req))
+    }
+}

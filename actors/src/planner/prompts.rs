@@ -1,0 +1,138 @@
+//! The Planner's prompts: the system prompt, the `planner_decision` tool schema and the
+//! context renderer (PlannerContext → markdown).
+
+use super::provider::ToolSchema;
+use raven_proto::PlannerContext;
+use serde_json::json;
+use std::fmt::Write;
+
+pub const TOOL_NAME: &str = "planner_decision";
+
+pub const SYSTEM_PROMPT: &str = "\
+You are Raven's proactive planner. Each tick you decide whether it is worth reaching the \
+user at all, and how. Answer only by calling the planner_decision tool, with one action:
+- skip: nothing worth doing now.
+- nudge: send a short standalone message now (needs nudge_message).
+- nudge_inject: append a short note to the agent's next reply in target_session (needs nudge_message).
+- nudge_defer: wait until target_session's current thread settles, then send (needs nudge_message and defer_condition).
+- spawn_agent: run a small agent for a multi-step task (needs spawn_task).
+Default to skip unless reaching out is clearly worthwhile right now. Never repeat a topic the \
+user dismissed or that fired recently. A low adaptive multiplier means the user wants fewer \
+messages: raise your bar accordingly.";
+
+/// Requires only action, reason and score; the conditionally required fields are enforced
+/// by `PlannerDecision::validated`.
+pub fn tool_schema() -> ToolSchema {
+    ToolSchema {
+        name: TOOL_NAME.into(),
+        description: "Record the proactive decision for this tick.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": ["skip", "nudge", "nudge_inject", "nudge_defer", "spawn_agent"]},
+                "reason": {"type": "string"},
+                "priority": {"type": "string", "enum": ["low", "medium", "high"]},
+                "proactivity_score": {"type": "number", "minimum": 0, "maximum": 1},
+                "target_session": {"type": "string", "description": "channel:chat_id"},
+                "nudge_message": {"type": "string"},
+                "spawn_task": {"type": "string"},
+                "defer_condition": {"type": "string"}
+            },
+            "required": ["action", "reason", "proactivity_score"]
+        }),
+    }
+}
+
+/// The context as the Planner reads it.
+pub fn render_context(ctx: &PlannerContext) -> String {
+    let mut out = String::new();
+    let p = &ctx.nudge_policy_state;
+    let _ = writeln!(out, "# Now\n{}\n", ctx.now.to_rfc3339());
+    let _ = writeln!(
+        out,
+        "# Gate\n- quiet hours: {}{}\n- remaining today: {}, this hour: {}, spawns today: {}\n- adaptive multiplier: {:.2} (below 1: the user wants fewer messages), weekend factor: {:.2}",
+        p.quiet_hours,
+        if p.in_quiet_hours { " (now quiet)" } else { "" },
+        p.remaining_today,
+        p.remaining_this_hour,
+        p.spawn_remaining_today,
+        p.adaptive_multiplier,
+        p.weekend_factor
+    );
+    if let Some(until) = p.dismissal_cooldown_until {
+        let _ = writeln!(
+            out,
+            "- the user dismissed a nudge; cooldown until {}",
+            until.to_rfc3339()
+        );
+    }
+    out.push('\n');
+    section(
+        &mut out,
+        "Fire history (last 7 days)",
+        ctx.fire_history.iter().map(|(topic, h)| {
+            format!(
+                "- {topic}: fired {}x, last {}, accepted {}, dismissed {}",
+                h.fired,
+                h.last_fired.map(|t| t.to_rfc3339()).unwrap_or_default(),
+                h.accepted,
+                h.dismissed
+            )
+        }),
+    );
+    section(
+        &mut out,
+        "Active sessions",
+        ctx.active_sessions.iter().map(|s| {
+            format!(
+                "- {} (last active {}): user said {:?}; assistant said {:?}",
+                s.session_key,
+                s.last_active.to_rfc3339(),
+                s.last_user_message.as_deref().unwrap_or(""),
+                s.last_assistant_message.as_deref().unwrap_or("")
+            )
+        }),
+    );
+    section(
+        &mut out,
+        "Routines",
+        ctx.routines.iter().map(|r| {
+            format!(
+                "- {} around {:02}:00 ({} days)",
+                r.topic, r.hour, r.days_seen
+            )
+        }),
+    );
+    section(
+        &mut out,
+        "Calendar",
+        ctx.calendar
+            .iter()
+            .map(|c| format!("- {} at {}", c.title, c.starts_at.to_rfc3339())),
+    );
+    if let Some(d) = &ctx.last_decision {
+        let _ = writeln!(
+            out,
+            "# Last decision\n{} ({}): {}\n",
+            d.action, d.priority, d.reason
+        );
+    }
+    for (title, body) in [
+        ("Attention", &ctx.attention_md),
+        ("Recent behaviour", &ctx.behaviors_recent),
+        ("Memory", &ctx.memory_md),
+        ("Recent history", &ctx.history_md_recent),
+    ] {
+        if !body.trim().is_empty() {
+            let _ = writeln!(out, "# {title}\n{}\n", body.trim_end());
+        }
+    }
+    out
+}
+
+fn section(out: &mut String, title: &str, lines: impl Iterator<Item = String>) {
+    let lines: Vec<String> = lines.collect();
+    if !lines.is_empty() {
+        let _ = writeln!(out, "# {title}\n{}\n", lines.join("\n"));
+    }
+}

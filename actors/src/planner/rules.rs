@@ -1,0 +1,109 @@
+//! The embedded provider: no network, deterministic decisions from deadlines, routines and
+//! the user's activity, emitted as the same `planner_decision` arguments (so they pass the
+//! same validation as an LLM's).
+//!
+//! In order:
+//! 1. an open deadline due within the hour or overdue → `nudge`, high priority;
+//! 2. a routine whose hour is now (user's zone) → `nudge_inject` into the most recently
+//!    active session, or a plain `nudge` when no session is active;
+//! 3. a deadline due within 24 hours → `nudge_defer` until the thread settles when the user
+//!    is in an active conversation, else a medium `nudge`;
+//! 4. otherwise `skip`.
+
+use super::prompts::TOOL_NAME;
+use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
+use crate::context::deadlines::parse_deadlines;
+use chrono::{Duration, Timelike};
+use chrono_tz::Tz;
+use futures_util::future::LocalBoxFuture;
+use raven_proto::PlannerContext;
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone)]
+pub struct RulesProvider {
+    tz: Tz,
+}
+
+impl RulesProvider {
+    pub fn new(tz: Tz) -> Self {
+        RulesProvider { tz }
+    }
+
+    pub fn decide(&self, ctx: &PlannerContext) -> Value {
+        let now = ctx.now;
+        let active = ctx.active_sessions.iter().max_by_key(|s| s.last_active);
+        let deadlines = parse_deadlines(&ctx.memory_md, self.tz);
+        let open = |d: &&crate::context::deadlines::Deadline| d.due > now - Duration::hours(24);
+        let local = |t: chrono::DateTime<chrono::Utc>| {
+            t.with_timezone(&self.tz).format("%H:%M").to_string()
+        };
+
+        if let Some(d) = deadlines.iter().filter(open).find(|d| d.is_imminent(now)) {
+            let when = if d.due <= now {
+                format!("was due at {}", local(d.due))
+            } else {
+                format!("is due at {}", local(d.due))
+            };
+            return json!({
+                "action": "nudge", "priority": "high", "proactivity_score": 0.9,
+                "reason": format!("deadline `{}` {when}", d.title),
+                "nudge_message": format!("Reminder: {} {when}.", d.title),
+                "target_session": active.map(|s| s.session_key.clone()),
+            });
+        }
+        let hour = now.with_timezone(&self.tz).hour() as u8;
+        if let Some(r) = ctx.routines.iter().find(|r| r.hour == hour) {
+            let message = format!("It's about the time you usually handle {}.", r.topic);
+            let reason = format!(
+                "routine `{}` at {:02}:00 seen on {} days",
+                r.topic, r.hour, r.days_seen
+            );
+            return match active {
+                Some(s) => {
+                    json!({"action": "nudge_inject", "priority": "low", "proactivity_score": 0.6, "reason": reason, "nudge_message": message, "target_session": s.session_key})
+                }
+                None => {
+                    json!({"action": "nudge", "priority": "low", "proactivity_score": 0.5, "reason": reason, "nudge_message": message})
+                }
+            };
+        }
+        if let Some(d) = deadlines
+            .iter()
+            .filter(open)
+            .find(|d| d.due - now <= Duration::hours(24))
+        {
+            let message = format!("Heads-up: {} is due at {}.", d.title, local(d.due));
+            let reason = format!("deadline `{}` within 24 hours", d.title);
+            return match active {
+                Some(s) => {
+                    json!({"action": "nudge_defer", "priority": "medium", "proactivity_score": 0.6, "reason": reason, "nudge_message": message, "target_session": s.session_key, "defer_condition": "the current conversation settles"})
+                }
+                None => {
+                    json!({"action": "nudge", "priority": "medium", "proactivity_score": 0.6, "reason": reason, "nudge_message": message})
+                }
+            };
+        }
+        json!({"action": "skip", "reason": "nothing due, no routine now", "proactivity_score": 0.0})
+    }
+}
+
+impl Provider for RulesProvider {
+    fn name(&self) -> &str {
+        "rules"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: &'a CompletionRequest,
+    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+        Box::pin(async move {
+            let ctx = req.context.as_deref().ok_or_else(|| {
+                ProviderError::Decode("the rules provider needs the structured context".into())
+            })?;
+            Ok(ProviderReply::ToolCall {
+                name: TOOL_NAME.into(),
+                arguments: self.decide(ctx),
+            })
+        })
+    }
+}

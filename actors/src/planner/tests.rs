@@ -1,0 +1,252 @@
+//! The Planner against a real HTTP server on 127.0.0.1 (wiremock), and the rules provider.
+
+use super::openai::OpenAiProvider;
+use super::provider::SharedProvider;
+use super::*;
+use chrono::{TimeZone, Utc};
+use raven_proto::{Action, Priority};
+use serde_json::{json, Value};
+use std::rc::Rc;
+use std::time::Duration;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+fn ctx() -> PlannerContext {
+    PlannerContext::empty(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap())
+}
+
+fn tool_reply(args: Value) -> Value {
+    json!({"choices": [{"message": {"role": "assistant", "content": null,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "planner_decision", "arguments": args.to_string()}}]}}]})
+}
+
+async fn planner_against(template: ResponseTemplate, timeout: Duration) -> (Planned, MockServer) {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(template)
+        .mount(&server)
+        .await;
+    let provider = OpenAiProvider::new(
+        &format!("{}/v1", server.uri()),
+        "test-model",
+        Some("sk-test".into()),
+        timeout,
+    )
+    .unwrap();
+    let planner = ProactivePlanner::new(Rc::new(provider) as SharedProvider);
+    (planner.decide(&ctx()).await, server)
+}
+
+async fn decide_with(args: Value) -> Planned {
+    planner_against(
+        ResponseTemplate::new(200).set_body_json(tool_reply(args)),
+        Duration::from_secs(5),
+    )
+    .await
+    .0
+}
+
+#[actix_rt::test]
+async fn each_action_from_a_valid_tool_call() {
+    let cases = [
+        (
+            json!({"action": "skip", "reason": "quiet", "proactivity_score": 0.1}),
+            Action::Skip,
+        ),
+        (
+            json!({"action": "nudge", "reason": "r", "proactivity_score": 0.8, "priority": "high", "nudge_message": "Taxes due at 5"}),
+            Action::Nudge,
+        ),
+        (
+            json!({"action": "nudge_inject", "reason": "r", "proactivity_score": 0.6, "nudge_message": "btw", "target_session": "cli:1"}),
+            Action::NudgeInject,
+        ),
+        (
+            json!({"action": "nudge_defer", "reason": "r", "proactivity_score": 0.6, "nudge_message": "later", "defer_condition": "thread settles", "target_session": "cli:1"}),
+            Action::NudgeDefer,
+        ),
+        (
+            json!({"action": "spawn_agent", "reason": "r", "proactivity_score": 0.7, "spawn_task": "digest the inbox"}),
+            Action::SpawnAgent,
+        ),
+    ];
+    for (args, want) in cases {
+        let planned = decide_with(args.clone()).await;
+        assert_eq!(planned.error, None, "{args}");
+        assert_eq!(planned.decision.action, want, "{args}");
+    }
+    let p = decide_with(json!({"action": "nudge", "reason": "r", "proactivity_score": 0.8, "priority": "high", "nudge_message": "Taxes due at 5"})).await;
+    assert_eq!(p.decision.priority, Priority::High);
+    assert_eq!(p.decision.nudge_message.as_deref(), Some("Taxes due at 5"));
+}
+
+#[actix_rt::test]
+async fn the_request_carries_the_pinned_parameters_and_the_tool_schema() {
+    let (planned, server) = planner_against(
+        ResponseTemplate::new(200).set_body_json(tool_reply(
+            json!({"action": "skip", "reason": "r", "proactivity_score": 0}),
+        )),
+        Duration::from_secs(5),
+    )
+    .await;
+    assert_eq!(planned.decision.action, Action::Skip);
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 1);
+    let req = &requests[0];
+    assert_eq!(req.headers.get("authorization").unwrap(), "Bearer sk-test");
+    let body: Value = serde_json::from_slice(&req.body).unwrap();
+    assert_eq!(body["model"], "test-model");
+    assert_eq!(body["max_tokens"], PLANNER_GENERATION.max_tokens);
+    assert_eq!(body["temperature"], PLANNER_GENERATION.temperature);
+    assert!(body.get("reasoning_effort").is_none() && body.get("reasoning").is_none());
+    assert_eq!(body["tool_choice"]["function"]["name"], "planner_decision");
+    let tool = &body["tools"][0]["function"];
+    assert_eq!(tool["name"], "planner_decision");
+    assert_eq!(
+        tool["parameters"]["required"],
+        json!(["action", "reason", "proactivity_score"])
+    );
+    assert_eq!(body["messages"][0]["role"], "system");
+    assert!(body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("Default to skip"));
+    assert!(body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("adaptive multiplier"));
+}
+
+#[actix_rt::test]
+async fn every_failure_degrades_to_skip_with_the_reason() {
+    let five_s = Duration::from_secs(5);
+    let cases: Vec<(ResponseTemplate, Duration, &str)> = vec![
+        (ResponseTemplate::new(500).set_body_string("boom"), five_s, "HTTP 500"),
+        (ResponseTemplate::new(200).set_body_json(tool_reply(json!({}))).set_delay(Duration::from_secs(3)), Duration::from_millis(200), "timed out"),
+        (ResponseTemplate::new(200).set_body_string("<html>not json</html>"), five_s, "not JSON"),
+        (ResponseTemplate::new(200).set_body_json(json!({"choices": [{"message": {"role": "assistant", "content": "I think you should skip."}}]})), five_s, "no_tool_call"),
+        (
+            ResponseTemplate::new(200).set_body_json(json!({"choices": [{"message": {"tool_calls": [{"function": {"name": "planner_decision", "arguments": "[1,2]"}}]}}]})),
+            five_s,
+            "args_not_object",
+        ),
+        (
+            ResponseTemplate::new(200).set_body_json(json!({"choices": [{"message": {"tool_calls": [{"function": {"name": "planner_decision", "arguments": "{not json"}}]}}]})),
+            five_s,
+            "args_not_object",
+        ),
+    ];
+    for (template, timeout, want) in cases {
+        let (planned, _server) = planner_against(template, timeout).await;
+        assert_eq!(planned.decision.action, Action::Skip, "{want}");
+        let err = planned.error.unwrap_or_default();
+        assert!(err.contains(want), "wanted {want:?} in {err:?}");
+        assert!(
+            planned.decision.reason.starts_with("planner_error:"),
+            "{}",
+            planned.decision.reason
+        );
+    }
+}
+
+#[actix_rt::test]
+async fn invalid_fields_are_validated_as_the_spec_says() {
+    let p = decide_with(
+        json!({"action": "party", "reason": "r", "proactivity_score": 0.5, "nudge_message": "x"}),
+    )
+    .await;
+    assert_eq!(p.decision.action, Action::Skip);
+    assert!(p.decision.reason.contains("invalid_action"));
+    let p = decide_with(json!({"action": "nudge", "reason": "r", "proactivity_score": 0.5, "priority": "urgent", "nudge_message": "x"})).await;
+    assert_eq!(
+        (p.decision.action, p.decision.priority),
+        (Action::Nudge, Priority::Low)
+    );
+    let p = decide_with(
+        json!({"action": "nudge", "reason": "r", "proactivity_score": 7.0, "nudge_message": "x"}),
+    )
+    .await;
+    assert_eq!(p.decision.proactivity_score, 1.0);
+    let p = decide_with(json!({"action": "nudge", "reason": "r", "proactivity_score": 0.5})).await;
+    assert_eq!(p.decision.action, Action::Skip);
+    assert!(
+        p.decision.reason.contains("nudge_without_nudge_message"),
+        "{}",
+        p.decision.reason
+    );
+}
+
+#[actix_rt::test]
+async fn an_unreachable_endpoint_is_a_skip_too() {
+    let provider =
+        OpenAiProvider::new("http://127.0.0.1:9/v1", "m", None, Duration::from_secs(2)).unwrap();
+    let planned = ProactivePlanner::new(Rc::new(provider))
+        .decide(&ctx())
+        .await;
+    assert_eq!(planned.decision.action, Action::Skip);
+    assert!(planned.error.is_some());
+}
+
+mod rules {
+    use super::super::rules::RulesProvider;
+    use super::*;
+    use chrono::Duration as D;
+    use raven_proto::{ActiveSession, Routine};
+
+    async fn decide(ctx: PlannerContext) -> PlannerDecision {
+        let planner = ProactivePlanner::new(Rc::new(RulesProvider::new(chrono_tz::Tz::UTC)));
+        let planned = planner.decide(&ctx).await;
+        assert_eq!(planned.error, None);
+        planned.decision
+    }
+
+    fn active(ctx: &mut PlannerContext) {
+        ctx.active_sessions.push(ActiveSession {
+            session_key: "cli:1".into(),
+            last_active: ctx.now - D::minutes(2),
+            last_user_message: Some("hi".into()),
+            last_assistant_message: None,
+        });
+    }
+
+    #[actix_rt::test]
+    async fn an_imminent_deadline_is_a_high_nudge() {
+        let mut c = ctx();
+        c.memory_md = "- [ ] File taxes due: 2026-03-02 12:30\n".into();
+        let d = decide(c).await;
+        assert_eq!((d.action, d.priority), (Action::Nudge, Priority::High));
+        assert!(d.nudge_message.unwrap().contains("File taxes"));
+    }
+
+    #[actix_rt::test]
+    async fn a_routine_at_its_hour_rides_the_active_session() {
+        let mut c = ctx();
+        c.routines.push(Routine {
+            topic: "medication".into(),
+            hour: 12,
+            days_seen: 4,
+        });
+        active(&mut c);
+        let d = decide(c).await;
+        assert_eq!(d.action, Action::NudgeInject);
+        assert_eq!(d.target_session.as_deref(), Some("cli:1"));
+    }
+
+    #[actix_rt::test]
+    async fn a_later_deadline_waits_for_an_active_conversation() {
+        let mut c = ctx();
+        c.memory_md = "- [ ] Send the report due: 2026-03-02 20:00\n".into();
+        active(&mut c);
+        let d = decide(c.clone()).await;
+        assert_eq!(d.action, Action::NudgeDefer);
+        assert!(d.defer_condition.is_some());
+        c.active_sessions.clear();
+        assert_eq!(decide(c).await.action, Action::Nudge);
+    }
+
+    #[actix_rt::test]
+    async fn nothing_due_is_a_skip() {
+        assert_eq!(decide(ctx()).await.action, Action::Skip);
+    }
+}
