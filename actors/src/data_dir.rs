@@ -55,9 +55,47 @@ impl DataDir {
         self.sentinel_dir().join("feedback.jsonl")
     }
 
+    pub fn workspace(&self) -> PathBuf {
+        self.root.join("workspace")
+    }
+
+    pub fn memory(&self) -> PathBuf {
+        self.workspace().join("MEMORY.md")
+    }
+
+    pub fn history(&self) -> PathBuf {
+        self.workspace().join("history.md")
+    }
+
+    pub fn heartbeat(&self) -> PathBuf {
+        self.workspace().join("HEARTBEAT.md")
+    }
+
+    pub fn user_memory(&self) -> PathBuf {
+        self.root.join("user_memory")
+    }
+
+    pub fn attention(&self) -> PathBuf {
+        self.user_memory().join("attention.md")
+    }
+
+    pub fn behaviors(&self) -> PathBuf {
+        self.user_memory().join("behaviors.md")
+    }
+
+    pub fn sessions(&self) -> PathBuf {
+        self.root.join("sessions")
+    }
+
     /// Creates the dirs the engine writes to, private to the user (0700).
     pub fn ensure(&self) -> std::io::Result<()> {
-        for dir in [self.root.clone(), self.sentinel_dir()] {
+        for dir in [
+            self.root.clone(),
+            self.sentinel_dir(),
+            self.workspace(),
+            self.user_memory(),
+            self.sessions(),
+        ] {
             std::fs::create_dir_all(&dir)?;
             #[cfg(unix)]
             {

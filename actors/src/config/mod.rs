@@ -19,6 +19,8 @@ pub struct RavenConfig {
     pub policy: PolicyConfig,
     pub feedback: FeedbackConfig,
     pub supervise: SuperviseConfig,
+    pub context: ContextConfig,
+    pub llm: LlmConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,6 +43,11 @@ pub struct SentinelConfig {
     pub enabled: bool,
     /// Seconds between ticks (spec §2 default: 1800).
     pub interval_s: u64,
+    /// An unchanged-context skip is trusted this long; then the Planner is asked again, so
+    /// a quiet persona cannot lock skip forever.
+    pub skip_cache_ttl_s: u64,
+    /// How long a plan slot stays open after its time (one tick interval by default).
+    pub slot_window_s: u64,
 }
 
 impl Default for SentinelConfig {
@@ -48,6 +55,66 @@ impl Default for SentinelConfig {
         SentinelConfig {
             enabled: false,
             interval_s: 1800,
+            skip_cache_ttl_s: 4 * 3600,
+            slot_window_s: 1800,
+        }
+    }
+}
+
+/// What the ContextAssembler reads (spec §3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ContextConfig {
+    /// Bytes of the end of history.md handed to the Planner.
+    pub history_tail_bytes: usize,
+    /// A session is active when its last message is this recent.
+    pub active_window_minutes: i64,
+    /// The H2 sections of attention.md the Planner sees.
+    pub attention_sections: Vec<String>,
+    /// Events of behaviors.md in the folded tail.
+    pub behaviors_tail_events: usize,
+    /// Distinct days a topic must recur at one hour to count as a routine.
+    pub routine_min_days: u32,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        ContextConfig {
+            history_tail_bytes: 16 * 1024,
+            active_window_minutes: 30,
+            attention_sections: [
+                "Upcoming deadlines",
+                "Today's plan",
+                "Recent engagement",
+                "Routines",
+            ]
+            .map(String::from)
+            .to_vec(),
+            behaviors_tail_events: 20,
+            routine_min_days: 3,
+        }
+    }
+}
+
+/// The LLM endpoint. With no `base_url` the embedded `rules` provider decides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlmConfig {
+    /// An OpenAI-compatible API root, e.g. `http://127.0.0.1:11434/v1`; empty for `rules`.
+    pub base_url: String,
+    pub model: String,
+    /// Name of the environment variable holding the API key (the key never sits in the file).
+    pub api_key_env: String,
+    pub timeout_s: u64,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        LlmConfig {
+            base_url: String::new(),
+            model: "gpt-4o-mini".into(),
+            api_key_env: "OPENAI_API_KEY".into(),
+            timeout_s: 30,
         }
     }
 }
@@ -289,6 +356,9 @@ impl RavenConfig {
         }
         if !(a.weekend_factor > 0.0 && a.weekend_factor <= 1.0) {
             return Err("`policy.adaptive.weekend_factor` must be in (0, 1]".into());
+        }
+        if self.llm.timeout_s == 0 {
+            return Err("`llm.timeout_s` must be at least 1".into());
         }
         if self.sentinel.interval_s == 0 {
             return Err("`sentinel.interval_s` must be at least 1".into());

@@ -1,4 +1,14 @@
 //! Context assembly (spec §3): everything the Planner reads, each field from its source,
-//! each degrading to its default on failure.
+//! each degrading to its default on failure; and the derived state in attention.md.
 
+pub mod assembler;
+pub mod attention;
+pub mod behaviors;
 pub mod deadlines;
+pub mod plan;
+pub mod routines;
+pub mod sessions;
+
+pub use assembler::{
+    Assemble, AssemblerService, AttentionChanged, ContextAssembler, RememberLastDecision,
+};

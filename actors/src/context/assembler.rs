@@ -1,0 +1,333 @@
+//! ContextAssembler: every field of the PlannerContext from its source (spec §3 table). Each
+//! field is read on its own and degrades to its default when its source fails, so one
+//! failing source never empties the others.
+
+use super::attention::sections;
+use super::behaviors::folded_tail;
+use super::routines::RoutineLearner;
+use super::sessions::active_sessions;
+use crate::config::ContextConfig;
+use crate::data_dir::DataDir;
+use crate::policy::SnapshotReply;
+use crate::supervise::{Request, Serve, Service};
+use chrono::{DateTime, Duration, Utc};
+use raven_proto::{CalendarEntry, PlannerContext, PlannerDecision};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+/// A caller-injected calendar.
+pub type CalendarFn = Box<dyn Fn(DateTime<Utc>) -> Result<Vec<CalendarEntry>, String>>;
+
+pub struct ContextAssembler {
+    memory: PathBuf,
+    history: PathBuf,
+    sessions: PathBuf,
+    attention: PathBuf,
+    behaviors: PathBuf,
+    cfg: ContextConfig,
+    learner: RoutineLearner,
+    calendar: Option<CalendarFn>,
+    last_decision: Option<PlannerDecision>,
+    /// The selected sections of attention.md; dropped when the watcher reports a change.
+    attention_cache: Option<String>,
+}
+
+/// The fields that fell back to their defaults, with why.
+pub type Degraded = Vec<(&'static str, String)>;
+
+impl ContextAssembler {
+    pub fn new(dir: &DataDir, cfg: ContextConfig) -> Self {
+        let learner = RoutineLearner {
+            min_days: cfg.routine_min_days,
+        };
+        ContextAssembler {
+            memory: dir.memory(),
+            history: dir.history(),
+            sessions: dir.sessions(),
+            attention: dir.attention(),
+            behaviors: dir.behaviors(),
+            cfg,
+            learner,
+            calendar: None,
+            last_decision: None,
+            attention_cache: None,
+        }
+    }
+
+    pub fn with_calendar(mut self, calendar: CalendarFn) -> Self {
+        self.calendar = Some(calendar);
+        self
+    }
+
+    pub fn remember_last_decision(&mut self, d: PlannerDecision) {
+        self.last_decision = Some(d);
+    }
+
+    pub fn invalidate_attention(&mut self) {
+        self.attention_cache = None;
+    }
+
+    pub fn assemble(
+        &mut self,
+        now: DateTime<Utc>,
+        policy: Option<SnapshotReply>,
+    ) -> (PlannerContext, Degraded) {
+        let mut degraded = Degraded::new();
+        let mut ctx = PlannerContext::empty(now);
+        ctx.memory_md = field(&mut degraded, "memory_md", || read_optional(&self.memory));
+        ctx.history_md_recent = field(&mut degraded, "history_md_recent", || {
+            tail(&self.history, self.cfg.history_tail_bytes)
+        });
+        let history = ctx.history_md_recent.clone();
+        ctx.routines = field(&mut degraded, "routines", || {
+            Ok(self.learner.learn(&history))
+        });
+        let window = Duration::minutes(self.cfg.active_window_minutes);
+        ctx.active_sessions = field(&mut degraded, "active_sessions", || {
+            active_sessions(&self.sessions, now, window)
+                .map_err(|e| format!("{}: {e}", self.sessions.display()))
+        });
+        match policy {
+            Some(p) => {
+                ctx.nudge_policy_state = p.state;
+                ctx.fire_history = p.fire_history;
+            }
+            None => degraded.push(("nudge_policy_state", "the policy did not answer".into())),
+        }
+        if let Some(cal) = &self.calendar {
+            ctx.calendar = field(&mut degraded, "calendar", || cal(now));
+        }
+        ctx.last_decision = self.last_decision.clone();
+        ctx.attention_md = match &self.attention_cache {
+            Some(cached) => cached.clone(),
+            None => {
+                let titles = self.cfg.attention_sections.clone();
+                let text = field(&mut degraded, "attention_md", || {
+                    read_optional(&self.attention).map(|t| sections::select(&t, &titles))
+                });
+                self.attention_cache = Some(text.clone());
+                text
+            }
+        };
+        let n = self.cfg.behaviors_tail_events;
+        ctx.behaviors_recent = field(&mut degraded, "behaviors_recent", || {
+            read_optional(&self.behaviors).map(|t| folded_tail(&t, n))
+        });
+        for (name, why) in &degraded {
+            tracing::warn!(
+                field = name,
+                "context source failed, using its default: {why}"
+            );
+        }
+        (ctx, degraded)
+    }
+}
+
+/// One field: its value, or its default with the failure noted (a panic included).
+fn field<T: Default>(
+    degraded: &mut Degraded,
+    name: &'static str,
+    read: impl FnOnce() -> Result<T, String>,
+) -> T {
+    match catch_unwind(AssertUnwindSafe(read)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
+            degraded.push((name, e));
+            T::default()
+        }
+        Err(_) => {
+            degraded.push((name, "source panicked".into()));
+            T::default()
+        }
+    }
+}
+
+/// A missing file is an empty source, not a failure.
+fn read_optional(path: &Path) -> Result<String, String> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(String::from_utf8_lossy(&b).into_owned()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// The last `max` bytes of a file, starting at a line boundary.
+fn tail(path: &Path, max: usize) -> Result<String, String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let len = f.metadata().map_err(|e| e.to_string())?.len();
+    let start = len.saturating_sub(max as u64);
+    f.seek(SeekFrom::Start(start)).map_err(|e| e.to_string())?;
+    let mut buf = Vec::with_capacity((len - start) as usize);
+    f.read_to_end(&mut buf).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    Ok(match (start > 0, text.find('\n')) {
+        (true, Some(i)) => text[i + 1..].to_owned(),
+        _ => text,
+    })
+}
+
+/// The assembler as a supervised actor.
+pub struct AssemblerService {
+    assembler: ContextAssembler,
+}
+
+impl AssemblerService {
+    pub fn new(assembler: ContextAssembler) -> Self {
+        AssemblerService { assembler }
+    }
+}
+
+impl Service for AssemblerService {
+    fn name(&self) -> &'static str {
+        "ContextAssembler"
+    }
+
+    fn restarting(&mut self) {
+        self.assembler.invalidate_attention();
+    }
+}
+
+/// Build the context for a tick; the runner hands over the policy's snapshot.
+pub struct Assemble {
+    pub now: DateTime<Utc>,
+    pub policy: Option<SnapshotReply>,
+}
+
+impl Request for Assemble {
+    type Reply = (PlannerContext, Degraded);
+}
+
+impl Serve<Assemble> for AssemblerService {
+    fn serve(&mut self, m: Assemble) -> (PlannerContext, Degraded) {
+        self.assembler.assemble(m.now, m.policy)
+    }
+}
+
+pub struct RememberLastDecision(pub PlannerDecision);
+
+impl Request for RememberLastDecision {
+    type Reply = ();
+}
+
+impl Serve<RememberLastDecision> for AssemblerService {
+    fn serve(&mut self, m: RememberLastDecision) {
+        self.assembler.remember_last_decision(m.0);
+    }
+}
+
+/// From the attention.md watcher (or the runner after its own write).
+pub struct AttentionChanged;
+
+impl Request for AttentionChanged {
+    type Reply = ();
+}
+
+impl Serve<AttentionChanged> for AssemblerService {
+    fn serve(&mut self, _: AttentionChanged) {
+        self.assembler.invalidate_attention();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, DataDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let d = DataDir::new(dir.path());
+        d.ensure().unwrap();
+        (dir, d)
+    }
+
+    #[test]
+    fn every_field_comes_from_its_source() {
+        let (_t, d) = setup();
+        let now = chrono::TimeZone::with_ymd_and_hms(&Utc, 2026, 3, 4, 12, 0, 0).unwrap();
+        std::fs::write(d.memory(), "- [ ] taxes due: 2026-03-05\n").unwrap();
+        std::fs::write(d.history(), "- 2026-03-01 09:00 medication\n- 2026-03-02 09:00 medication\n- 2026-03-03 09:00 medication\n").unwrap();
+        std::fs::write(d.attention(), "## Routines\n- r\n\n## Private\nsecret\n").unwrap();
+        std::fs::write(d.behaviors(), "- ran\n  far\n").unwrap();
+        let line = serde_json::json!({"role": "user", "content": "hello", "at": (now - Duration::minutes(5)).to_rfc3339()});
+        std::fs::write(d.sessions().join("cli_1.jsonl"), format!("{line}\n")).unwrap();
+        let mut a = ContextAssembler::new(&d, ContextConfig::default()).with_calendar(Box::new(
+            move |now| {
+                Ok(vec![CalendarEntry {
+                    title: "dentist".into(),
+                    starts_at: now,
+                    ends_at: None,
+                }])
+            },
+        ));
+        a.remember_last_decision(PlannerDecision::skip("earlier"));
+        let (ctx, degraded) = a.assemble(now, None);
+        assert_eq!(
+            degraded.len(),
+            1,
+            "only the policy was missing: {degraded:?}"
+        );
+        assert!(ctx.memory_md.contains("taxes"));
+        assert_eq!(ctx.routines.len(), 1);
+        assert_eq!(ctx.active_sessions[0].session_key, "cli:1");
+        assert_eq!(
+            ctx.active_sessions[0].last_user_message.as_deref(),
+            Some("hello")
+        );
+        assert_eq!(
+            ctx.attention_md, "## Routines\n- r",
+            "only the selected sections"
+        );
+        assert_eq!(ctx.behaviors_recent, "- ran far");
+        assert_eq!(ctx.calendar[0].title, "dentist");
+        assert_eq!(ctx.last_decision.unwrap().reason, "earlier");
+    }
+
+    #[test]
+    fn a_failing_source_never_empties_the_others() {
+        let (_t, d) = setup();
+        std::fs::write(d.memory(), "remember this").unwrap();
+        // history.md is a directory: reading it fails.
+        std::fs::create_dir_all(d.history()).unwrap();
+        let mut a = ContextAssembler::new(&d, ContextConfig::default())
+            .with_calendar(Box::new(|_| panic!("calendar bug")));
+        let (ctx, degraded) = a.assemble(Utc::now(), None);
+        let names: Vec<_> = degraded.iter().map(|(n, _)| *n).collect();
+        assert!(
+            names.contains(&"history_md_recent") && names.contains(&"calendar"),
+            "{names:?}"
+        );
+        assert_eq!(ctx.memory_md, "remember this");
+        assert!(ctx.calendar.is_empty());
+    }
+
+    #[test]
+    fn attention_is_cached_until_a_change_is_reported() {
+        let (_t, d) = setup();
+        std::fs::write(d.attention(), "## Routines\nv1\n").unwrap();
+        let mut a = ContextAssembler::new(&d, ContextConfig::default());
+        assert!(a.assemble(Utc::now(), None).0.attention_md.contains("v1"));
+        std::fs::write(d.attention(), "## Routines\nv2\n").unwrap();
+        assert!(
+            a.assemble(Utc::now(), None).0.attention_md.contains("v1"),
+            "cached"
+        );
+        a.invalidate_attention();
+        assert!(a.assemble(Utc::now(), None).0.attention_md.contains("v2"));
+    }
+
+    #[test]
+    fn the_history_tail_starts_at_a_line() {
+        let (_t, d) = setup();
+        let long: String = (0..1000).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(d.history(), &long).unwrap();
+        let t = tail(&d.history(), 100).unwrap();
+        assert!(
+            t.len() <= 100 && t.starts_with("line ") && t.ends_with("line 999\n"),
+            "{t:?}"
+        );
+    }
+}

@@ -1,0 +1,107 @@
+//! AttentionUpdater (spec §9): each producer owns one H2 section of `attention.md`. Phase one
+//! computes every section outside the lock; phase two splices them in under the file's lock
+//! and writes only when something changed (a cold tick does not touch the file). A failing
+//! producer leaves its section as it was; the others still update.
+
+pub mod producers;
+pub mod sections;
+
+use super::plan::PlanSlot;
+use crate::feedback::FeedbackSummary;
+use crate::store::{lock_path_for, write_atomic, FileLock};
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use raven_proto::Routine;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+/// What the producers compute from: this tick's context, the feedback, the day's plan.
+#[derive(Debug, Clone)]
+pub struct ProducerInput {
+    pub now: DateTime<Utc>,
+    pub tz: Tz,
+    pub memory_md: String,
+    pub history_md: String,
+    pub routines: Vec<Routine>,
+    pub feedback: FeedbackSummary,
+    pub plan: Vec<PlanSlot>,
+}
+
+pub trait Producer: Send {
+    /// The H2 title it owns.
+    fn section(&self) -> &'static str;
+    fn produce(&self, input: &ProducerInput) -> Result<String, String>;
+}
+
+#[derive(Debug, Default, PartialEq)]
+pub struct UpdateReport {
+    pub written: bool,
+    /// Producers that failed (their sections were left as they were), with why.
+    pub failed: Vec<(&'static str, String)>,
+}
+
+pub struct AttentionUpdater {
+    path: PathBuf,
+    lock_path: PathBuf,
+    producers: Vec<Box<dyn Producer>>,
+}
+
+impl AttentionUpdater {
+    pub fn new(path: impl Into<PathBuf>, producers: Vec<Box<dyn Producer>>) -> Self {
+        let path = path.into();
+        let lock_path = lock_path_for(&path);
+        AttentionUpdater {
+            path,
+            lock_path,
+            producers,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn update(&self, input: &ProducerInput) -> std::io::Result<UpdateReport> {
+        let mut report = UpdateReport::default();
+        // Phase one, out of the lock: a slow producer never blocks a peer's splice.
+        let mut bodies = Vec::new();
+        for p in &self.producers {
+            match catch_unwind(AssertUnwindSafe(|| p.produce(input))) {
+                Ok(Ok(body)) => bodies.push((p.section(), body)),
+                Ok(Err(e)) => report.failed.push((p.section(), e)),
+                Err(_) => report
+                    .failed
+                    .push((p.section(), "producer panicked".into())),
+            }
+        }
+        for (section, why) in &report.failed {
+            tracing::warn!(
+                section,
+                "attention producer failed, its section is left as it was: {why}"
+            );
+        }
+        // Phase two, under the lock.
+        let _lock = FileLock::exclusive(&self.lock_path)?;
+        let current = match std::fs::read_to_string(&self.path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(e),
+        };
+        let start = if current.is_empty() {
+            "# Attention\n\n".to_owned()
+        } else {
+            current.clone()
+        };
+        let next = bodies.iter().fold(start, |text, (title, body)| {
+            sections::splice(&text, title, body)
+        });
+        if next != current {
+            write_atomic(&self.path, next.as_bytes())?;
+            report.written = true;
+        }
+        Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests;
