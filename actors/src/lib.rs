@@ -8,5 +8,7 @@ pub mod data_dir;
 pub mod feedback;
 pub mod planner;
 pub mod policy;
+pub mod sentinel;
 pub mod store;
 pub mod supervise;
+pub mod watch;

@@ -40,6 +40,11 @@ impl Meter {
         self.failed.fetch_add(1, Relaxed);
     }
 
+    /// Messages taken out of the mailbox so far, this one included.
+    pub fn started_count(&self) -> u64 {
+        self.started.load(Relaxed)
+    }
+
     pub(crate) fn on_start(&self) {
         self.started.fetch_add(1, Relaxed);
     }

@@ -76,6 +76,9 @@ pub struct RestartPolicy {
     pub backoff_max: Duration,
     pub max_restarts: u32,
     pub window: Duration,
+    /// Fault switch for tests and the fault suite: panic while handling the n-th message
+    /// (1-based, counted over the actor's life). `RAVEN_FAULT=<actor>:<n>` sets it.
+    pub panic_at: Option<u64>,
 }
 
 impl From<&SuperviseConfig> for RestartPolicy {
@@ -85,8 +88,27 @@ impl From<&SuperviseConfig> for RestartPolicy {
             backoff_max: Duration::from_millis(c.backoff_max_ms),
             max_restarts: c.max_restarts,
             window: Duration::from_secs(c.restart_window_s),
+            panic_at: None,
         }
     }
+}
+
+impl RestartPolicy {
+    /// This policy with the fault from `RAVEN_FAULT=<actor>:<n>` when it names `actor`.
+    pub fn with_fault_from_env(mut self, actor: &str) -> Self {
+        if let Ok(spec) = std::env::var("RAVEN_FAULT") {
+            self.panic_at = parse_fault(&spec, actor).or(self.panic_at);
+        }
+        self
+    }
+}
+
+/// `"<actor>:<n>"` → `Some(n)` when it names `actor`.
+pub fn parse_fault(spec: &str, actor: &str) -> Option<u64> {
+    spec.split(',').find_map(|one| {
+        let (name, n) = one.trim().rsplit_once(':')?;
+        (name == actor).then(|| n.parse().ok()).flatten()
+    })
 }
 
 impl Default for RestartPolicy {
@@ -165,7 +187,13 @@ where
             return Err(ActorError::CrashLoop { actor });
         }
         let started = Instant::now();
-        let outcome = catch_unwind(AssertUnwindSafe(|| self.inner.serve(msg)));
+        let fault = self.policy.panic_at == Some(self.meter.started_count());
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            if fault {
+                panic!("fault injected at message {}", self.meter.started_count());
+            }
+            self.inner.serve(msg)
+        }));
         let ns = started.elapsed().as_nanos() as u64;
         match outcome {
             Ok(reply) => {
@@ -206,7 +234,13 @@ where
             return Box::pin(actix::fut::ready(Err(ActorError::CrashLoop { actor })));
         }
         let started = Instant::now();
-        let fut = match catch_unwind(AssertUnwindSafe(|| self.inner.serve_async(msg))) {
+        let fault = self.policy.panic_at == Some(self.meter.started_count());
+        let fut = match catch_unwind(AssertUnwindSafe(|| {
+            if fault {
+                panic!("fault injected at message {}", self.meter.started_count());
+            }
+            self.inner.serve_async(msg)
+        })) {
             Ok(fut) => FutureExt::boxed_local(AssertUnwindSafe(fut).catch_unwind()),
             Err(panic) => FutureExt::boxed_local(futures_util::future::ready(Err(panic))),
         };

@@ -42,6 +42,7 @@ fn fast_policy(max_restarts: u32) -> RestartPolicy {
         backoff_max: Duration::from_millis(4),
         max_restarts,
         window: Duration::from_secs(60),
+        panic_at: None,
     }
 }
 
@@ -160,4 +161,23 @@ async fn a_panic_inside_an_awaiting_handler_restarts_the_actor_too() {
         (snap.restarts, snap.handled, snap.failed, snap.mailbox_depth),
         (1, 2, 1, 0)
     );
+}
+
+#[actix_rt::test]
+async fn the_fault_switch_panics_at_the_nth_message_once() {
+    assert_eq!(parse_fault("Planner:3,flaky:2", "flaky"), Some(2));
+    assert_eq!(parse_fault("Planner:3", "flaky"), None);
+    let metrics = Metrics::default();
+    let policy = RestartPolicy {
+        panic_at: Some(2),
+        ..fast_policy(5)
+    };
+    let h = start(flaky(), &metrics, policy);
+    assert!(h.call(Bump { panic: false }).await.is_ok());
+    assert!(matches!(
+        h.call(Bump { panic: false }).await,
+        Err(ActorError::Panicked { .. })
+    ));
+    assert!(h.call(Bump { panic: false }).await.is_ok());
+    assert_eq!(metrics.snapshot()[0].restarts, 1);
 }

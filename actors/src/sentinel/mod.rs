@@ -1,0 +1,12 @@
+//! The Sentinel: the tick loop that decides whether and how to reach the user.
+
+pub mod router;
+pub mod runner;
+mod service;
+
+pub use router::{DiscoveryHook, Router};
+pub use runner::{context_signature, RunnerDeps, RunnerStats, SentinelRunner};
+pub use service::{spawn_tick_loop, GetStats, RunnerService, Tick};
+
+#[cfg(test)]
+mod tests;

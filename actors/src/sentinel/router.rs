@@ -1,0 +1,20 @@
+//! Where the runner sends a decision once the gate allowed it. The executors (dispatcher,
+//! injector, defer manager, spawn) implement it; tests record what was routed.
+
+use futures_util::future::LocalBoxFuture;
+use raven_proto::{ExecutionResult, PlannerDecision};
+
+pub trait Router {
+    /// Deliver (or queue) `decision`; `nudge_id` correlates the feedback log. For
+    /// spawn_agent the executor runs its own policy check.
+    fn route<'a>(
+        &'a self,
+        decision: &'a PlannerDecision,
+        nudge_id: &'a str,
+    ) -> LocalBoxFuture<'a, ExecutionResult>;
+}
+
+/// The task-discovery hook of the tick (the discovery pipeline plugs in here).
+pub trait DiscoveryHook {
+    fn maybe_run(&mut self, now: chrono::DateTime<chrono::Utc>) -> LocalBoxFuture<'_, ()>;
+}

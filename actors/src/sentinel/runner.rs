@@ -1,0 +1,426 @@
+//! SentinelRunner (spec §2): one tick in the spec's exact order, degrading at every layer.
+
+use super::router::{DiscoveryHook, Router};
+use crate::clock::SharedClock;
+use crate::config::SentinelConfig;
+use crate::context::attention::{AttentionUpdater, ProducerInput};
+use crate::context::deadlines::parse_deadlines;
+use crate::context::plan::{plan_for_day, PlanSlot, SlotKind};
+use crate::context::{Assemble, AssemblerService, AttentionChanged, RememberLastDecision};
+use crate::feedback::{FeedbackSummary, NudgeFeedbackTracker, Source};
+use crate::planner::{Decide, Planned, PlannerService};
+use crate::policy::{dispatch_through, ApplyTuning, Gated, Nudge, NudgePolicyService, Snapshot};
+use crate::supervise::Handle;
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use chrono_tz::Tz;
+use raven_proto::{Action, ExecutionResult, PlannerContext, PlannerDecision, TickOutcome};
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+pub struct RunnerDeps {
+    pub assembler: Handle<AssemblerService>,
+    pub planner: Handle<PlannerService>,
+    pub policy: Handle<NudgePolicyService>,
+    pub router: Rc<dyn Router>,
+    pub clock: SharedClock,
+    pub tz: Tz,
+    pub tracker: NudgeFeedbackTracker,
+    pub attention: Option<AttentionUpdater>,
+    pub cfg: SentinelConfig,
+    pub discovery: Option<Box<dyn DiscoveryHook>>,
+}
+
+/// What the ticks did, for `raven status`, the benchmark and `raven simulate`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunnerStats {
+    pub ticks: u64,
+    pub planner_calls: u64,
+    pub skipped_quiet_hours: u64,
+    pub skipped_unchanged: u64,
+    pub scheduled_fires: u64,
+    pub deadline_fallbacks: u64,
+    pub degraded_ticks: u64,
+}
+
+struct SkipCache {
+    signature: u64,
+    at: DateTime<Utc>,
+}
+
+pub struct SentinelRunner {
+    d: RunnerDeps,
+    skip_cache: Option<SkipCache>,
+    seq: u64,
+    stats: RunnerStats,
+}
+
+impl SentinelRunner {
+    pub fn new(deps: RunnerDeps) -> Self {
+        SentinelRunner {
+            d: deps,
+            skip_cache: None,
+            seq: 0,
+            stats: RunnerStats::default(),
+        }
+    }
+
+    pub fn stats(&self) -> &RunnerStats {
+        &self.stats
+    }
+
+    /// Assemble, then tick. An assembler failure becomes a skip: the runner never fails.
+    pub async fn tick_once(&mut self) -> TickOutcome {
+        let now = self.d.clock.now();
+        let policy = self.d.policy.call(Snapshot).await.ok();
+        match self.d.assembler.call(Assemble { now, policy }).await {
+            Ok((ctx, degraded)) => {
+                let mut outcome = self.tick_with_context(ctx).await;
+                outcome.notes.extend(
+                    degraded
+                        .into_iter()
+                        .map(|(f, why)| format!("degraded {f}: {why}")),
+                );
+                outcome
+            }
+            Err(e) => {
+                self.stats.ticks += 1;
+                self.stats.degraded_ticks += 1;
+                tracing::error!("tick degraded to skip: the context could not be assembled: {e}");
+                TickOutcome {
+                    decision: PlannerDecision::skip(format!("assembler_error:{e}")),
+                    result: None,
+                    nudge_id: None,
+                    route: "degraded".into(),
+                    notes: vec![e.to_string()],
+                }
+            }
+        }
+    }
+
+    pub async fn tick_with_context(&mut self, ctx: PlannerContext) -> TickOutcome {
+        self.stats.ticks += 1;
+        let now = ctx.now;
+        let mut notes = Vec::new();
+        self.maybe_cleanup_feedback(now, &mut notes);
+        let summary = self.maybe_retune_policy(now, &mut notes).await;
+        let deadlines = parse_deadlines(&ctx.memory_md, self.d.tz);
+        let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines);
+        self.refresh_memory_state(&ctx, summary, &plan, &mut notes)
+            .await;
+        if let Some(hook) = self.d.discovery.as_mut() {
+            hook.maybe_run(now).await;
+        }
+
+        let window = Duration::seconds(self.d.cfg.slot_window_s as i64);
+        let open: Vec<&PlanSlot> = plan
+            .iter()
+            .filter(|s| s.is_open(now, window) && !self.fired_today(&ctx, &s.topic, now))
+            .collect();
+        if let Some(slot) = open.iter().find(|s| s.kind == SlotKind::Recurring) {
+            self.stats.scheduled_fires += 1;
+            let decision = slot_decision(slot, &ctx, "scheduled recurring slot");
+            return self
+                .finish(
+                    decision,
+                    Some(slot.topic.clone()),
+                    "scheduled_fire",
+                    &ctx,
+                    notes,
+                )
+                .await;
+        }
+
+        if let Some(fast) = self.fast_path_rules(&ctx) {
+            self.remember(fast.clone()).await;
+            return TickOutcome {
+                decision: fast,
+                result: None,
+                nudge_id: None,
+                route: "fast_path_skip".into(),
+                notes,
+            };
+        }
+
+        self.stats.planner_calls += 1;
+        let planned = match self.d.planner.call_async(Decide(ctx.clone())).await {
+            Ok(p) => p,
+            Err(e) => Planned {
+                decision: PlannerDecision::skip(format!("planner_error:{e}")),
+                error: Some(e.to_string()),
+            },
+        };
+        if let Some(err) = &planned.error {
+            notes.push(format!("planner failed: {err}"));
+            // Outage fallback: only high-priority deadline slots, and only through the gate.
+            let high = open.iter().find(|s| {
+                s.kind == SlotKind::Deadline && s.priority == raven_proto::Priority::High
+            });
+            if let Some(slot) = high {
+                self.stats.deadline_fallbacks += 1;
+                let decision =
+                    slot_decision(slot, &ctx, "planner down: high-priority deadline fallback");
+                return self
+                    .finish(
+                        decision,
+                        Some(slot.topic.clone()),
+                        "deadline_fallback",
+                        &ctx,
+                        notes,
+                    )
+                    .await;
+            }
+        }
+        let decision = planned.decision;
+        if decision.action == Action::Skip {
+            for s in open.iter().filter(|s| s.kind == SlotKind::Deadline) {
+                tracing::warn!(topic = %s.topic, "a deadline slot is open but the planner skipped: {}", decision.reason);
+                notes.push(format!("unfired deadline slot `{}`", s.topic));
+            }
+        }
+        let route = decision.action.as_str();
+        self.finish(decision, None, route, &ctx, notes).await
+    }
+
+    /// Route, then remember (the skip signature included).
+    async fn finish(
+        &mut self,
+        decision: PlannerDecision,
+        topic: Option<String>,
+        route: &str,
+        ctx: &PlannerContext,
+        notes: Vec<String>,
+    ) -> TickOutcome {
+        let mut outcome = self.route(decision.clone(), topic, route, notes).await;
+        self.skip_cache = (decision.action == Action::Skip).then(|| SkipCache {
+            signature: context_signature(ctx),
+            at: ctx.now,
+        });
+        self.remember(decision).await;
+        if outcome.route.is_empty() {
+            outcome.route = route.into();
+        }
+        outcome
+    }
+
+    async fn remember(&self, decision: PlannerDecision) {
+        if let Err(e) = self.d.assembler.call(RememberLastDecision(decision)).await {
+            tracing::warn!("last decision not remembered: {e}");
+        }
+    }
+
+    fn maybe_cleanup_feedback(&mut self, now: DateTime<Utc>, notes: &mut Vec<String>) {
+        if let Err(e) = self.d.tracker.trim_if_due(now) {
+            notes.push(format!("feedback trim failed: {e}"));
+        }
+    }
+
+    async fn maybe_retune_policy(
+        &mut self,
+        now: DateTime<Utc>,
+        notes: &mut Vec<String>,
+    ) -> FeedbackSummary {
+        let summary = match self.d.tracker.summary(now) {
+            Ok(s) => s,
+            Err(e) => {
+                notes.push(format!("feedback unreadable, tuning skipped: {e}"));
+                return FeedbackSummary::default();
+            }
+        };
+        match self.d.policy.call(ApplyTuning(summary.clone())).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => notes.push(format!("retune not saved: {e}")),
+            Err(e) => notes.push(format!("retune failed: {e}")),
+        }
+        summary
+    }
+
+    async fn refresh_memory_state(
+        &mut self,
+        ctx: &PlannerContext,
+        feedback: FeedbackSummary,
+        plan: &[PlanSlot],
+        notes: &mut Vec<String>,
+    ) {
+        let Some(updater) = &self.d.attention else {
+            return;
+        };
+        let input = ProducerInput {
+            now: ctx.now,
+            tz: self.d.tz,
+            memory_md: ctx.memory_md.clone(),
+            history_md: ctx.history_md_recent.clone(),
+            routines: ctx.routines.clone(),
+            feedback,
+            plan: plan.to_vec(),
+        };
+        match updater.update(&input) {
+            Ok(report) => {
+                notes.extend(
+                    report
+                        .failed
+                        .iter()
+                        .map(|(s, why)| format!("attention section `{s}` kept: {why}")),
+                );
+                if report.written {
+                    let _ = self.d.assembler.call(AttentionChanged).await;
+                }
+            }
+            Err(e) => notes.push(format!("attention.md not updated: {e}")),
+        }
+    }
+
+    fn local_midnight(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        let date = now.with_timezone(&self.d.tz).date_naive();
+        self.d
+            .tz
+            .from_local_datetime(&date.and_hms_opt(0, 0, 0).unwrap_or_default())
+            .earliest()
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or(now - Duration::hours(24))
+    }
+
+    fn fired_today(&self, ctx: &PlannerContext, topic: &str, now: DateTime<Utc>) -> bool {
+        let midnight = self.local_midnight(now);
+        ctx.fire_history
+            .get(topic)
+            .and_then(|h| h.last_fired)
+            .is_some_and(|t| t >= midnight)
+    }
+
+    /// The skip-only rules: quiet hours, and an unchanged context after a skip.
+    fn fast_path_rules(&mut self, ctx: &PlannerContext) -> Option<PlannerDecision> {
+        if ctx.nudge_policy_state.in_quiet_hours {
+            self.stats.skipped_quiet_hours += 1;
+            return Some(PlannerDecision::skip("fast_path:quiet_hours"));
+        }
+        let ttl = Duration::seconds(self.d.cfg.skip_cache_ttl_s as i64);
+        let last_was_skip = ctx
+            .last_decision
+            .as_ref()
+            .is_some_and(|d| d.action == Action::Skip);
+        if let Some(cache) = &self.skip_cache {
+            if last_was_skip
+                && ctx.now - cache.at < ttl
+                && cache.signature == context_signature(ctx)
+            {
+                self.stats.skipped_unchanged += 1;
+                return Some(PlannerDecision::skip("fast_path:unchanged_context"));
+            }
+        }
+        None
+    }
+
+    fn next_nudge_id(&mut self, now: DateTime<Utc>) -> String {
+        self.seq += 1;
+        format!(
+            "n-{}-{}-{}",
+            now.format("%Y%m%dT%H%M%S"),
+            std::process::id(),
+            self.seq
+        )
+    }
+
+    async fn route(
+        &mut self,
+        decision: PlannerDecision,
+        topic: Option<String>,
+        route: &str,
+        notes: Vec<String>,
+    ) -> TickOutcome {
+        let mut outcome = TickOutcome {
+            decision: decision.clone(),
+            result: None,
+            nudge_id: None,
+            route: route.into(),
+            notes,
+        };
+        let now = self.d.clock.now();
+        match decision.action {
+            Action::Skip => {}
+            Action::SpawnAgent => {
+                let id = self.next_nudge_id(now);
+                outcome.result = Some(self.d.router.route(&decision, &id).await);
+                outcome.nudge_id = Some(id);
+            }
+            _ => {
+                let id = self.next_nudge_id(now);
+                let nudge = Nudge {
+                    action: decision.action,
+                    session_key: decision.target_session.clone(),
+                    content: decision.nudge_message.clone().unwrap_or_default(),
+                    priority: decision.priority,
+                    topic: topic.clone(),
+                };
+                let router = self.d.router.clone();
+                let gated = dispatch_through(&self.d.policy, nudge.clone(), || async {
+                    let r = router.route(&decision, &id).await;
+                    if r.delivered {
+                        Ok(r)
+                    } else {
+                        Err(r)
+                    }
+                })
+                .await;
+                outcome.result = Some(match gated {
+                    Gated::Delivered(r) => {
+                        let topic =
+                            topic.unwrap_or_else(|| crate::policy::topic::topic_of(&nudge.content));
+                        if let Err(e) = self.d.tracker.record_dispatched(
+                            &id,
+                            &topic,
+                            decision.priority,
+                            decision.target_session.as_deref(),
+                            Source::Sentinel,
+                            now,
+                        ) {
+                            outcome.notes.push(format!("feedback not logged: {e}"));
+                        }
+                        outcome.nudge_id = Some(id);
+                        r
+                    }
+                    Gated::Failed(r) => r,
+                    Gated::Denied(v) => {
+                        outcome.route = format!("{route}:denied");
+                        ExecutionResult::failed(format!(
+                            "denied at {}: {}",
+                            v.layer.map(|l| l.to_string()).unwrap_or_default(),
+                            v.reason
+                        ))
+                    }
+                    Gated::Unavailable(e) => {
+                        ExecutionResult::failed(format!("policy unavailable: {e}"))
+                    }
+                });
+            }
+        }
+        outcome
+    }
+}
+
+/// A plan slot as a decision: the pre-planned message, to the most recently active session.
+fn slot_decision(slot: &PlanSlot, ctx: &PlannerContext, why: &str) -> PlannerDecision {
+    let mut d = PlannerDecision::with_message(
+        Action::Nudge,
+        slot.message.clone(),
+        format!("{why}: {}", slot.topic),
+    );
+    d.priority = slot.priority;
+    d.proactivity_score = 1.0;
+    d.target_session = ctx
+        .active_sessions
+        .iter()
+        .max_by_key(|s| s.last_active)
+        .map(|s| s.session_key.clone());
+    d
+}
+
+/// Memory, history and the active session keys: what makes a new LLM call worthwhile.
+pub fn context_signature(ctx: &PlannerContext) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    ctx.memory_md.hash(&mut h);
+    ctx.history_md_recent.hash(&mut h);
+    for s in &ctx.active_sessions {
+        s.session_key.hash(&mut h);
+    }
+    h.finish()
+}

@@ -1,0 +1,70 @@
+//! The runner as a supervised actor, and its interval loop (default every 1800 s).
+
+use super::runner::{RunnerStats, SentinelRunner};
+use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
+use raven_proto::TickOutcome;
+use std::rc::Rc;
+use tokio::sync::Mutex;
+
+pub struct RunnerService {
+    /// Ticks take the lock, so two never overlap even when the interval and a manual
+    /// `raven tick` meet.
+    runner: Rc<Mutex<SentinelRunner>>,
+}
+
+impl RunnerService {
+    pub fn new(runner: SentinelRunner) -> Self {
+        RunnerService {
+            runner: Rc::new(Mutex::new(runner)),
+        }
+    }
+}
+
+impl Service for RunnerService {
+    fn name(&self) -> &'static str {
+        "SentinelRunner"
+    }
+}
+
+pub struct Tick;
+
+impl Request for Tick {
+    type Reply = TickOutcome;
+}
+
+impl ServeAsync<Tick> for RunnerService {
+    fn serve_async(&mut self, _: Tick) -> LocalBoxFuture<'static, TickOutcome> {
+        let runner = self.runner.clone();
+        Box::pin(async move { runner.lock().await.tick_once().await })
+    }
+}
+
+pub struct GetStats;
+
+impl Request for GetStats {
+    type Reply = Option<RunnerStats>;
+}
+
+impl Serve<GetStats> for RunnerService {
+    /// `None` while a tick holds the runner.
+    fn serve(&mut self, _: GetStats) -> Option<RunnerStats> {
+        self.runner.try_lock().ok().map(|r| r.stats().clone())
+    }
+}
+
+/// Ticks every `every` on the current arbiter until the returned handle is aborted.
+pub fn spawn_tick_loop(
+    runner: Handle<RunnerService>,
+    every: std::time::Duration,
+) -> actix_rt::task::JoinHandle<()> {
+    actix_rt::spawn(async move {
+        let mut interval = actix_rt::time::interval(every);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            if let Err(e) = runner.call_async(Tick).await {
+                tracing::error!("tick failed: {e}");
+            }
+        }
+    })
+}

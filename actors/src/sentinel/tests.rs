@@ -1,0 +1,369 @@
+//! The tick, end to end in-process: real actors, a scripted provider that counts its calls,
+//! a router that records what it was given, the manual clock.
+
+use super::*;
+use crate::clock::ManualClock;
+use crate::config::{ContextConfig, FeedbackConfig, PolicyConfig, SentinelConfig};
+use crate::context::attention::{producers, AttentionUpdater};
+use crate::context::{AssemblerService, ContextAssembler};
+use crate::data_dir::DataDir;
+use crate::feedback::NudgeFeedbackTracker;
+use crate::planner::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
+use crate::planner::{PlannerService, ProactivePlanner};
+use crate::policy::{NudgePolicy, NudgePolicyService, PolicyState};
+use crate::store::JsonStateStore;
+use crate::supervise::{start, LocalBoxFuture, Metrics, RestartPolicy};
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use raven_proto::{Action, ExecutionResult, PlannerDecision, Priority};
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Answers with `reply` (a tool call of these args, or an error) and counts calls.
+struct Scripted {
+    calls: Rc<Cell<u32>>,
+    reply: Rc<RefCell<Result<Value, ProviderError>>>,
+}
+
+impl Provider for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+    fn complete<'a>(
+        &'a self,
+        _: &'a CompletionRequest,
+    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+        self.calls.set(self.calls.get() + 1);
+        let r = self.reply.borrow().clone();
+        Box::pin(async move {
+            r.map(|arguments| ProviderReply::ToolCall {
+                name: "planner_decision".into(),
+                arguments,
+            })
+        })
+    }
+}
+
+#[derive(Default)]
+struct Recording {
+    routed: RefCell<Vec<PlannerDecision>>,
+}
+
+impl Router for Recording {
+    fn route<'a>(
+        &'a self,
+        d: &'a PlannerDecision,
+        _id: &'a str,
+    ) -> LocalBoxFuture<'a, ExecutionResult> {
+        self.routed.borrow_mut().push(d.clone());
+        Box::pin(async { ExecutionResult::delivered(vec!["jsonl:test".into()]) })
+    }
+}
+
+struct Rig {
+    _tmp: tempfile::TempDir,
+    dir: DataDir,
+    clock: ManualClock,
+    calls: Rc<Cell<u32>>,
+    reply: Rc<RefCell<Result<Value, ProviderError>>>,
+    router: Rc<Recording>,
+    runner: SentinelRunner,
+    metrics: Metrics,
+}
+
+fn skip_args() -> Value {
+    json!({"action": "skip", "reason": "nothing", "proactivity_score": 0.0})
+}
+
+/// Monday 2026-03-02, UTC.
+fn at(h: u32, m: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 2, h, m, 0).unwrap()
+}
+
+fn rig_with(
+    start_at: DateTime<Utc>,
+    policy_cfg: PolicyConfig,
+    assembler_policy: RestartPolicy,
+) -> Rig {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    dir.ensure().unwrap();
+    let clock = ManualClock::new(start_at);
+    let metrics = Metrics::default();
+    let calls = Rc::new(Cell::new(0));
+    let reply = Rc::new(RefCell::new(Ok(skip_args())));
+    let provider = Scripted {
+        calls: calls.clone(),
+        reply: reply.clone(),
+    };
+    let planner = start(
+        PlannerService::new(ProactivePlanner::new(Rc::new(provider))),
+        &metrics,
+        RestartPolicy::default(),
+    );
+    let store = Arc::new(JsonStateStore::new(dir.state()));
+    let policy = start(
+        NudgePolicyService::new(
+            NudgePolicy::new(policy_cfg, chrono_tz::Tz::UTC),
+            Some(store),
+            clock.shared(),
+        ),
+        &metrics,
+        RestartPolicy::default(),
+    );
+    let assembler = start(
+        AssemblerService::new(ContextAssembler::new(&dir, ContextConfig::default())),
+        &metrics,
+        assembler_policy,
+    );
+    let router = Rc::new(Recording::default());
+    let runner = SentinelRunner::new(RunnerDeps {
+        assembler,
+        planner,
+        policy,
+        router: router.clone(),
+        clock: clock.shared(),
+        tz: chrono_tz::Tz::UTC,
+        tracker: NudgeFeedbackTracker::new(
+            dir.feedback(),
+            FeedbackConfig::default(),
+            chrono_tz::Tz::UTC,
+        ),
+        attention: Some(AttentionUpdater::new(
+            dir.attention(),
+            producers::defaults(),
+        )),
+        cfg: SentinelConfig::default(),
+        discovery: None,
+    });
+    Rig {
+        _tmp: tmp,
+        dir,
+        clock,
+        calls,
+        reply,
+        router,
+        runner,
+        metrics,
+    }
+}
+
+fn rig(start_at: DateTime<Utc>) -> Rig {
+    rig_with(start_at, PolicyConfig::default(), RestartPolicy::default())
+}
+
+fn routine_history(dir: &DataDir) {
+    let h = "- 2026-02-26 09:05 took my medication\n- 2026-02-27 09:10 medication done\n- 2026-02-28 09:02 medication taken\n";
+    std::fs::write(dir.history(), h).unwrap();
+}
+
+#[actix_rt::test]
+async fn quiet_hours_skip_without_calling_the_provider() {
+    let mut r = rig(at(23, 30));
+    let out = r.runner.tick_once().await;
+    assert_eq!(out.route, "fast_path_skip");
+    assert_eq!(out.decision.reason, "fast_path:quiet_hours");
+    assert_eq!(r.calls.get(), 0);
+    r.clock.set(at(3, 0));
+    r.runner.tick_once().await;
+    assert_eq!(r.calls.get(), 0);
+    assert_eq!(r.runner.stats().skipped_quiet_hours, 2);
+}
+
+#[actix_rt::test]
+async fn an_unchanged_context_skips_the_second_call_until_the_ttl() {
+    let mut r = rig(at(9, 0));
+    std::fs::write(r.dir.memory(), "nothing pressing").unwrap();
+    assert_eq!(r.runner.tick_once().await.route, "skip");
+    assert_eq!(r.calls.get(), 1);
+    r.clock.advance(Duration::minutes(30));
+    let out = r.runner.tick_once().await;
+    assert_eq!(out.decision.reason, "fast_path:unchanged_context");
+    assert_eq!(r.calls.get(), 1, "second tick made no provider call");
+    r.clock.set(at(13, 0)); // the 4 h TTL has passed
+    r.runner.tick_once().await;
+    assert_eq!(r.calls.get(), 2, "after the TTL it calls again");
+    // A changed memory is a new context: asked at once.
+    r.clock.advance(Duration::minutes(30));
+    std::fs::write(r.dir.memory(), "something new").unwrap();
+    r.runner.tick_once().await;
+    assert_eq!(r.calls.get(), 3);
+}
+
+#[actix_rt::test]
+async fn a_recurring_slot_fires_without_the_llm_once_a_day() {
+    let mut r = rig(at(9, 0));
+    routine_history(&r.dir);
+    let out = r.runner.tick_once().await;
+    assert_eq!(out.route, "scheduled_fire", "{out:?}");
+    assert_eq!(r.calls.get(), 0, "no LLM call");
+    assert!(out.result.as_ref().unwrap().delivered);
+    assert!(out.nudge_id.is_some());
+    let routed = r.router.routed.borrow().clone();
+    assert_eq!(routed.len(), 1);
+    assert!(routed[0]
+        .nudge_message
+        .as_deref()
+        .unwrap()
+        .contains("medication"));
+    // Still inside the slot's window: it does not fire again today.
+    r.clock.set(at(9, 20));
+    let out = r.runner.tick_once().await;
+    assert_ne!(out.route, "scheduled_fire");
+    assert_eq!(r.router.routed.borrow().len(), 1);
+    // The next day it fires again.
+    r.clock.set(at(9, 0) + Duration::days(1));
+    assert_eq!(r.runner.tick_once().await.route, "scheduled_fire");
+    assert_eq!(r.router.routed.borrow().len(), 2);
+    // The fire went through the gate and into the shared ledger.
+    let (state, _) = JsonStateStore::new(r.dir.state())
+        .read::<PolicyState>("policy")
+        .unwrap();
+    assert_eq!(state.fires.len(), 2);
+    assert_eq!(state.fires[0].topic, "medication");
+}
+
+#[actix_rt::test]
+async fn a_one_shot_deadline_slot_goes_to_the_planner() {
+    let mut r = rig(at(16, 0));
+    std::fs::write(
+        r.dir.memory(),
+        "- [ ] Submit the report due: 2026-03-02 17:00 !high\n",
+    )
+    .unwrap();
+    let out = r.runner.tick_once().await;
+    assert_eq!(r.calls.get(), 1, "the planner decides a deadline slot");
+    assert_eq!(out.decision.action, Action::Skip);
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.contains("unfired deadline slot")),
+        "{:?}",
+        out.notes
+    );
+    assert!(r.router.routed.borrow().is_empty());
+}
+
+#[actix_rt::test]
+async fn planner_down_fires_a_high_deadline_through_the_policy_but_not_a_low_one() {
+    let mut r = rig(at(16, 0));
+    *r.reply.borrow_mut() = Err(ProviderError::Http {
+        status: 503,
+        body: "down".into(),
+    });
+    std::fs::write(
+        r.dir.memory(),
+        "- [ ] Submit the report due: 2026-03-02 17:00 !high\n",
+    )
+    .unwrap();
+    let out = r.runner.tick_once().await;
+    assert_eq!(out.route, "deadline_fallback", "{out:?}");
+    assert_eq!(out.decision.priority, Priority::High);
+    assert!(out.result.unwrap().delivered);
+    assert_eq!(r.router.routed.borrow().len(), 1);
+    let (state, _) = JsonStateStore::new(r.dir.state())
+        .read::<PolicyState>("policy")
+        .unwrap();
+    assert_eq!(state.fires.len(), 1, "recorded by the gate");
+
+    let mut low = rig(at(16, 0));
+    *low.reply.borrow_mut() = Err(ProviderError::Timeout(100));
+    std::fs::write(
+        low.dir.memory(),
+        "- [ ] Water the plants due: 2026-03-02 17:00 !low\n",
+    )
+    .unwrap();
+    let out = low.runner.tick_once().await;
+    assert_eq!(out.decision.action, Action::Skip);
+    assert!(out.decision.reason.starts_with("planner_error:"));
+    assert!(low.router.routed.borrow().is_empty());
+}
+
+#[actix_rt::test]
+async fn the_deadline_fallback_still_obeys_the_gate() {
+    let cfg = PolicyConfig {
+        max_per_day: 0,
+        ..Default::default()
+    };
+    let mut r = rig_with(at(16, 0), cfg, RestartPolicy::default());
+    *r.reply.borrow_mut() = Err(ProviderError::Transport("refused".into()));
+    std::fs::write(
+        r.dir.memory(),
+        "- [ ] Submit the report due: 2026-03-02 17:00 !high\n",
+    )
+    .unwrap();
+    let out = r.runner.tick_once().await;
+    assert_eq!(out.route, "deadline_fallback:denied");
+    assert!(out.result.unwrap().error.unwrap().contains("day_quota"));
+    assert!(r.router.routed.borrow().is_empty());
+}
+
+#[actix_rt::test]
+async fn an_assembler_panic_is_a_skip_and_the_next_tick_works() {
+    let faulty = RestartPolicy {
+        panic_at: Some(1),
+        backoff_initial: std::time::Duration::from_millis(1),
+        ..Default::default()
+    };
+    let mut r = rig_with(at(12, 0), PolicyConfig::default(), faulty);
+    let out = r.runner.tick_once().await;
+    assert_eq!(out.route, "degraded");
+    assert_eq!(out.decision.action, Action::Skip);
+    assert_eq!(r.calls.get(), 0);
+    let out = r.runner.tick_once().await;
+    assert_eq!(out.route, "skip", "{out:?}");
+    assert_eq!(r.calls.get(), 1);
+    let assembler = r
+        .metrics
+        .snapshot()
+        .into_iter()
+        .find(|m| m.name == "ContextAssembler")
+        .unwrap();
+    assert_eq!(assembler.restarts, 1);
+}
+
+#[actix_rt::test]
+async fn a_planner_nudge_is_routed_and_logged_for_feedback() {
+    let mut r = rig(at(12, 0));
+    *r.reply.borrow_mut() = Ok(
+        json!({"action": "nudge", "reason": "r", "proactivity_score": 0.9, "nudge_message": "Stretch!", "target_session": "cli:1"}),
+    );
+    let out = r.runner.tick_once().await;
+    assert_eq!(out.route, "nudge");
+    let id = out.nudge_id.unwrap();
+    let tracker = NudgeFeedbackTracker::new(
+        r.dir.feedback(),
+        FeedbackConfig::default(),
+        chrono_tz::Tz::UTC,
+    );
+    let records = tracker.records().unwrap();
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].nudge_id, id);
+    // The attention file was refreshed by the tick.
+    assert!(std::fs::read_to_string(r.dir.attention())
+        .unwrap()
+        .contains("## Today's plan"));
+}
+
+#[actix_rt::test]
+async fn the_runner_actor_ticks_and_reports_stats() {
+    let r = rig(at(12, 0));
+    let metrics = r.metrics.clone();
+    let h = start(
+        RunnerService::new(r.runner),
+        &metrics,
+        RestartPolicy::default(),
+    );
+    assert_eq!(h.call_async(Tick).await.unwrap().route, "skip");
+    assert_eq!(h.call(GetStats).await.unwrap().unwrap().ticks, 1);
+    let names: Vec<_> = metrics.snapshot().into_iter().map(|m| m.name).collect();
+    for n in [
+        "Planner",
+        "NudgePolicy",
+        "ContextAssembler",
+        "SentinelRunner",
+    ] {
+        assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
+    }
+}
