@@ -5,6 +5,7 @@ pub mod clock;
 pub mod config;
 pub mod context;
 pub mod data_dir;
+pub mod engine;
 pub mod feedback;
 pub mod planner;
 pub mod policy;

@@ -142,10 +142,15 @@ fn field<T: Default>(
     }
 }
 
+/// Valid UTF-8 is taken as is (no copy of a 1 MB file); anything else is repaired.
+fn utf8(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// A missing file is an empty source, not a failure.
 fn read_optional(path: &Path) -> Result<String, String> {
     match std::fs::read(path) {
-        Ok(b) => Ok(String::from_utf8_lossy(&b).into_owned()),
+        Ok(b) => Ok(utf8(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
         Err(e) => Err(format!("{}: {e}", path.display())),
     }
@@ -164,7 +169,7 @@ fn tail(path: &Path, max: usize) -> Result<String, String> {
     f.seek(SeekFrom::Start(start)).map_err(|e| e.to_string())?;
     let mut buf = Vec::with_capacity((len - start) as usize);
     f.read_to_end(&mut buf).map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&buf).into_owned();
+    let text = utf8(buf);
     Ok(match (start > 0, text.find('\n')) {
         (true, Some(i)) => text[i + 1..].to_owned(),
         _ => text,

@@ -301,7 +301,6 @@ pub fn summarize(
         }
     }
     let mut s = FeedbackSummary {
-        computed_at: Some(now),
         by_hour: vec![Rate::default(); 24],
         ..Default::default()
     };

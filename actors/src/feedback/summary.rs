@@ -34,7 +34,6 @@ pub struct TopicFeedback {
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FeedbackSummary {
-    pub computed_at: Option<DateTime<Utc>>,
     pub overall: Rate,
     pub high_priority: Rate,
     pub by_topic: HashMap<String, TopicFeedback>,

@@ -98,3 +98,36 @@ pub trait Provider: 'static {
 }
 
 pub type SharedProvider = std::rc::Rc<dyn Provider>;
+
+/// Wraps a provider and counts its calls (LLM calls made, for stats, tests and benches).
+pub struct Counted {
+    inner: SharedProvider,
+    calls: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl Counted {
+    pub fn new(inner: SharedProvider) -> (Counted, std::rc::Rc<std::cell::Cell<u64>>) {
+        let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+        (
+            Counted {
+                inner,
+                calls: calls.clone(),
+            },
+            calls,
+        )
+    }
+}
+
+impl Provider for Counted {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: &'a CompletionRequest,
+    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+        self.calls.set(self.calls.get() + 1);
+        self.inner.complete(req)
+    }
+}

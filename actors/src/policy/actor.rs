@@ -224,6 +224,19 @@ impl Request for ApplyTuning {
 
 impl Serve<ApplyTuning> for NudgePolicyService {
     fn serve(&mut self, ApplyTuning(summary): ApplyTuning) -> Result<Tuning, String> {
+        self.hydrate();
+        // Every tick retunes; most ticks change nothing, and those must not rewrite (and
+        // fsync) the shared state file.
+        let state = self.policy.state();
+        let mut multiplier = state.multiplier;
+        let tuning = super::adaptive::tune(
+            &mut multiplier,
+            summary.overall,
+            &self.policy.config().adaptive,
+        );
+        if multiplier == state.multiplier && summary == state.feedback {
+            return Ok(tuning);
+        }
         self.write(|s, p| apply_tuning(s, summary, p.config()))
             .map_err(|e| e.to_string())
     }

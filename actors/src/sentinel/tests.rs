@@ -367,3 +367,26 @@ async fn the_runner_actor_ticks_and_reports_stats() {
         assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
     }
 }
+
+#[actix_rt::test]
+async fn the_interval_loop_keeps_ticking() {
+    let r = rig(at(12, 0));
+    let metrics = r.metrics.clone();
+    let h = start(
+        RunnerService::new(r.runner),
+        &metrics,
+        RestartPolicy::default(),
+    );
+    let loop_task = spawn_tick_loop(h.clone(), std::time::Duration::from_millis(2));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut ticks = 0;
+    while std::time::Instant::now() < deadline {
+        ticks = h.call(GetStats).await.unwrap().map_or(ticks, |s| s.ticks);
+        if ticks >= 3 {
+            break;
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+    loop_task.abort();
+    assert!(ticks >= 3, "{ticks} ticks");
+}
