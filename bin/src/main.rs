@@ -28,6 +28,15 @@ enum Command {
     /// Ask the NudgePolicy gate.
     #[command(subcommand)]
     Policy(commands::policy::PolicyCommand),
+    /// Run one Sentinel tick now, on an engine embedded in this process.
+    Tick {
+        /// Tick at this RFC 3339 time instead of now (a manual clock).
+        #[arg(long, value_name = "RFC3339")]
+        at: Option<String>,
+        /// Print the actor metrics table afterwards.
+        #[arg(long)]
+        metrics: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -43,6 +52,7 @@ fn main() -> ExitCode {
         raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
             Command::Config(c) => commands::config::run(c, &dir),
             Command::Policy(c) => commands::policy::run(c, &dir),
+            Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
         });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -189,3 +189,56 @@ fn a_bad_time_is_a_clear_error() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn tick_delivers_an_imminent_deadline_to_the_terminal_with_the_rules_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("workspace")).unwrap();
+    std::fs::write(
+        dir.path().join("workspace/MEMORY.md"),
+        "- [ ] Call the bank due: 2026-03-02 12:30\n",
+    )
+    .unwrap();
+    let out = raven(
+        dir.path(),
+        &["tick", "--at", "2026-03-02T12:00:00Z", "--metrics"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("[raven · nudge · n-"), "{stdout}");
+    assert!(
+        stdout.contains("Reminder: Call the bank is due at 12:30."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("route:    nudge"), "{stdout}");
+    assert!(stdout.contains("provider: rules"), "{stdout}");
+    for actor in [
+        "NudgePolicy",
+        "Planner",
+        "ContextAssembler",
+        "SentinelRunner",
+    ] {
+        assert!(stdout.contains(actor), "{actor} missing: {stdout}");
+    }
+    // The fire is in the ledger: the same tick again is refused by the gate.
+    let out = raven(dir.path(), &["tick", "--at", "2026-03-02T12:05:00Z"]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("route:    nudge:denied"), "{stdout}");
+    assert!(
+        std::fs::read_to_string(dir.path().join("user_memory/attention.md"))
+            .unwrap()
+            .contains("## Upcoming deadlines")
+    );
+}
+
+#[test]
+fn tick_in_quiet_hours_takes_the_fast_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = raven(dir.path(), &["tick", "--at", "2026-03-02T23:30:00Z"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("route:    fast_path_skip"),
+        "{}",
+        text(&out.stdout)
+    );
+}

@@ -1,5 +1,6 @@
 pub mod config;
 pub mod policy;
+pub mod tick;
 
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;
