@@ -6,3 +6,7 @@ cd "$(dirname "$0")/.."
 
 echo "== NudgePolicy check() (baseline: the 100-entry ledger) =="
 cargo bench -q -p raven-actors --bench policy_check 2>/dev/null | grep -v '^$'
+
+echo
+echo "== Sentinel tick (baseline: reading MEMORY.md and history.md) =="
+cargo bench -q -p raven-actors --bench tick 2>/dev/null | grep -v '^$'
