@@ -123,6 +123,10 @@ impl Engine {
             )),
             cfg: config.sentinel.clone(),
             discovery: None,
+            daily_analysis: config
+                .context
+                .daily_analysis
+                .then(|| dir.user_memory().join("daily_analysis.json")),
         });
         let runner = start(
             RunnerService::new(runner),

@@ -75,6 +75,9 @@ pub struct ContextConfig {
     pub behaviors_tail_events: usize,
     /// Distinct days a topic must recur at one hour to count as a routine.
     pub routine_min_days: u32,
+    /// The DailyAnalysisService: one LLM call a day shared by the LLM-backed attention
+    /// producers. Off by default.
+    pub daily_analysis: bool,
 }
 
 impl Default for ContextConfig {
@@ -92,6 +95,7 @@ impl Default for ContextConfig {
             .to_vec(),
             behaviors_tail_events: 20,
             routine_min_days: 3,
+            daily_analysis: false,
         }
     }
 }

@@ -73,3 +73,66 @@ async fn a_hand_edit_of_attention_md_reaches_the_assembler_through_the_watcher()
         "the watcher's change event invalidated the cached section"
     );
 }
+
+#[actix_rt::test]
+async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
+    use crate::planner::provider::Counted;
+    use crate::planner::rules::RulesProvider;
+    use crate::sentinel::{GetStats, Tick};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 8, 0, 0).unwrap());
+    let mut config = RavenConfig::default();
+    config.context.daily_analysis = true;
+    let engine_with = |calls_provider: Counted| {
+        Engine::start_with_provider(
+            &dir,
+            &config,
+            clock.shared(),
+            Rc::new(Nowhere),
+            Rc::new(calls_provider),
+        )
+        .unwrap()
+    };
+    let (provider, calls) = Counted::new(Rc::new(RulesProvider::new(chrono_tz::Tz::UTC)));
+    let engine = engine_with(provider);
+    std::fs::write(dir.memory(), "- [ ] Pay rent due: 2026-03-03 09:00\n").unwrap();
+    for _ in 0..10 {
+        engine.runner.call_async(Tick).await.unwrap();
+        clock.advance(D::minutes(30));
+    }
+    let stats = engine.runner.call(GetStats).await.unwrap().unwrap();
+    assert_eq!(stats.daily_analyses, 1, "once for the day");
+    let text = std::fs::read_to_string(dir.attention()).unwrap();
+    assert!(
+        text.contains("## Daily focus\n- focus: Pay rent (due Tue 09:00)"),
+        "{text}"
+    );
+    assert_eq!(
+        calls.get(),
+        stats.planner_calls + 1,
+        "one provider call more than the planner's"
+    );
+
+    // A second engine on the same data dir the same day reuses the stored analysis.
+    let (provider2, calls2) = Counted::new(Rc::new(RulesProvider::new(chrono_tz::Tz::UTC)));
+    let second = engine_with(provider2);
+    second.runner.call_async(Tick).await.unwrap();
+    let s2 = second.runner.call(GetStats).await.unwrap().unwrap();
+    assert_eq!(s2.daily_analyses, 0);
+    assert_eq!(calls2.get(), s2.planner_calls);
+
+    // The next day, a new analysis.
+    clock.set(Utc.with_ymd_and_hms(2026, 3, 3, 8, 0, 0).unwrap());
+    engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(
+        engine
+            .runner
+            .call(GetStats)
+            .await
+            .unwrap()
+            .unwrap()
+            .daily_analyses,
+        2
+    );
+}

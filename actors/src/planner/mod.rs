@@ -6,6 +6,7 @@ pub mod prompts;
 pub mod provider;
 pub mod rules;
 
+use crate::context::daily_analysis::{self, DailyAnalysis};
 use crate::supervise::{LocalBoxFuture, Request, ServeAsync, Service};
 use provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider};
 use raven_proto::{PlannerContext, PlannerDecision};
@@ -76,6 +77,50 @@ impl ProactivePlanner {
     }
 }
 
+impl ProactivePlanner {
+    /// The DailyAnalysisService's one call of the day.
+    pub async fn analyze_day(
+        &self,
+        ctx: &PlannerContext,
+        today: chrono::NaiveDate,
+    ) -> Result<DailyAnalysis, String> {
+        let req = CompletionRequest {
+            messages: vec![
+                ChatMessage::system(prompts::ANALYSIS_PROMPT),
+                ChatMessage::user(prompts::render_context(ctx)),
+            ],
+            tools: vec![prompts::analysis_schema()],
+            tool_choice: Some(daily_analysis::TOOL_NAME.into()),
+            generation: PLANNER_GENERATION,
+            context: Some(Arc::new(ctx.clone())),
+        };
+        match self
+            .provider
+            .complete(&req)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            ProviderReply::ToolCall { name, arguments } if name == daily_analysis::TOOL_NAME => {
+                let field = |k: &str| {
+                    arguments
+                        .get(k)
+                        .and_then(serde_json::Value::as_str)
+                        .map(str::to_owned)
+                };
+                match (field("focus"), field("watch_out")) {
+                    (Some(focus), Some(watch_out)) => Ok(DailyAnalysis {
+                        date: today,
+                        focus,
+                        watch_out,
+                    }),
+                    _ => Err("daily_analysis without focus or watch_out".into()),
+                }
+            }
+            other => Err(format!("no daily_analysis tool call: {other:?}")),
+        }
+    }
+}
+
 /// The Planner as a supervised actor.
 pub struct PlannerService {
     planner: ProactivePlanner,
@@ -106,6 +151,26 @@ impl ServeAsync<Decide> for PlannerService {
     fn serve_async(&mut self, Decide(ctx): Decide) -> LocalBoxFuture<'static, Planned> {
         let planner = self.planner.clone();
         Box::pin(async move { planner.decide(&ctx).await })
+    }
+}
+
+/// The day's analysis, for the DailyAnalysisService.
+pub struct AnalyzeDay(pub PlannerContext, pub chrono::NaiveDate);
+
+impl Request for AnalyzeDay {
+    type Reply = Result<DailyAnalysis, String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl ServeAsync<AnalyzeDay> for PlannerService {
+    fn serve_async(
+        &mut self,
+        AnalyzeDay(ctx, today): AnalyzeDay,
+    ) -> LocalBoxFuture<'static, Result<DailyAnalysis, String>> {
+        let planner = self.planner.clone();
+        Box::pin(async move { planner.analyze_day(&ctx, today).await })
     }
 }
 

@@ -136,3 +136,20 @@ fn section(out: &mut String, title: &str, lines: impl Iterator<Item = String>) {
         let _ = writeln!(out, "# {title}\n{}\n", lines.join("\n"));
     }
 }
+
+pub const ANALYSIS_PROMPT: &str = "\
+You are Raven's daily analyst. Read the user's memory, history and plan below, and call the \
+daily_analysis tool once: focus is what deserves the user's attention today, watch_out is what \
+could go wrong today if nobody looks. One or two sentences each.";
+
+pub fn analysis_schema() -> ToolSchema {
+    ToolSchema {
+        name: crate::context::daily_analysis::TOOL_NAME.into(),
+        description: "Record today's analysis.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {"focus": {"type": "string"}, "watch_out": {"type": "string"}},
+            "required": ["focus", "watch_out"]
+        }),
+    }
+}

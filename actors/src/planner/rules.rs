@@ -87,6 +87,35 @@ impl RulesProvider {
     }
 }
 
+impl RulesProvider {
+    /// The day's analysis without an LLM: the next open deadline, and the most dismissed topic.
+    pub fn analyze(&self, ctx: &PlannerContext) -> Value {
+        let next = parse_deadlines(&ctx.memory_md, self.tz)
+            .into_iter()
+            .find(|d| d.due >= ctx.now);
+        let focus = next.map_or_else(
+            || "nothing is due".to_owned(),
+            |d| {
+                format!(
+                    "{} (due {})",
+                    d.title,
+                    d.due.with_timezone(&self.tz).format("%a %H:%M")
+                )
+            },
+        );
+        let worst = ctx
+            .fire_history
+            .iter()
+            .filter(|(_, h)| h.dismissed > 0)
+            .max_by_key(|(_, h)| h.dismissed);
+        let watch_out = worst.map_or_else(
+            || "no topic is being dismissed".to_owned(),
+            |(t, h)| format!("`{t}` was dismissed {}x: hold back on it", h.dismissed),
+        );
+        json!({"focus": focus, "watch_out": watch_out})
+    }
+}
+
 impl Provider for RulesProvider {
     fn name(&self) -> &str {
         "rules"
@@ -100,6 +129,13 @@ impl Provider for RulesProvider {
             let ctx = req.context.as_deref().ok_or_else(|| {
                 ProviderError::Decode("the rules provider needs the structured context".into())
             })?;
+            if req.tool_choice.as_deref() == Some(crate::context::daily_analysis::TOOL_NAME) {
+                let arguments = self.analyze(ctx);
+                return Ok(ProviderReply::ToolCall {
+                    name: crate::context::daily_analysis::TOOL_NAME.into(),
+                    arguments,
+                });
+            }
             Ok(ProviderReply::ToolCall {
                 name: TOOL_NAME.into(),
                 arguments: self.decide(ctx),

@@ -4,11 +4,12 @@ use super::router::{DiscoveryHook, Router};
 use crate::clock::SharedClock;
 use crate::config::SentinelConfig;
 use crate::context::attention::{AttentionUpdater, ProducerInput};
+use crate::context::daily_analysis::{self, DailyAnalysis};
 use crate::context::deadlines::parse_deadlines;
 use crate::context::plan::{plan_for_day, PlanSlot, SlotKind};
 use crate::context::{Assemble, AssemblerService, AttentionChanged, RememberLastDecision};
 use crate::feedback::{FeedbackSummary, NudgeFeedbackTracker, Source};
-use crate::planner::{Decide, Planned, PlannerService};
+use crate::planner::{AnalyzeDay, Decide, Planned, PlannerService};
 use crate::policy::{dispatch_through, ApplyTuning, Gated, Nudge, NudgePolicyService, Snapshot};
 use crate::supervise::Handle;
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -28,6 +29,8 @@ pub struct RunnerDeps {
     pub attention: Option<AttentionUpdater>,
     pub cfg: SentinelConfig,
     pub discovery: Option<Box<dyn DiscoveryHook>>,
+    /// Where the DailyAnalysisService keeps the day's result; `None` when it is off.
+    pub daily_analysis: Option<std::path::PathBuf>,
 }
 
 /// What the ticks did, for `raven status`, the benchmark and `raven simulate`.
@@ -40,6 +43,7 @@ pub struct RunnerStats {
     pub scheduled_fires: u64,
     pub deadline_fallbacks: u64,
     pub degraded_ticks: u64,
+    pub daily_analyses: u64,
 }
 
 struct SkipCache {
@@ -49,6 +53,7 @@ struct SkipCache {
 
 pub struct SentinelRunner {
     d: RunnerDeps,
+    analysis: Option<DailyAnalysis>,
     skip_cache: Option<SkipCache>,
     seq: u64,
     stats: RunnerStats,
@@ -58,6 +63,7 @@ impl SentinelRunner {
     pub fn new(deps: RunnerDeps) -> Self {
         SentinelRunner {
             d: deps,
+            analysis: None,
             skip_cache: None,
             seq: 0,
             stats: RunnerStats::default(),
@@ -105,6 +111,7 @@ impl SentinelRunner {
         let summary = self.maybe_retune_policy(now, &mut notes).await;
         let deadlines = parse_deadlines(&ctx.memory_md, self.d.tz);
         let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines);
+        self.maybe_daily_analysis(&ctx, &mut notes).await;
         self.refresh_memory_state(&ctx, summary, &plan, &mut notes)
             .await;
         if let Some(hook) = self.d.discovery.as_mut() {
@@ -234,6 +241,37 @@ impl SentinelRunner {
         summary
     }
 
+    /// At most one analysis a local day, shared through its file with restarts and peers.
+    async fn maybe_daily_analysis(&mut self, ctx: &PlannerContext, notes: &mut Vec<String>) {
+        let Some(path) = self.d.daily_analysis.clone() else {
+            return;
+        };
+        let today = ctx.now.with_timezone(&self.d.tz).date_naive();
+        if self.analysis.as_ref().is_some_and(|a| a.date == today) {
+            return;
+        }
+        self.analysis = daily_analysis::load(&path, today);
+        if self.analysis.is_some() {
+            return;
+        }
+        match self
+            .d
+            .planner
+            .call_async(AnalyzeDay(ctx.clone(), today))
+            .await
+        {
+            Ok(Ok(a)) => {
+                self.stats.daily_analyses += 1;
+                if let Err(e) = daily_analysis::save(&path, &a) {
+                    notes.push(format!("daily analysis not saved: {e}"));
+                }
+                self.analysis = Some(a);
+            }
+            Ok(Err(e)) => notes.push(format!("daily analysis failed: {e}")),
+            Err(e) => notes.push(format!("daily analysis failed: {e}")),
+        }
+    }
+
     async fn refresh_memory_state(
         &mut self,
         ctx: &PlannerContext,
@@ -252,6 +290,7 @@ impl SentinelRunner {
             routines: ctx.routines.clone(),
             feedback,
             plan: plan.to_vec(),
+            daily_analysis: self.analysis.clone(),
         };
         match updater.update(&input) {
             Ok(report) => {

@@ -136,6 +136,7 @@ fn rig_with(
         )),
         cfg: SentinelConfig::default(),
         discovery: None,
+        daily_analysis: None,
     });
     Rig {
         _tmp: tmp,

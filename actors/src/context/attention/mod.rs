@@ -6,6 +6,7 @@
 pub mod producers;
 pub mod sections;
 
+use super::daily_analysis::DailyAnalysis;
 use super::plan::PlanSlot;
 use crate::feedback::FeedbackSummary;
 use crate::store::{lock_path_for, write_atomic, FileLock};
@@ -25,11 +26,20 @@ pub struct ProducerInput {
     pub routines: Vec<Routine>,
     pub feedback: FeedbackSummary,
     pub plan: Vec<PlanSlot>,
+    /// Today's shared LLM analysis; `None` when the service is off or has not run.
+    pub daily_analysis: Option<DailyAnalysis>,
 }
 
 pub trait Producer: Send {
     /// The H2 title it owns.
     fn section(&self) -> &'static str;
+
+    /// A producer whose source is off (the daily analysis, say) is skipped: its section is
+    /// left as it was and nothing counts as failed.
+    fn enabled(&self, _input: &ProducerInput) -> bool {
+        true
+    }
+
     fn produce(&self, input: &ProducerInput) -> Result<String, String>;
 }
 
@@ -38,6 +48,8 @@ pub struct UpdateReport {
     pub written: bool,
     /// Producers that failed (their sections were left as they were), with why.
     pub failed: Vec<(&'static str, String)>,
+    /// Producers whose source is off.
+    pub skipped: Vec<&'static str>,
 }
 
 pub struct AttentionUpdater {
@@ -66,6 +78,10 @@ impl AttentionUpdater {
         // Phase one, out of the lock: a slow producer never blocks a peer's splice.
         let mut bodies = Vec::new();
         for p in &self.producers {
+            if !p.enabled(input) {
+                report.skipped.push(p.section());
+                continue;
+            }
             match catch_unwind(AssertUnwindSafe(|| p.produce(input))) {
                 Ok(Ok(body)) => bodies.push((p.section(), body)),
                 Ok(Err(e)) => report.failed.push((p.section(), e)),

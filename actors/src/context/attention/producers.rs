@@ -7,12 +7,14 @@ use crate::context::plan::SlotKind;
 use chrono::Duration;
 use std::fmt::Write;
 
+/// The pure producers, and the LLM-backed one (skipped unless the daily analysis runs).
 pub fn defaults() -> Vec<Box<dyn Producer>> {
     vec![
         Box::new(UpcomingDeadlines),
         Box::new(TodaysPlan),
         Box::new(RecentEngagement),
         Box::new(Routines),
+        Box::new(DailyFocus),
     ]
 }
 
@@ -123,5 +125,27 @@ impl Producer for Routines {
             );
         }
         Ok(or_none(out))
+    }
+}
+
+/// LLM-backed: renders the day's shared analysis.
+pub struct DailyFocus;
+
+impl Producer for DailyFocus {
+    fn section(&self) -> &'static str {
+        "Daily focus"
+    }
+
+    fn enabled(&self, input: &ProducerInput) -> bool {
+        input.daily_analysis.is_some()
+    }
+
+    fn produce(&self, input: &ProducerInput) -> Result<String, String> {
+        let a = input.daily_analysis.as_ref().ok_or("no daily analysis")?;
+        Ok(format!(
+            "- focus: {}\n- watch out: {}",
+            a.focus.trim(),
+            a.watch_out.trim()
+        ))
     }
 }

@@ -36,6 +36,7 @@ fn input() -> ProducerInput {
         }],
         feedback: FeedbackSummary::default(),
         plan: Vec::new(),
+        daily_analysis: None,
     }
 }
 
@@ -58,6 +59,13 @@ fn a_second_identical_tick_leaves_the_file_and_its_mtime_alone() {
     std::thread::sleep(std::time::Duration::from_millis(5));
     let report = u.update(&input()).unwrap();
     assert!(!report.written);
+    assert_eq!(
+        report.skipped,
+        vec!["Daily focus"],
+        "the LLM-backed producer is skipped, not failed"
+    );
+    assert!(report.failed.is_empty());
+    assert!(!text.contains("## Daily focus"));
     assert_eq!(
         std::fs::metadata(&path).unwrap().modified().unwrap(),
         before
