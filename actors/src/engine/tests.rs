@@ -4,21 +4,7 @@
 use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::context::Assemble;
-use crate::supervise::LocalBoxFuture;
 use chrono::{Duration as D, TimeZone, Utc};
-use raven_proto::{ExecutionResult, PlannerDecision};
-
-struct Nowhere;
-
-impl Router for Nowhere {
-    fn route<'a>(
-        &'a self,
-        _: &'a PlannerDecision,
-        _: &'a str,
-    ) -> LocalBoxFuture<'a, ExecutionResult> {
-        Box::pin(async { ExecutionResult::failed("no outlet in this test") })
-    }
-}
 
 #[actix_rt::test]
 async fn an_idle_day_of_48_ticks_makes_at_most_6_llm_calls() {
@@ -36,7 +22,7 @@ async fn a_hand_edit_of_attention_md_reaches_the_assembler_through_the_watcher()
         &dir,
         &RavenConfig::default(),
         clock.shared(),
-        Rc::new(Nowhere),
+        Rc::new(super::sim::NoOutlet),
     )
     .unwrap();
     assert_eq!(engine.provider_name, "rules");
@@ -89,7 +75,7 @@ async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
             &dir,
             &config,
             clock.shared(),
-            Rc::new(Nowhere),
+            Rc::new(super::sim::NoOutlet),
             Rc::new(calls_provider),
         )
         .unwrap()

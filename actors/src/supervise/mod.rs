@@ -296,16 +296,10 @@ impl<S: Service> Handle<S> {
         M: Request,
     {
         self.meter.on_send();
-        match self.addr.send(Call(msg)).await {
-            Ok(r) => r,
-            Err(e) => {
-                self.meter.on_send_failed();
-                Err(ActorError::Mailbox {
-                    actor: self.name,
-                    message: e.to_string(),
-                })
-            }
-        }
+        self.addr
+            .send(Call(msg))
+            .await
+            .unwrap_or_else(|e| Err(self.undelivered(e)))
     }
 
     /// Calls an awaiting handler.
@@ -315,15 +309,18 @@ impl<S: Service> Handle<S> {
         M: Request,
     {
         self.meter.on_send();
-        match self.addr.send(CallAsync(msg)).await {
-            Ok(r) => r,
-            Err(e) => {
-                self.meter.on_send_failed();
-                Err(ActorError::Mailbox {
-                    actor: self.name,
-                    message: e.to_string(),
-                })
-            }
+        self.addr
+            .send(CallAsync(msg))
+            .await
+            .unwrap_or_else(|e| Err(self.undelivered(e)))
+    }
+
+    /// A message that never reached (or never left) the mailbox.
+    fn undelivered(&self, e: MailboxError) -> ActorError {
+        self.meter.on_send_failed();
+        ActorError::Mailbox {
+            actor: self.name,
+            message: e.to_string(),
         }
     }
 
