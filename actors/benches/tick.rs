@@ -7,7 +7,7 @@ use raven_actors::clock::ManualClock;
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;
 use raven_actors::engine::sim::{idle_day_llm_calls, NoOutlet};
-use raven_actors::engine::Engine;
+use raven_actors::engine::{Engine, Overrides};
 use raven_actors::sentinel::Tick;
 use std::rc::Rc;
 use std::time::Instant;
@@ -23,6 +23,13 @@ fn megabyte(line: impl Fn(usize) -> String) -> String {
         i += 1;
     }
     s
+}
+
+fn no_outlet() -> Overrides {
+    Overrides {
+        router: Some(Rc::new(NoOutlet)),
+        ..Overrides::default()
+    }
 }
 
 fn p50(mut v: Vec<f64>) -> f64 {
@@ -63,7 +70,7 @@ fn main() {
         let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
         let mut config = RavenConfig::default();
         config.sentinel.skip_cache_ttl_s = 3600;
-        let engine = Engine::start(&dir, &config, clock.shared(), Rc::new(NoOutlet)).unwrap();
+        let engine = Engine::start_with(&dir, &config, clock.shared(), no_outlet()).unwrap();
         let mut fast = Vec::new();
         for _ in 0..TICKS {
             clock.advance(Duration::seconds(10));
@@ -74,7 +81,7 @@ fn main() {
         let mut config = RavenConfig::default();
         // Every tick asks the provider: the full path, not the unchanged-context shortcut.
         config.sentinel.skip_cache_ttl_s = 0;
-        let engine = Engine::start(&dir, &config, clock.shared(), Rc::new(NoOutlet)).unwrap();
+        let engine = Engine::start_with(&dir, &config, clock.shared(), no_outlet()).unwrap();
         let mut full = Vec::new();
         for _ in 0..TICKS {
             clock.advance(Duration::seconds(10));

@@ -6,6 +6,13 @@ use crate::config::RavenConfig;
 use crate::context::attention::{producers, AttentionUpdater};
 use crate::context::{AssemblerService, AttentionChanged, ContextAssembler};
 use crate::data_dir::DataDir;
+use crate::executor::defer::{DeferManager, DeferService};
+use crate::executor::dispatcher::NudgeDispatcher;
+use crate::executor::hub::{DeliveryHubService, RegisterOutlet};
+use crate::executor::injector::{InjectorService, NudgeInjector};
+use crate::executor::outlets::{CliOutlet, JsonlOutlet, Outlet, WebhookOutlet};
+use crate::executor::spawn::{OneCallSubagent, ProactiveSpawn};
+use crate::executor::Executors;
 use crate::feedback::NudgeFeedbackTracker;
 use crate::planner::openai::OpenAiProvider;
 use crate::planner::provider::SharedProvider;
@@ -24,13 +31,27 @@ pub mod sim;
 
 pub struct Engine {
     pub metrics: Metrics,
+    pub store: Arc<JsonStateStore>,
     pub policy: Handle<NudgePolicyService>,
     pub planner: Handle<PlannerService>,
     pub assembler: Handle<AssemblerService>,
+    pub hub: Handle<DeliveryHubService>,
+    pub injector: Handle<InjectorService>,
+    pub defer: Handle<DeferService>,
     pub runner: Handle<RunnerService>,
     pub provider_name: String,
     /// Kept alive: dropping it stops the attention.md watch.
     _attention_watch: Option<FileWatch>,
+}
+
+/// What a caller (a test, `raven simulate`) puts in place of the configured parts.
+#[derive(Default)]
+pub struct Overrides {
+    pub provider: Option<SharedProvider>,
+    /// Replaces the executors behind the runner.
+    pub router: Option<Rc<dyn Router>>,
+    /// Registered after the configured outlets (one per channel: these win).
+    pub outlets: Vec<Arc<dyn Outlet>>,
 }
 
 /// The configured provider: OpenAI-compatible when `llm.base_url` is set, else the embedded
@@ -51,24 +72,47 @@ pub fn provider(config: &RavenConfig) -> Result<SharedProvider, String> {
     .map_err(|e| format!("llm provider: {e}"))
 }
 
+/// The outlets `[delivery]` configures: `cli` always, `jsonl` and `webhook` when set.
+pub fn configured_outlets(
+    dir: &DataDir,
+    config: &RavenConfig,
+) -> Result<Vec<Arc<dyn Outlet>>, String> {
+    let d = &config.delivery;
+    let mut out: Vec<Arc<dyn Outlet>> = vec![Arc::new(CliOutlet::stdout())];
+    if !d.jsonl_path.trim().is_empty() {
+        out.push(Arc::new(JsonlOutlet::new(dir.root().join(&d.jsonl_path))));
+    }
+    if !d.webhook_url.trim().is_empty() {
+        let secret = std::env::var(&d.webhook_secret_env)
+            .ok()
+            .filter(|s| !s.is_empty());
+        let w = WebhookOutlet::new(
+            &d.webhook_url,
+            secret,
+            d.webhook_attempts,
+            Duration::from_millis(d.webhook_backoff_ms),
+            Duration::from_secs(d.webhook_timeout_s),
+        )?;
+        out.push(Arc::new(w));
+    }
+    Ok(out)
+}
+
 impl Engine {
-    /// Starts the actors on the current actix arbiter, with the configured provider.
+    /// Starts the actors on the current actix arbiter, as configured.
     pub fn start(
         dir: &DataDir,
         config: &RavenConfig,
         clock: SharedClock,
-        router: Rc<dyn Router>,
     ) -> Result<Engine, String> {
-        Engine::start_with_provider(dir, config, clock, router, provider(config)?)
+        Engine::start_with(dir, config, clock, Overrides::default())
     }
 
-    /// The same, with a given provider (a recorded one, a test's).
-    pub fn start_with_provider(
+    pub fn start_with(
         dir: &DataDir,
         config: &RavenConfig,
         clock: SharedClock,
-        router: Rc<dyn Router>,
-        provider: SharedProvider,
+        o: Overrides,
     ) -> Result<Engine, String> {
         dir.ensure()
             .map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
@@ -76,19 +120,24 @@ impl Engine {
         let metrics = Metrics::default();
         let restart =
             |actor: &str| RestartPolicy::from(&config.supervise).with_fault_from_env(actor);
+        // One store for the policy, the injector, the defer heap and the outbox.
         let store = Arc::new(JsonStateStore::new(dir.state()));
         let policy = start(
             NudgePolicyService::new(
                 NudgePolicy::new(config.policy.clone(), tz),
-                Some(store),
+                Some(store.clone()),
                 clock.clone(),
             ),
             &metrics,
             restart("NudgePolicy"),
         );
+        let provider = match o.provider {
+            Some(p) => p,
+            None => provider(config)?,
+        };
         let provider_name = provider.name().to_owned();
         let planner = start(
-            PlannerService::new(ProactivePlanner::new(provider)),
+            PlannerService::new(ProactivePlanner::new(provider.clone())),
             &metrics,
             restart("Planner"),
         );
@@ -109,6 +158,59 @@ impl Engine {
                     None
                 }
             };
+        let backoff = chrono::Duration::seconds(config.delivery.outbox_backoff_s);
+        let hub = start(
+            DeliveryHubService::new(store.clone(), clock.clone(), backoff),
+            &metrics,
+            restart("DeliveryHub"),
+        );
+        for outlet in configured_outlets(dir, config)?
+            .into_iter()
+            .chain(o.outlets)
+        {
+            hub.do_send(RegisterOutlet(outlet));
+        }
+        let x = &config.executor;
+        let injector = start(
+            InjectorService::new(
+                NudgeInjector::new(
+                    store.clone(),
+                    chrono::Duration::minutes(x.inject_ttl_minutes),
+                    x.inject_cap,
+                ),
+                policy.clone(),
+                clock.clone(),
+            ),
+            &metrics,
+            restart("NudgeInjector"),
+        );
+        let defer = start(
+            DeferService::new(
+                DeferManager::new(
+                    store.clone(),
+                    dir.sessions(),
+                    chrono::Duration::minutes(x.defer_idle_minutes),
+                    chrono::Duration::minutes(x.defer_max_wait_minutes),
+                ),
+                clock.clone(),
+            ),
+            &metrics,
+            restart("DeferManager"),
+        );
+        let dispatcher = NudgeDispatcher::new(hub.clone(), config.delivery.default_targets.clone());
+        let router: Rc<dyn Router> = match o.router {
+            Some(r) => r,
+            None => Rc::new(Executors {
+                dispatcher: dispatcher.clone(),
+                injector: injector.clone(),
+                defer: defer.clone(),
+                spawn: ProactiveSpawn::new(
+                    policy.clone(),
+                    Rc::new(OneCallSubagent::new(provider)),
+                    dispatcher,
+                ),
+            }),
+        };
         let runner = SentinelRunner::new(RunnerDeps {
             assembler: assembler.clone(),
             planner: planner.clone(),
@@ -135,9 +237,13 @@ impl Engine {
         );
         Ok(Engine {
             metrics,
+            store,
             policy,
             planner,
             assembler,
+            hub,
+            injector,
+            defer,
             runner,
             provider_name,
             _attention_watch: attention_watch,

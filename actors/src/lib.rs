@@ -6,6 +6,7 @@ pub mod config;
 pub mod context;
 pub mod data_dir;
 pub mod engine;
+pub mod executor;
 pub mod feedback;
 pub mod planner;
 pub mod policy;

@@ -205,9 +205,8 @@ fn tick_delivers_an_imminent_deadline_to_the_terminal_with_the_rules_provider() 
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("[raven · nudge · n-"), "{stdout}");
     assert!(
-        stdout.contains("Reminder: Call the bank is due at 12:30."),
+        stdout.contains("[raven ⏰] Reminder: Call the bank is due at 12:30."),
         "{stdout}"
     );
     assert!(stdout.contains("route:    nudge"), "{stdout}");
@@ -217,6 +216,9 @@ fn tick_delivers_an_imminent_deadline_to_the_terminal_with_the_rules_provider() 
         "Planner",
         "ContextAssembler",
         "SentinelRunner",
+        "DeliveryHub",
+        "NudgeInjector",
+        "DeferManager",
     ] {
         assert!(stdout.contains(actor), "{actor} missing: {stdout}");
     }

@@ -4,6 +4,7 @@
 //! process boundary lives here so both sides of a socket agree on it.
 
 pub mod decision;
+pub mod delivery;
 pub mod outcome;
 pub mod planner_context;
 pub mod policy;
@@ -11,6 +12,7 @@ pub mod turn;
 pub mod wire;
 
 pub use decision::{Action, PlannerDecision, Priority};
+pub use delivery::{split_target, OutboundText};
 pub use outcome::{ExecutionResult, TickOutcome};
 pub use planner_context::{
     ActiveSession, CalendarEntry, PlannerContext, PolicySnapshot, Routine, TopicFireHistory,

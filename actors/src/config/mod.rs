@@ -21,6 +21,8 @@ pub struct RavenConfig {
     pub supervise: SuperviseConfig,
     pub context: ContextConfig,
     pub llm: LlmConfig,
+    pub delivery: DeliveryConfig,
+    pub executor: ExecutorConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -96,6 +98,66 @@ impl Default for ContextConfig {
             behaviors_tail_events: 20,
             routine_min_days: 3,
             daily_analysis: false,
+        }
+    }
+}
+
+/// Channel outlets of the DeliveryHub.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeliveryConfig {
+    /// Where an untargeted nudge goes, as `channel:chat_id`.
+    pub default_targets: Vec<String>,
+    /// The `jsonl` outlet's file, relative to the data dir; empty: no jsonl outlet.
+    pub jsonl_path: String,
+    /// The `webhook` outlet's URL; empty: no webhook outlet.
+    pub webhook_url: String,
+    /// Environment variable holding the shared secret sent as `x-raven-secret`.
+    pub webhook_secret_env: String,
+    pub webhook_attempts: u32,
+    pub webhook_backoff_ms: u64,
+    pub webhook_timeout_s: u64,
+    /// First retry of an outbox entry after this long, doubling up to an hour.
+    pub outbox_backoff_s: i64,
+}
+
+impl Default for DeliveryConfig {
+    fn default() -> Self {
+        DeliveryConfig {
+            default_targets: vec!["cli:local".into()],
+            jsonl_path: String::new(),
+            webhook_url: String::new(),
+            webhook_secret_env: "RAVEN_WEBHOOK_SECRET".into(),
+            webhook_attempts: 3,
+            webhook_backoff_ms: 200,
+            webhook_timeout_s: 10,
+            outbox_backoff_s: 30,
+        }
+    }
+}
+
+/// The NudgeInjector and the DeferManager.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExecutorConfig {
+    pub inject_ttl_minutes: i64,
+    /// Pending injects kept per session; the oldest is evicted beyond it.
+    pub inject_cap: usize,
+    /// A session has settled when idle this long.
+    pub defer_idle_minutes: i64,
+    /// A deferred nudge expires after waiting this long.
+    pub defer_max_wait_minutes: i64,
+    pub defer_poll_s: u64,
+}
+
+impl Default for ExecutorConfig {
+    fn default() -> Self {
+        ExecutorConfig {
+            inject_ttl_minutes: 120,
+            inject_cap: 3,
+            defer_idle_minutes: 10,
+            defer_max_wait_minutes: 240,
+            defer_poll_s: 60,
         }
     }
 }

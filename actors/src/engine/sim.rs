@@ -1,6 +1,6 @@
 //! Small simulations on the manual clock, shared by the tests and the benchmarks.
 
-use super::Engine;
+use super::{Engine, Overrides};
 use crate::clock::ManualClock;
 use crate::config::RavenConfig;
 use crate::data_dir::DataDir;
@@ -33,14 +33,13 @@ pub async fn idle_day_llm_calls(ticks: u32, every: Duration) -> u64 {
     let dir = DataDir::new(&tmp);
     let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 0, 0, 0).unwrap());
     let (provider, calls) = Counted::new(Rc::new(RulesProvider::new(chrono_tz::Tz::UTC)));
-    let engine = Engine::start_with_provider(
-        &dir,
-        &RavenConfig::default(),
-        clock.shared(),
-        Rc::new(NoOutlet),
-        Rc::new(provider),
-    )
-    .expect("engine");
+    let overrides = Overrides {
+        provider: Some(Rc::new(provider)),
+        router: Some(Rc::new(NoOutlet)),
+        outlets: Vec::new(),
+    };
+    let engine = Engine::start_with(&dir, &RavenConfig::default(), clock.shared(), overrides)
+        .expect("engine");
     std::fs::write(dir.memory(), "# Memory\nLikes tea.\n").expect("memory");
     for _ in 0..ticks {
         let _ = engine.runner.call_async(Tick).await;

@@ -18,13 +18,7 @@ async fn a_hand_edit_of_attention_md_reaches_the_assembler_through_the_watcher()
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());
     let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
-    let engine = Engine::start(
-        &dir,
-        &RavenConfig::default(),
-        clock.shared(),
-        Rc::new(super::sim::NoOutlet),
-    )
-    .unwrap();
+    let engine = Engine::start(&dir, &RavenConfig::default(), clock.shared()).unwrap();
     assert_eq!(engine.provider_name, "rules");
     std::fs::write(dir.attention(), "## Routines\nbefore\n").unwrap();
     let read = || async {
@@ -71,14 +65,12 @@ async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
     let mut config = RavenConfig::default();
     config.context.daily_analysis = true;
     let engine_with = |calls_provider: Counted| {
-        Engine::start_with_provider(
-            &dir,
-            &config,
-            clock.shared(),
-            Rc::new(super::sim::NoOutlet),
-            Rc::new(calls_provider),
-        )
-        .unwrap()
+        let o = Overrides {
+            provider: Some(Rc::new(calls_provider)),
+            router: Some(Rc::new(super::sim::NoOutlet)),
+            outlets: vec![],
+        };
+        Engine::start_with(&dir, &config, clock.shared(), o).unwrap()
     };
     let (provider, calls) = Counted::new(Rc::new(RulesProvider::new(chrono_tz::Tz::UTC)));
     let engine = engine_with(provider);

@@ -6,7 +6,7 @@ mod service;
 
 pub use router::{DiscoveryHook, Router};
 pub use runner::{context_signature, RunnerDeps, RunnerStats, SentinelRunner};
-pub use service::{spawn_tick_loop, GetStats, RunnerService, Tick};
+pub use service::{spawn_defer_loop, spawn_tick_loop, GetStats, PollDeferred, RunnerService, Tick};
 
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,12 @@ pub trait Router {
         decision: &'a PlannerDecision,
         nudge_id: &'a str,
     ) -> LocalBoxFuture<'a, ExecutionResult>;
+
+    /// Deferred decisions whose session has settled, taken out of the heap: the runner
+    /// routes them as nudges, through the gate again.
+    fn due_deferred(&self) -> LocalBoxFuture<'_, Vec<PlannerDecision>> {
+        Box::pin(async { Vec::new() })
+    }
 }
 
 /// The task-discovery hook of the tick (the discovery pipeline plugs in here).

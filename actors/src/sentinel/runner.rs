@@ -10,7 +10,9 @@ use crate::context::plan::{plan_for_day, PlanSlot, SlotKind};
 use crate::context::{Assemble, AssemblerService, AttentionChanged, RememberLastDecision};
 use crate::feedback::{FeedbackSummary, NudgeFeedbackTracker, Source};
 use crate::planner::{AnalyzeDay, Decide, Planned, PlannerService};
-use crate::policy::{dispatch_through, ApplyTuning, Gated, Nudge, NudgePolicyService, Snapshot};
+use crate::policy::{
+    dispatch_through, ApplyTuning, Check, Gated, Nudge, NudgePolicyService, Snapshot,
+};
 use crate::supervise::Handle;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -72,6 +74,17 @@ impl SentinelRunner {
 
     pub fn stats(&self) -> &RunnerStats {
         &self.stats
+    }
+
+    /// The DeferManager loop's step: deferred decisions whose session settled go out as
+    /// nudges, through the gate again.
+    pub async fn poll_deferred(&mut self) -> Vec<TickOutcome> {
+        let mut out = Vec::new();
+        for mut d in self.d.router.due_deferred().await {
+            d.action = Action::Nudge;
+            out.push(self.route(d, None, "deferred", Vec::new()).await);
+        }
+        out
     }
 
     /// Assemble, then tick. An assembler failure becomes a skip: the runner never fails.
@@ -380,6 +393,36 @@ impl SentinelRunner {
                 let id = self.next_nudge_id(now);
                 outcome.result = Some(self.d.router.route(&decision, &id).await);
                 outcome.nudge_id = Some(id);
+            }
+            Action::NudgeInject | Action::NudgeDefer => {
+                // Queued, not yet delivered: the gate checks now; the fire is recorded when
+                // the inject rides a reply or the defer goes out (through the gate again).
+                let id = self.next_nudge_id(now);
+                let nudge = Nudge {
+                    action: decision.action,
+                    session_key: decision.target_session.clone(),
+                    content: decision.nudge_message.clone().unwrap_or_default(),
+                    priority: decision.priority,
+                    topic: topic.clone(),
+                };
+                outcome.result = Some(match self.d.policy.call(Check(nudge)).await {
+                    Ok(v) if v.allow => {
+                        let r = self.d.router.route(&decision, &id).await;
+                        if r.delivered {
+                            outcome.nudge_id = Some(id);
+                        }
+                        r
+                    }
+                    Ok(v) => {
+                        outcome.route = format!("{route}:denied");
+                        ExecutionResult::failed(format!(
+                            "denied at {}: {}",
+                            v.layer.map(|l| l.to_string()).unwrap_or_default(),
+                            v.reason
+                        ))
+                    }
+                    Err(e) => ExecutionResult::failed(format!("policy unavailable: {e}")),
+                });
             }
             _ => {
                 let id = self.next_nudge_id(now);

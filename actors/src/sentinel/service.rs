@@ -39,6 +39,20 @@ impl ServeAsync<Tick> for RunnerService {
     }
 }
 
+/// One step of the DeferManager loop.
+pub struct PollDeferred;
+
+impl Request for PollDeferred {
+    type Reply = Vec<TickOutcome>;
+}
+
+impl ServeAsync<PollDeferred> for RunnerService {
+    fn serve_async(&mut self, _: PollDeferred) -> LocalBoxFuture<'static, Vec<TickOutcome>> {
+        let runner = self.runner.clone();
+        Box::pin(async move { runner.lock().await.poll_deferred().await })
+    }
+}
+
 pub struct GetStats;
 
 impl Request for GetStats {
@@ -50,6 +64,23 @@ impl Serve<GetStats> for RunnerService {
     fn serve(&mut self, _: GetStats) -> Option<RunnerStats> {
         self.runner.try_lock().ok().map(|r| r.stats().clone())
     }
+}
+
+/// Polls the deferred nudges every `every` until the returned handle is aborted.
+pub fn spawn_defer_loop(
+    runner: Handle<RunnerService>,
+    every: std::time::Duration,
+) -> actix_rt::task::JoinHandle<()> {
+    actix_rt::spawn(async move {
+        let mut interval = actix_rt::time::interval(every);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            if let Err(e) = runner.call_async(PollDeferred).await {
+                tracing::error!("deferred poll failed: {e}");
+            }
+        }
+    })
 }
 
 /// Ticks every `every` on the current arbiter until the returned handle is aborted.

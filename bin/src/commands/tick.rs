@@ -1,37 +1,16 @@
 //! `raven tick`: one Sentinel tick on an engine embedded in this process, against the data
-//! dir. A nudge is delivered to this terminal (the `cli` outlet), marked as proactive.
+//! dir, through the configured executors and outlets (the `cli` outlet prints to this
+//! terminal with a proactive marker).
 
 use super::load_config;
 use chrono::{DateTime, Utc};
 use raven_actors::clock::{ManualClock, SharedClock, SystemClock};
 use raven_actors::data_dir::DataDir;
 use raven_actors::engine::Engine;
-use raven_actors::sentinel::{Router, Tick};
-use raven_actors::supervise::{render_table, LocalBoxFuture};
-use raven_proto::{ExecutionResult, PlannerDecision};
-use std::rc::Rc;
+use raven_actors::executor::hub::RetryOutbox;
+use raven_actors::sentinel::{PollDeferred, Tick};
+use raven_actors::supervise::render_table;
 use std::sync::Arc;
-
-/// Prints a proactive message with its marker.
-struct Terminal;
-
-impl Router for Terminal {
-    fn route<'a>(
-        &'a self,
-        d: &'a PlannerDecision,
-        nudge_id: &'a str,
-    ) -> LocalBoxFuture<'a, ExecutionResult> {
-        Box::pin(async move {
-            let text = d
-                .nudge_message
-                .as_deref()
-                .or(d.spawn_task.as_deref())
-                .unwrap_or_default();
-            println!("[raven · {} · {nudge_id}] {text}", d.action);
-            ExecutionResult::delivered(vec!["cli:local".into()])
-        })
-    }
-}
 
 pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), String> {
     let config = load_config(dir)?;
@@ -45,7 +24,28 @@ pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), 
         None => Arc::new(SystemClock),
     };
     actix_rt::System::new().block_on(async move {
-        let engine = Engine::start(dir, &config, clock, Rc::new(Terminal))?;
+        let engine = Engine::start(dir, &config, clock)?;
+        // Outbox retries and settled defers first, as the long-running loops would.
+        if let Ok(Ok(r)) = engine.hub.call_async(RetryOutbox).await {
+            if r.delivered + r.still_queued > 0 {
+                println!(
+                    "outbox:   {} delivered, {} still queued",
+                    r.delivered, r.still_queued
+                );
+            }
+        }
+        for d in engine
+            .runner
+            .call_async(PollDeferred)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            let how = d
+                .result
+                .and_then(|r| r.error)
+                .unwrap_or_else(|| "delivered".into());
+            println!("deferred: {} ({how})", d.route);
+        }
         let outcome = engine
             .runner
             .call_async(Tick)

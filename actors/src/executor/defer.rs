@@ -1,0 +1,264 @@
+//! DeferManager (spec §6): `nudge_defer` waits until the target session's thread settles
+//! (idle for a threshold), then goes out through the same nudge routing, so the gate checks
+//! it again. A maximum wait expires it. The heap lives in state.json (section `defer`): a
+//! deferred nudge survives a restart, and taking one out is a read-modify-write under the
+//! lock, so it fires once even with two processes on one data dir.
+
+use crate::clock::SharedClock;
+use crate::context::sessions::last_activity;
+use crate::store::{JsonStateStore, StoreError};
+use crate::supervise::{Request, Serve, Service};
+use chrono::{DateTime, Duration, Utc};
+use raven_proto::PlannerDecision;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub const SECTION: &str = "defer";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Deferred {
+    pub id: String,
+    pub decision: PlannerDecision,
+    pub registered_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DeferHeap {
+    pub entries: Vec<Deferred>,
+}
+
+#[derive(Debug, Default, PartialEq)]
+pub struct Polled {
+    /// Settled: route these now, highest priority first, oldest first.
+    pub settled: Vec<Deferred>,
+    /// Waited past the maximum: dropped.
+    pub expired: Vec<Deferred>,
+}
+
+#[derive(Debug, Clone)]
+pub struct DeferManager {
+    store: Arc<JsonStateStore>,
+    sessions: PathBuf,
+    idle: Duration,
+    max_wait: Duration,
+}
+
+impl DeferManager {
+    pub fn new(
+        store: Arc<JsonStateStore>,
+        sessions: PathBuf,
+        idle: Duration,
+        max_wait: Duration,
+    ) -> Self {
+        DeferManager {
+            store,
+            sessions,
+            idle,
+            max_wait,
+        }
+    }
+
+    pub fn register(&self, d: Deferred) -> Result<(), StoreError> {
+        self.store.update(SECTION, |h: &mut DeferHeap| {
+            if !h.entries.iter().any(|e| e.id == d.id) {
+                h.entries.push(d);
+            }
+        })
+    }
+
+    /// A session is settled when its last message is at least `idle` old (or it has none).
+    fn settled(&self, d: &Deferred, now: DateTime<Utc>) -> bool {
+        let last = d
+            .decision
+            .target_session
+            .as_deref()
+            .and_then(|s| last_activity(&self.sessions, s));
+        last.is_none_or(|t| now - t >= self.idle)
+    }
+
+    /// Takes out what settled and what expired.
+    pub fn poll(&self, now: DateTime<Utc>) -> Result<Polled, StoreError> {
+        let mut out = self.store.update(SECTION, |h: &mut DeferHeap| {
+            let mut polled = Polled::default();
+            let mut keep = Vec::new();
+            for e in std::mem::take(&mut h.entries) {
+                if now - e.registered_at >= self.max_wait {
+                    polled.expired.push(e);
+                } else if self.settled(&e, now) {
+                    polled.settled.push(e);
+                } else {
+                    keep.push(e);
+                }
+            }
+            h.entries = keep;
+            polled
+        })?;
+        out.settled.sort_by(|a, b| {
+            b.decision
+                .priority
+                .cmp(&a.decision.priority)
+                .then(a.registered_at.cmp(&b.registered_at))
+        });
+        for e in &out.expired {
+            tracing::info!(id = %e.id, "deferred nudge expired after waiting {}", now - e.registered_at);
+        }
+        Ok(out)
+    }
+
+    pub fn pending(&self) -> Result<Vec<Deferred>, StoreError> {
+        Ok(self.store.read::<DeferHeap>(SECTION)?.0.entries)
+    }
+}
+
+pub struct DeferService {
+    manager: DeferManager,
+    clock: SharedClock,
+}
+
+impl DeferService {
+    pub fn new(manager: DeferManager, clock: SharedClock) -> Self {
+        DeferService { manager, clock }
+    }
+}
+
+impl Service for DeferService {
+    fn name(&self) -> &'static str {
+        "DeferManager"
+    }
+}
+
+pub struct Register {
+    pub id: String,
+    pub decision: PlannerDecision,
+}
+
+impl Request for Register {
+    type Reply = Result<(), String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl Serve<Register> for DeferService {
+    fn serve(&mut self, m: Register) -> Result<(), String> {
+        let d = Deferred {
+            id: m.id,
+            decision: m.decision,
+            registered_at: self.clock.now(),
+        };
+        self.manager.register(d).map_err(|e| e.to_string())
+    }
+}
+
+pub struct Poll;
+
+impl Request for Poll {
+    type Reply = Result<Polled, String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl Serve<Poll> for DeferService {
+    fn serve(&mut self, _: Poll) -> Result<Polled, String> {
+        self.manager
+            .poll(self.clock.now())
+            .map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use raven_proto::{Action, Priority};
+
+    fn at(m: i64) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap() + Duration::minutes(m)
+    }
+
+    fn deferred(id: &str, session: &str, m: i64, p: Priority) -> Deferred {
+        let mut decision =
+            PlannerDecision::with_message(Action::NudgeDefer, format!("later {id}"), "r");
+        decision.defer_condition = Some("settles".into());
+        decision.target_session = Some(session.into());
+        decision.priority = p;
+        Deferred {
+            id: id.into(),
+            decision,
+            registered_at: at(m),
+        }
+    }
+
+    fn talk(dir: &std::path::Path, session_file: &str, at: DateTime<Utc>) {
+        let line = serde_json::json!({"role": "user", "content": "hi", "at": at.to_rfc3339()});
+        std::fs::create_dir_all(dir.join("sessions")).unwrap();
+        std::fs::write(dir.join("sessions").join(session_file), format!("{line}\n")).unwrap();
+    }
+
+    fn manager(dir: &std::path::Path) -> DeferManager {
+        DeferManager::new(
+            Arc::new(JsonStateStore::new(dir.join("state.json"))),
+            dir.join("sessions"),
+            Duration::minutes(10),
+            Duration::hours(4),
+        )
+    }
+
+    #[test]
+    fn a_defer_settles_after_the_session_goes_idle() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = manager(dir.path());
+        talk(dir.path(), "cli_1.jsonl", at(0));
+        m.register(deferred("d1", "cli:1", 0, Priority::Low))
+            .unwrap();
+        assert!(m.poll(at(9)).unwrap().settled.is_empty(), "still talking");
+        talk(dir.path(), "cli_1.jsonl", at(9));
+        assert!(
+            m.poll(at(15)).unwrap().settled.is_empty(),
+            "new activity restarts the idle clock"
+        );
+        let p = m.poll(at(19)).unwrap();
+        assert_eq!(p.settled.len(), 1);
+        assert!(m.poll(at(20)).unwrap().settled.is_empty(), "taken once");
+    }
+
+    #[test]
+    fn a_defer_expires_after_the_maximum_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = manager(dir.path());
+        m.register(deferred("d1", "cli:1", 0, Priority::Low))
+            .unwrap();
+        // The user never stops talking.
+        for minute in (0..240).step_by(5) {
+            talk(dir.path(), "cli_1.jsonl", at(minute));
+            assert!(m.poll(at(minute)).unwrap().settled.is_empty());
+        }
+        let p = m.poll(at(240)).unwrap();
+        assert_eq!(p.expired.len(), 1);
+        assert!(p.settled.is_empty());
+        assert!(m.pending().unwrap().is_empty());
+    }
+
+    #[test]
+    fn settled_defers_come_out_by_priority_then_age() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = manager(dir.path());
+        m.register(deferred("old-low", "a:1", 0, Priority::Low))
+            .unwrap();
+        m.register(deferred("high", "b:1", 5, Priority::High))
+            .unwrap();
+        m.register(deferred("new-low", "c:1", 6, Priority::Low))
+            .unwrap();
+        let ids: Vec<_> = m
+            .poll(at(30))
+            .unwrap()
+            .settled
+            .into_iter()
+            .map(|d| d.id)
+            .collect();
+        assert_eq!(ids, vec!["high", "old-low", "new-low"]);
+    }
+}

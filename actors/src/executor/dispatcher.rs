@@ -1,0 +1,106 @@
+//! NudgeDispatcher (spec §6): stateless; posts a `nudge` to each resolved target through
+//! the DeliveryHub's non-turn path (a proactive message never re-enters the agent loop), and
+//! posts a discovery menu as the finished numbered markdown.
+
+use super::hub::{DeliveryHubService, Post, PostError};
+use crate::supervise::Handle;
+use raven_proto::{split_target, ExecutionResult, OutboundText, PlannerDecision};
+
+#[derive(Clone)]
+pub struct NudgeDispatcher {
+    hub: Handle<DeliveryHubService>,
+    /// Where an untargeted nudge goes (`channel:chat_id`).
+    default_targets: Vec<String>,
+}
+
+/// One option of a discovery menu.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MenuOption {
+    pub title: String,
+    pub reason: String,
+}
+
+/// The menu as the user sees it: numbered options with one-line reasons.
+pub fn render_menu(question: &str, options: &[MenuOption]) -> String {
+    let mut out = format!("{question}\n\n");
+    for (i, o) in options.iter().enumerate() {
+        out.push_str(&format!("{}. **{}** — {}\n", i + 1, o.title, o.reason));
+    }
+    out.push_str("\nReply with a number (or /pick N).");
+    out
+}
+
+impl NudgeDispatcher {
+    pub fn new(hub: Handle<DeliveryHubService>, default_targets: Vec<String>) -> Self {
+        NudgeDispatcher {
+            hub,
+            default_targets,
+        }
+    }
+
+    pub fn targets(&self, target_session: Option<&str>) -> Vec<String> {
+        match target_session {
+            Some(t) => vec![t.to_owned()],
+            None => self.default_targets.clone(),
+        }
+    }
+
+    /// Posts `content` to every target; delivered when at least one outlet accepted it.
+    pub async fn post(&self, targets: &[String], content: &str, nudge_id: &str) -> ExecutionResult {
+        let mut delivered = Vec::new();
+        let mut errors = Vec::new();
+        for target in targets {
+            let (channel, chat_id) = split_target(target);
+            let text = OutboundText::proactive(
+                format!("{nudge_id}@{target}"),
+                &channel,
+                &chat_id,
+                content,
+            );
+            match self.hub.call_async(Post(text)).await {
+                Ok(Ok(())) => delivered.push(target.clone()),
+                Ok(Err(e @ (PostError::Queued(_) | PostError::Dropped(_)))) => {
+                    errors.push(format!("{target}: {e}"))
+                }
+                Err(e) => errors.push(format!("{target}: {e}")),
+            }
+        }
+        if delivered.is_empty() {
+            let why = if errors.is_empty() {
+                "no target".to_owned()
+            } else {
+                errors.join("; ")
+            };
+            ExecutionResult::failed(why)
+        } else {
+            ExecutionResult::delivered(delivered)
+        }
+    }
+
+    pub async fn dispatch(&self, decision: &PlannerDecision, nudge_id: &str) -> ExecutionResult {
+        let Some(message) = decision.nudge_message.as_deref() else {
+            return ExecutionResult::failed("a nudge without a message");
+        };
+        self.post(
+            &self.targets(decision.target_session.as_deref()),
+            message,
+            nudge_id,
+        )
+        .await
+    }
+
+    pub async fn dispatch_options(
+        &self,
+        target: Option<&str>,
+        question: &str,
+        options: &[MenuOption],
+        nudge_id: &str,
+    ) -> ExecutionResult {
+        self.post(
+            &self.targets(target),
+            &render_menu(question, options),
+            nudge_id,
+        )
+        .await
+    }
+}

@@ -1,0 +1,244 @@
+//! DeliveryHub (spec §6): the registry of channel outlets and the non-turn post path. A
+//! message no outlet accepted goes to a persisted outbox (section `outbox` of state.json)
+//! and is retried with backoff; its delivery id lets the receiver drop a redelivery.
+
+use super::outlets::{Outlet, OutletError};
+use crate::clock::SharedClock;
+use crate::store::JsonStateStore;
+use crate::supervise::{LocalBoxFuture, Request, Serve, ServeAsync, Service};
+use chrono::{DateTime, Duration, Utc};
+use raven_proto::OutboundText;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub const SECTION: &str = "outbox";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutboxEntry {
+    pub text: OutboundText,
+    pub attempts: u32,
+    pub last_error: String,
+    pub queued_at: DateTime<Utc>,
+    pub next_attempt_at: DateTime<Utc>,
+    /// A retrier's lease (pid, until): a peer leaves the entry alone meanwhile.
+    #[serde(default)]
+    pub lease: Option<(u32, DateTime<Utc>)>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Outbox {
+    pub entries: Vec<OutboxEntry>,
+}
+
+pub struct DeliveryHubService {
+    outlets: HashMap<String, Arc<dyn Outlet>>,
+    store: Arc<JsonStateStore>,
+    clock: SharedClock,
+    backoff: Duration,
+    max_backoff: Duration,
+}
+
+impl DeliveryHubService {
+    pub fn new(store: Arc<JsonStateStore>, clock: SharedClock, backoff: Duration) -> Self {
+        DeliveryHubService {
+            outlets: HashMap::new(),
+            store,
+            clock,
+            backoff,
+            max_backoff: Duration::hours(1),
+        }
+    }
+}
+
+impl Service for DeliveryHubService {
+    fn name(&self) -> &'static str {
+        "DeliveryHub"
+    }
+}
+
+/// Late binding: an outlet may register after the hub started.
+pub struct RegisterOutlet(pub Arc<dyn Outlet>);
+
+impl Request for RegisterOutlet {
+    type Reply = ();
+}
+
+impl Serve<RegisterOutlet> for DeliveryHubService {
+    fn serve(&mut self, RegisterOutlet(o): RegisterOutlet) {
+        self.outlets.insert(o.channel().to_owned(), o);
+    }
+}
+
+/// Deliver now, or keep in the outbox. `Ok` only when the outlet accepted it.
+pub struct Post(pub OutboundText);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PostError {
+    /// Kept in the outbox for a retry.
+    Queued(String),
+    /// Refused for good (and not kept), or the outbox could not be written.
+    Dropped(String),
+}
+
+impl std::fmt::Display for PostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PostError::Queued(e) => write!(f, "not delivered, kept in the outbox: {e}"),
+            PostError::Dropped(e) => write!(f, "not delivered: {e}"),
+        }
+    }
+}
+
+impl Request for Post {
+    type Reply = Result<(), PostError>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+fn backoff_after(attempts: u32, base: Duration, max: Duration) -> Duration {
+    let factor = 1i32 << attempts.min(16);
+    (base * factor).min(max)
+}
+
+impl ServeAsync<Post> for DeliveryHubService {
+    fn serve_async(&mut self, Post(text): Post) -> LocalBoxFuture<'static, Result<(), PostError>> {
+        let outlet = self.outlets.get(&text.channel).cloned();
+        let store = self.store.clone();
+        let now = self.clock.now();
+        let backoff = self.backoff;
+        Box::pin(async move {
+            let error = match &outlet {
+                None => OutletError::Transient(format!(
+                    "no outlet for channel `{}` (yet)",
+                    text.channel
+                )),
+                Some(o) => match o.deliver(&text).await {
+                    Ok(()) => return Ok(()),
+                    Err(e) => e,
+                },
+            };
+            if let OutletError::Refused(why) = &error {
+                tracing::warn!(delivery = %text.delivery_id, "outlet refused the message: {why}");
+                return Err(PostError::Dropped(error.to_string()));
+            }
+            let entry = OutboxEntry {
+                text,
+                attempts: 1,
+                last_error: error.to_string(),
+                queued_at: now,
+                next_attempt_at: now + backoff,
+                lease: None,
+            };
+            store
+                .update(SECTION, |o: &mut Outbox| o.entries.push(entry))
+                .map_err(|e| PostError::Dropped(format!("{error}; and the outbox failed: {e}")))?;
+            Err(PostError::Queued(error.to_string()))
+        })
+    }
+}
+
+/// Retry every outbox entry that is due.
+pub struct RetryOutbox;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RetryReport {
+    pub delivered: usize,
+    pub still_queued: usize,
+}
+
+impl Request for RetryOutbox {
+    type Reply = Result<RetryReport, String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl ServeAsync<RetryOutbox> for DeliveryHubService {
+    fn serve_async(
+        &mut self,
+        _: RetryOutbox,
+    ) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
+        let outlets = self.outlets.clone();
+        let store = self.store.clone();
+        let now = self.clock.now();
+        let (base, max) = (self.backoff, self.max_backoff);
+        let pid = std::process::id();
+        Box::pin(async move {
+            // Lease the due entries under the lock, deliver outside it, settle under it.
+            let lease_until = now + Duration::minutes(5);
+            let leased: Vec<OutboxEntry> = store
+                .update(SECTION, |o: &mut Outbox| {
+                    let mut out = Vec::new();
+                    for e in o.entries.iter_mut() {
+                        let free = e.lease.is_none_or(|(_, until)| until <= now);
+                        if free && e.next_attempt_at <= now {
+                            e.lease = Some((pid, lease_until));
+                            out.push(e.clone());
+                        }
+                    }
+                    out
+                })
+                .map_err(|e| e.to_string())?;
+            let mut results = Vec::new();
+            for e in &leased {
+                let r = match outlets.get(&e.text.channel) {
+                    None => Err(OutletError::Transient(format!(
+                        "no outlet for channel `{}`",
+                        e.text.channel
+                    ))),
+                    Some(o) => o.deliver(&e.text).await,
+                };
+                results.push((e.text.delivery_id.clone(), r));
+            }
+            store
+                .update(SECTION, |o: &mut Outbox| {
+                    let mut report = RetryReport::default();
+                    o.entries.retain_mut(|e| {
+                        let Some((_, r)) = results.iter().find(|(id, _)| *id == e.text.delivery_id) else {
+                            report.still_queued += 1;
+                            return true;
+                        };
+                        e.lease = None;
+                        match r {
+                            Ok(()) => {
+                                report.delivered += 1;
+                                false
+                            }
+                            Err(OutletError::Refused(why)) => {
+                                tracing::warn!(delivery = %e.text.delivery_id, "dropped from the outbox: {why}");
+                                false
+                            }
+                            Err(err) => {
+                                e.attempts += 1;
+                                e.last_error = err.to_string();
+                                e.next_attempt_at = now + backoff_after(e.attempts - 1, base, max);
+                                report.still_queued += 1;
+                                true
+                            }
+                        }
+                    });
+                    report
+                })
+                .map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// What waits in the outbox.
+pub struct OutboxSnapshot;
+
+impl Request for OutboxSnapshot {
+    type Reply = Result<Outbox, String>;
+}
+
+impl Serve<OutboxSnapshot> for DeliveryHubService {
+    fn serve(&mut self, _: OutboxSnapshot) -> Result<Outbox, String> {
+        self.store
+            .read::<Outbox>(SECTION)
+            .map(|(o, _)| o)
+            .map_err(|e| e.to_string())
+    }
+}

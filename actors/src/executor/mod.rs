@@ -1,0 +1,90 @@
+//! The execution paths (spec §6, §7): the DeliveryHub and its outlets, the NudgeDispatcher,
+//! the NudgeInjector, the DeferManager and ProactiveSpawn, behind the runner's `Router`.
+
+pub mod defer;
+pub mod dispatcher;
+pub mod hub;
+pub mod injector;
+pub mod outlets;
+pub mod spawn;
+
+use crate::sentinel::Router;
+use crate::supervise::{Handle, LocalBoxFuture};
+use defer::{DeferService, Poll, Register};
+use dispatcher::NudgeDispatcher;
+use injector::{InjectorService, QueueInject};
+use raven_proto::{Action, ExecutionResult, PlannerDecision};
+use spawn::ProactiveSpawn;
+
+/// The runner's router over the real executors.
+#[derive(Clone)]
+pub struct Executors {
+    pub dispatcher: NudgeDispatcher,
+    pub injector: Handle<InjectorService>,
+    pub defer: Handle<DeferService>,
+    pub spawn: ProactiveSpawn,
+}
+
+impl Router for Executors {
+    fn route<'a>(
+        &'a self,
+        d: &'a PlannerDecision,
+        nudge_id: &'a str,
+    ) -> LocalBoxFuture<'a, ExecutionResult> {
+        Box::pin(async move {
+            match d.action {
+                Action::Skip => ExecutionResult::failed("skip is not routed"),
+                Action::Nudge => self.dispatcher.dispatch(d, nudge_id).await,
+                Action::NudgeInject => {
+                    let Some(session) = d.target_session.clone() else {
+                        // No conversation to ride: a plain nudge instead.
+                        return self.dispatcher.dispatch(d, nudge_id).await;
+                    };
+                    let q = QueueInject {
+                        session: session.clone(),
+                        nudge_id: nudge_id.to_owned(),
+                        message: d.nudge_message.clone().unwrap_or_default(),
+                        priority: d.priority,
+                    };
+                    match self.injector.call(q).await {
+                        Ok(Ok(_)) => ExecutionResult::delivered(vec![format!("inject:{session}")]),
+                        Ok(Err(e)) => ExecutionResult::failed(e),
+                        Err(e) => ExecutionResult::failed(e.to_string()),
+                    }
+                }
+                Action::NudgeDefer => match self
+                    .defer
+                    .call(Register {
+                        id: nudge_id.to_owned(),
+                        decision: d.clone(),
+                    })
+                    .await
+                {
+                    Ok(Ok(())) => ExecutionResult::delivered(vec![format!(
+                        "defer:{}",
+                        d.target_session.as_deref().unwrap_or("*")
+                    )]),
+                    Ok(Err(e)) => ExecutionResult::failed(e),
+                    Err(e) => ExecutionResult::failed(e.to_string()),
+                },
+                Action::SpawnAgent => self.spawn.dispatch(d, nudge_id).await,
+            }
+        })
+    }
+
+    fn due_deferred(&self) -> LocalBoxFuture<'_, Vec<PlannerDecision>> {
+        Box::pin(async move {
+            match self.defer.call(Poll).await {
+                Ok(Ok(p)) => p.settled.into_iter().map(|d| d.decision).collect(),
+                Ok(Err(e)) => {
+                    tracing::error!("deferred nudges not polled: {e}");
+                    Vec::new()
+                }
+                Err(e) => {
+                    tracing::error!("deferred nudges not polled: {e}");
+                    Vec::new()
+                }
+            }
+        })
+    }
+}
