@@ -13,4 +13,6 @@ pub mod policy;
 pub mod sentinel;
 pub mod store;
 pub mod supervise;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod watch;

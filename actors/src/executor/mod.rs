@@ -88,3 +88,6 @@ impl Router for Executors {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,6 +2,7 @@
 //! accepted / dismissed / neutral) as JSONL, its recent acceptance rates, and a daily trim.
 
 mod summary;
+pub mod tool;
 
 pub use summary::{FeedbackSummary, Rate, TopicFeedback};
 

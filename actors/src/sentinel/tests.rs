@@ -8,42 +8,18 @@ use crate::context::attention::{producers, AttentionUpdater};
 use crate::context::{AssemblerService, ContextAssembler};
 use crate::data_dir::DataDir;
 use crate::feedback::NudgeFeedbackTracker;
-use crate::planner::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
+use crate::planner::provider::ProviderError;
 use crate::planner::{PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService, PolicyState};
 use crate::store::JsonStateStore;
 use crate::supervise::{start, LocalBoxFuture, Metrics, RestartPolicy};
+use crate::testing::Scripted;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use raven_proto::{Action, ExecutionResult, PlannerDecision, Priority};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
-
-/// Answers with `reply` (a tool call of these args, or an error) and counts calls.
-struct Scripted {
-    calls: Rc<Cell<u32>>,
-    reply: Rc<RefCell<Result<Value, ProviderError>>>,
-}
-
-impl Provider for Scripted {
-    fn name(&self) -> &str {
-        "scripted"
-    }
-    fn complete<'a>(
-        &'a self,
-        _: &'a CompletionRequest,
-    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
-        self.calls.set(self.calls.get() + 1);
-        let r = self.reply.borrow().clone();
-        Box::pin(async move {
-            r.map(|arguments| ProviderReply::ToolCall {
-                name: "planner_decision".into(),
-                arguments,
-            })
-        })
-    }
-}
 
 #[derive(Default)]
 struct Recording {
@@ -66,7 +42,7 @@ struct Rig {
     dir: DataDir,
     clock: ManualClock,
     calls: Rc<Cell<u32>>,
-    reply: Rc<RefCell<Result<Value, ProviderError>>>,
+    provider: Scripted,
     router: Rc<Recording>,
     runner: SentinelRunner,
     metrics: Metrics,
@@ -91,14 +67,10 @@ fn rig_with(
     dir.ensure().unwrap();
     let clock = ManualClock::new(start_at);
     let metrics = Metrics::default();
-    let calls = Rc::new(Cell::new(0));
-    let reply = Rc::new(RefCell::new(Ok(skip_args())));
-    let provider = Scripted {
-        calls: calls.clone(),
-        reply: reply.clone(),
-    };
+    let provider = Scripted::answering(skip_args());
+    let calls = provider.calls.clone();
     let planner = start(
-        PlannerService::new(ProactivePlanner::new(Rc::new(provider))),
+        PlannerService::new(ProactivePlanner::new(Rc::new(provider.clone()))),
         &metrics,
         RestartPolicy::default(),
     );
@@ -143,7 +115,7 @@ fn rig_with(
         dir,
         clock,
         calls,
-        reply,
+        provider,
         router,
         runner,
         metrics,
@@ -249,10 +221,10 @@ async fn a_one_shot_deadline_slot_goes_to_the_planner() {
 #[actix_rt::test]
 async fn planner_down_fires_a_high_deadline_through_the_policy_but_not_a_low_one() {
     let mut r = rig(at(16, 0));
-    *r.reply.borrow_mut() = Err(ProviderError::Http {
+    r.provider.set(Err(ProviderError::Http {
         status: 503,
         body: "down".into(),
-    });
+    }));
     std::fs::write(
         r.dir.memory(),
         "- [ ] Submit the report due: 2026-03-02 17:00 !high\n",
@@ -269,7 +241,7 @@ async fn planner_down_fires_a_high_deadline_through_the_policy_but_not_a_low_one
     assert_eq!(state.fires.len(), 1, "recorded by the gate");
 
     let mut low = rig(at(16, 0));
-    *low.reply.borrow_mut() = Err(ProviderError::Timeout(100));
+    low.provider.set(Err(ProviderError::Timeout(100)));
     std::fs::write(
         low.dir.memory(),
         "- [ ] Water the plants due: 2026-03-02 17:00 !low\n",
@@ -288,7 +260,8 @@ async fn the_deadline_fallback_still_obeys_the_gate() {
         ..Default::default()
     };
     let mut r = rig_with(at(16, 0), cfg, RestartPolicy::default());
-    *r.reply.borrow_mut() = Err(ProviderError::Transport("refused".into()));
+    r.provider
+        .set(Err(ProviderError::Transport("refused".into())));
     std::fs::write(
         r.dir.memory(),
         "- [ ] Submit the report due: 2026-03-02 17:00 !high\n",
@@ -327,9 +300,9 @@ async fn an_assembler_panic_is_a_skip_and_the_next_tick_works() {
 #[actix_rt::test]
 async fn a_planner_nudge_is_routed_and_logged_for_feedback() {
     let mut r = rig(at(12, 0));
-    *r.reply.borrow_mut() = Ok(
+    r.provider.set(Ok(
         json!({"action": "nudge", "reason": "r", "proactivity_score": 0.9, "nudge_message": "Stretch!", "target_session": "cli:1"}),
-    );
+    ));
     let out = r.runner.tick_once().await;
     assert_eq!(out.route, "nudge");
     let id = out.nudge_id.unwrap();

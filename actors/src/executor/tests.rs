@@ -1,0 +1,448 @@
+//! The execution paths end to end in-process: runner → policy → executor → outlet.
+
+use super::hub::{OutboxSnapshot, Post, PostError, RetryOutbox};
+use super::injector::ApplyInjects;
+use super::outlets::{Outlet, OutletError, WebhookOutlet, SECRET_HEADER};
+use super::spawn::{ProactiveSpawn, SubagentManager};
+use crate::clock::ManualClock;
+use crate::config::RavenConfig;
+use crate::data_dir::DataDir;
+use crate::engine::{Engine, Overrides};
+use crate::feedback::tool::{nudge_feedback, with_session};
+use crate::feedback::{NudgeFeedbackTracker, Source};
+use crate::policy::{PolicyState, Snapshot};
+use crate::sentinel::{PollDeferred, Tick};
+use crate::supervise::LocalBoxFuture;
+use crate::testing::Scripted;
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use raven_proto::{Action, OutboundText, PlannerDecision, Priority};
+use serde_json::json;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration as StdDuration;
+
+fn noon() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap()
+}
+
+struct Rig {
+    _tmp: tempfile::TempDir,
+    dir: DataDir,
+    clock: ManualClock,
+    provider: Scripted,
+    engine: Engine,
+}
+
+fn rig_with(config: RavenConfig) -> Rig {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(noon());
+    let provider =
+        Scripted::answering(json!({"action": "skip", "reason": "r", "proactivity_score": 0}));
+    let o = Overrides {
+        provider: Some(Rc::new(provider.clone())),
+        ..Overrides::default()
+    };
+    let engine = Engine::start_with(&dir, &config, clock.shared(), o).unwrap();
+    Rig {
+        _tmp: tmp,
+        dir,
+        clock,
+        provider,
+        engine,
+    }
+}
+
+fn jsonl_config(path: &str) -> RavenConfig {
+    let mut c = RavenConfig::default();
+    c.delivery.jsonl_path = path.into();
+    c.delivery.default_targets = vec!["jsonl:inbox".into()];
+    c
+}
+
+fn lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+impl Rig {
+    fn fires(&self) -> usize {
+        self.engine
+            .store
+            .read::<PolicyState>("policy")
+            .unwrap()
+            .0
+            .fires
+            .len()
+    }
+
+    fn decide(&self, action: &str, target: &str, message: &str) {
+        self.provider.set(Ok(json!({
+            "action": action, "reason": "test", "proactivity_score": 0.8,
+            "nudge_message": message, "target_session": target, "defer_condition": "the thread settles"
+        })));
+    }
+}
+
+#[actix_rt::test]
+async fn each_nudge_action_flows_through_the_gate_to_the_jsonl_outlet() {
+    let r = rig_with(jsonl_config("out.jsonl"));
+    let out = r.dir.root().join("out.jsonl");
+
+    r.decide("nudge", "jsonl:inbox", "Drink some water");
+    let t = r.engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(t.route, "nudge");
+    assert!(t.result.unwrap().delivered);
+    let l = lines(&out);
+    assert_eq!(l.len(), 1);
+    assert_eq!(l[0]["content"], "Drink some water");
+    assert_eq!(l[0]["proactive"], true);
+    assert_eq!(r.fires(), 1, "recorded after the outlet accepted it");
+
+    r.clock.advance(Duration::hours(1));
+    r.decide("nudge_inject", "jsonl:chat", "Your parcel arrived");
+    let t = r.engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(t.route, "nudge_inject");
+    assert_eq!(r.fires(), 1, "queued, not yet delivered");
+    let reply = ApplyInjects {
+        session: "jsonl:chat".into(),
+        content: "Sure, done.".into(),
+        origin: raven_proto::Origin::User,
+    };
+    assert_eq!(
+        r.engine.injector.call(reply).await.unwrap(),
+        "Sure, done.\n\n— Your parcel arrived"
+    );
+    r.engine.policy.call(Snapshot).await.unwrap();
+    assert_eq!(r.fires(), 2, "recorded when it rode the reply");
+
+    r.clock.advance(Duration::hours(1));
+    r.decide(
+        "nudge_defer",
+        "jsonl:chat2",
+        "When you have a minute: the invoice",
+    );
+    let t = r.engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(t.route, "nudge_defer");
+    assert_eq!(lines(&out).len(), 1, "waiting for the thread to settle");
+    let settled = r.engine.runner.call_async(PollDeferred).await.unwrap();
+    assert_eq!(settled.len(), 1);
+    assert_eq!(settled[0].route, "deferred");
+    let l = lines(&out);
+    assert_eq!(l.len(), 2);
+    assert_eq!(l[1]["content"], "When you have a minute: the invoice");
+    assert_eq!(l[1]["chat_id"], "chat2");
+    assert_eq!(r.fires(), 3);
+    assert!(
+        r.engine
+            .runner
+            .call_async(PollDeferred)
+            .await
+            .unwrap()
+            .is_empty(),
+        "fired once"
+    );
+}
+
+#[actix_rt::test]
+async fn an_outlet_failure_charges_no_quota_lands_in_the_outbox_and_a_retry_delivers_once() {
+    let r = rig_with(jsonl_config("blocked/out.jsonl"));
+    // `blocked` is a file, so the outlet cannot create its file under it.
+    std::fs::write(r.dir.root().join("blocked"), "in the way").unwrap();
+    r.decide("nudge", "jsonl:inbox", "Pay the rent");
+    let t = r.engine.runner.call_async(Tick).await.unwrap();
+    let result = t.result.unwrap();
+    assert!(!result.delivered);
+    assert!(result.error.unwrap().contains("outbox"));
+    assert_eq!(r.fires(), 0, "no quota charged");
+    assert_eq!(
+        r.engine
+            .policy
+            .call(Snapshot)
+            .await
+            .unwrap()
+            .state
+            .remaining_today,
+        8
+    );
+    let outbox = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
+    assert_eq!(outbox.entries.len(), 1);
+    assert_eq!(outbox.entries[0].text.content, "Pay the rent");
+
+    // Not yet due: the backoff holds it.
+    assert_eq!(
+        r.engine
+            .hub
+            .call_async(RetryOutbox)
+            .await
+            .unwrap()
+            .unwrap()
+            .delivered,
+        0
+    );
+    std::fs::remove_file(r.dir.root().join("blocked")).unwrap();
+    std::fs::create_dir(r.dir.root().join("blocked")).unwrap();
+    r.clock.advance(Duration::minutes(1));
+    let report = r.engine.hub.call_async(RetryOutbox).await.unwrap().unwrap();
+    assert_eq!((report.delivered, report.still_queued), (1, 0));
+    assert_eq!(
+        r.engine
+            .hub
+            .call_async(RetryOutbox)
+            .await
+            .unwrap()
+            .unwrap()
+            .delivered,
+        0
+    );
+    let out = r.dir.root().join("blocked/out.jsonl");
+    assert_eq!(lines(&out).len(), 1);
+    // A redelivery of the same id is dropped by the receiver.
+    let text = outbox.entries[0].text.clone();
+    r.engine.hub.call_async(Post(text)).await.unwrap().unwrap();
+    assert_eq!(
+        lines(&out).len(),
+        1,
+        "delivery ids make redelivery idempotent"
+    );
+}
+
+mod webhook {
+    use super::*;
+    use wiremock::matchers::{header, method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    fn text() -> OutboundText {
+        OutboundText::proactive("n-1@webhook:42", "webhook", "42", "Stand up and stretch")
+    }
+
+    fn outlet(server: &MockServer, attempts: u32) -> WebhookOutlet {
+        let url = format!("{}/hook", server.uri());
+        WebhookOutlet::new(
+            &url,
+            Some("s3cret".into()),
+            attempts,
+            StdDuration::from_millis(2),
+            StdDuration::from_secs(5),
+        )
+        .unwrap()
+    }
+
+    #[actix_rt::test]
+    async fn posts_the_body_with_the_secret_header() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/hook"))
+            .and(header(SECRET_HEADER, "s3cret"))
+            .respond_with(ResponseTemplate::new(200))
+            .mount(&server)
+            .await;
+        outlet(&server, 3).deliver(&text()).await.unwrap();
+        let reqs = server.received_requests().await.unwrap();
+        assert_eq!(reqs.len(), 1);
+        let body: serde_json::Value = serde_json::from_slice(&reqs[0].body).unwrap();
+        assert_eq!(body["delivery_id"], "n-1@webhook:42");
+        assert_eq!(body["chat_id"], "42");
+        assert_eq!(body["content"], "Stand up and stretch");
+        assert_eq!(body["proactive"], true);
+    }
+
+    #[actix_rt::test]
+    async fn retries_on_503() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(503))
+            .up_to_n_times(2)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200))
+            .mount(&server)
+            .await;
+        outlet(&server, 3).deliver(&text()).await.unwrap();
+        assert_eq!(server.received_requests().await.unwrap().len(), 3);
+    }
+
+    #[actix_rt::test]
+    async fn gives_up_after_the_attempts_and_the_hub_keeps_the_message() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(503))
+            .mount(&server)
+            .await;
+        let err = outlet(&server, 3).deliver(&text()).await.unwrap_err();
+        assert!(matches!(err, OutletError::Transient(_)), "{err:?}");
+        assert_eq!(server.received_requests().await.unwrap().len(), 3);
+
+        let r = rig_with(RavenConfig::default());
+        r.engine
+            .hub
+            .do_send(super::super::hub::RegisterOutlet(std::sync::Arc::new(
+                outlet(&server, 2),
+            )));
+        let posted = r.engine.hub.call_async(Post(text())).await.unwrap();
+        assert!(matches!(posted, Err(PostError::Queued(_))), "{posted:?}");
+        let outbox = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
+        assert_eq!(outbox.entries.len(), 1);
+        assert_eq!(outbox.entries[0].text, text());
+        assert!(outbox.entries[0].last_error.contains("503"));
+    }
+
+    #[actix_rt::test]
+    async fn a_4xx_is_refused_without_retries() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(401))
+            .mount(&server)
+            .await;
+        let err = outlet(&server, 3).deliver(&text()).await.unwrap_err();
+        assert!(matches!(err, OutletError::Refused(_)));
+        assert_eq!(server.received_requests().await.unwrap().len(), 1);
+    }
+}
+
+/// Counts spawns and answers with a fixed result.
+struct CountingSubagent(Rc<Cell<u32>>);
+
+impl SubagentManager for CountingSubagent {
+    fn spawn<'a>(
+        &'a self,
+        task: &'a str,
+        _: &'a str,
+        _: &'a str,
+    ) -> LocalBoxFuture<'a, Result<String, String>> {
+        self.0.set(self.0.get() + 1);
+        Box::pin(async move { Ok(format!("done: {task}")) })
+    }
+}
+
+fn spawn_decision(task: &str) -> PlannerDecision {
+    let mut d = PlannerDecision::skip("r");
+    d.action = Action::SpawnAgent;
+    d.spawn_task = Some(task.into());
+    d.target_session = Some("jsonl:inbox".into());
+    d
+}
+
+fn spawner(r: &Rig, count: Rc<Cell<u32>>) -> ProactiveSpawn {
+    let dispatcher =
+        super::dispatcher::NudgeDispatcher::new(r.engine.hub.clone(), vec!["jsonl:inbox".into()]);
+    ProactiveSpawn::new(
+        r.engine.policy.clone(),
+        Rc::new(CountingSubagent(count)),
+        dispatcher,
+    )
+}
+
+#[actix_rt::test]
+async fn a_policy_denial_stops_a_spawn() {
+    let mut c = jsonl_config("out.jsonl");
+    c.policy.spawn_max_per_day = 0;
+    let r = rig_with(c);
+    let count = Rc::new(Cell::new(0));
+    let result = spawner(&r, count.clone())
+        .dispatch(&spawn_decision("Summarise my inbox"), "n-s1")
+        .await;
+    assert!(!result.delivered);
+    assert!(result.error.unwrap().contains("day_quota"));
+    assert_eq!(count.get(), 0, "the micro-agent never ran");
+}
+
+#[actix_rt::test]
+async fn the_same_task_twice_in_the_dedup_window_runs_once() {
+    let r = rig_with(jsonl_config("out.jsonl"));
+    let count = Rc::new(Cell::new(0));
+    let s = spawner(&r, count.clone());
+    assert!(
+        s.dispatch(&spawn_decision("Summarise my inbox"), "n-s1")
+            .await
+            .delivered
+    );
+    r.clock.advance(Duration::hours(2));
+    let second = s
+        .dispatch(&spawn_decision("Summarise  my INBOX"), "n-s2")
+        .await;
+    assert!(second.error.unwrap().contains("content_dedup"));
+    assert_eq!(count.get(), 1);
+    let l = lines(&r.dir.root().join("out.jsonl"));
+    assert_eq!(l.len(), 1);
+    assert_eq!(l[0]["content"], "done: Summarise my inbox");
+}
+
+#[actix_rt::test]
+async fn feedback_verdicts_retune_the_multiplier_on_the_next_tick() {
+    let r = rig_with(RavenConfig::default());
+    let tracker =
+        NudgeFeedbackTracker::new(r.dir.feedback(), Default::default(), chrono_tz::Tz::UTC);
+    let multiplier = || async {
+        r.engine
+            .policy
+            .call(Snapshot)
+            .await
+            .unwrap()
+            .state
+            .adaptive_multiplier
+    };
+    let give = |ids: std::ops::Range<u32>, verdict: &'static str| {
+        for i in ids.clone() {
+            tracker
+                .record_dispatched(
+                    &format!("n{i}"),
+                    "water",
+                    Priority::Low,
+                    Some("cli:1"),
+                    Source::Sentinel,
+                    noon(),
+                )
+                .unwrap();
+        }
+        ids.map(move |i| (format!("n{i}"), verdict))
+            .collect::<Vec<_>>()
+    };
+    let call = |calls: Vec<(String, &'static str)>| {
+        let tracker = &tracker;
+        with_session("cli:1".into(), async move {
+            for (id, verdict) in calls {
+                nudge_feedback(
+                    tracker,
+                    &json!({"verdict": verdict, "nudge_id": id, "reason": "test"}),
+                    noon(),
+                )
+                .unwrap();
+            }
+        })
+    };
+    // Ten accepted: below the loosening volume gate (15), nothing moves.
+    call(give(0..10, "accepted")).await;
+    r.engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(multiplier().await, 1.0);
+    // Five more: past the gate, loosened.
+    call(give(10..15, "accepted")).await;
+    r.clock.advance(Duration::minutes(30));
+    r.engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(multiplier().await, 1.5);
+    // Thirty dismissals: acceptance 15/45, tightened on the next tick.
+    call(give(15..45, "dismissed")).await;
+    r.clock.advance(Duration::minutes(30));
+    r.engine.runner.call_async(Tick).await.unwrap();
+    let m = multiplier().await;
+    assert!(m < 1.0, "{m}");
+    // An unknown id is a clear error for the LLM, and nothing is recorded.
+    let err = nudge_feedback(
+        &tracker,
+        &json!({"verdict": "accepted", "nudge_id": "n-nope"}),
+        noon(),
+    )
+    .unwrap_err();
+    assert!(err.contains("n-nope"));
+    let err = nudge_feedback(
+        &tracker,
+        &json!({"verdict": "meh", "nudge_id": "n1"}),
+        noon(),
+    )
+    .unwrap_err();
+    assert!(err.contains("unknown verdict"));
+}

@@ -1,0 +1,50 @@
+//! Test doubles shared by the unit tests.
+
+use crate::planner::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
+use crate::supervise::LocalBoxFuture;
+use serde_json::Value;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+/// Answers every call with a `planner_decision` call of `reply` (or its error), counting.
+#[derive(Clone, Default)]
+pub struct Scripted {
+    pub calls: Rc<Cell<u32>>,
+    pub reply: Rc<RefCell<Option<Result<Value, ProviderError>>>>,
+}
+
+impl Scripted {
+    pub fn answering(args: Value) -> Scripted {
+        let s = Scripted::default();
+        s.set(Ok(args));
+        s
+    }
+
+    pub fn set(&self, r: Result<Value, ProviderError>) {
+        *self.reply.borrow_mut() = Some(r);
+    }
+}
+
+impl Provider for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        _: &'a CompletionRequest,
+    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+        self.calls.set(self.calls.get() + 1);
+        let r = self
+            .reply
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| Err(ProviderError::Decode("no reply scripted".into())));
+        Box::pin(async move {
+            r.map(|arguments| ProviderReply::ToolCall {
+                name: "planner_decision".into(),
+                arguments,
+            })
+        })
+    }
+}
