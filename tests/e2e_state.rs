@@ -12,22 +12,9 @@ fn a_corrupt_state_file_is_kept_aside_and_named() {
     let garbage = b"{\"policy\": {\"fires\": [ this is not json";
     std::fs::write(&state, garbage).unwrap();
 
-    let out = support::raven(
-        dir.path(),
-        &[
-            "policy",
-            "explain",
-            "--content",
-            "Drink water",
-            "--at",
-            "2026-03-02T12:00:00Z",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out =
+        support::raven(dir.path(), &["policy", "explain", "--content", "Drink water", "--at", "2026-03-02T12:00:00Z"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&state.display().to_string()), "{stderr}");
     assert!(stderr.contains("corrupt"), "{stderr}");
@@ -35,23 +22,11 @@ fn a_corrupt_state_file_is_kept_aside_and_named() {
     let kept: Vec<_> = std::fs::read_dir(&sentinel)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("state.json.corrupt-")
-        })
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("state.json.corrupt-"))
         .collect();
     assert_eq!(kept.len(), 1, "{kept:?}");
-    assert_eq!(
-        std::fs::read(&kept[0]).unwrap(),
-        garbage,
-        "kept byte for byte"
-    );
-    assert!(
-        stderr.contains(&kept[0].display().to_string()),
-        "the message names the copy: {stderr}"
-    );
+    assert_eq!(std::fs::read(&kept[0]).unwrap(), garbage, "kept byte for byte");
+    assert!(stderr.contains(&kept[0].display().to_string()), "the message names the copy: {stderr}");
     // The gate ran on empty state.
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("verdict: allow"));
 }

@@ -40,13 +40,7 @@ fn batch_ns(p: &NudgePolicy) -> f64 {
     let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
     let t = Instant::now();
     for _ in 0..BATCH {
-        black_box(p.check(
-            black_box(Action::Nudge),
-            black_box(Some("cli:1")),
-            black_box(CONTENT),
-            Priority::Low,
-            now,
-        ));
+        black_box(p.check(black_box(Action::Nudge), black_box(Some("cli:1")), black_box(CONTENT), Priority::Low, now));
     }
     t.elapsed().as_nanos() as f64 / BATCH as f64
 }
@@ -61,10 +55,7 @@ fn main() {
     for (p, n) in policies.iter().zip(sizes) {
         assert_eq!(p.state().fires.len(), n);
         let v = p.check(Action::Nudge, Some("cli:1"), CONTENT, Priority::Low, now);
-        assert!(
-            v.allow,
-            "the benchmark request must pass every layer: {v:?}"
-        );
+        assert!(v.allow, "the benchmark request must pass every layer: {v:?}");
         batch_ns(p); // warm-up
     }
     // Samples interleave the sizes, so drift of the machine hits all of them alike.
@@ -83,16 +74,8 @@ fn main() {
         .collect();
     println!("{:<34} {:>12}", "benchmark", "p50");
     for (n, ns) in sizes.iter().zip(&p50) {
-        println!(
-            "{:<34} {:>9.0} ns",
-            format!("policy check(), ledger {n}"),
-            ns
-        );
+        println!("{:<34} {:>9.0} ns", format!("policy check(), ledger {n}"), ns);
     }
-    println!(
-        "{:<34} {:>12.2}",
-        "policy check() ratio 10k/100",
-        p50[2] / p50[0]
-    );
+    println!("{:<34} {:>12.2}", "policy check() ratio 10k/100", p50[2] / p50[0]);
     println!("targets: p50 <= 1000 ns at 10k, ratio <= 2");
 }

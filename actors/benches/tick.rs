@@ -26,10 +26,7 @@ fn megabyte(line: impl Fn(usize) -> String) -> String {
 }
 
 fn no_outlet() -> Overrides {
-    Overrides {
-        router: Some(Rc::new(NoOutlet)),
-        ..Overrides::default()
-    }
+    Overrides { router: Some(Rc::new(NoOutlet)), ..Overrides::default() }
 }
 
 fn p50(mut v: Vec<f64>) -> f64 {
@@ -55,14 +52,7 @@ fn main() {
     .unwrap();
     std::fs::write(
         dir.history(),
-        megabyte(|i| {
-            format!(
-                "- 2026-02-{:02} {:02}:{:02} user: message number {i}",
-                1 + i % 28,
-                i % 24,
-                i % 60
-            )
-        }),
+        megabyte(|i| format!("- 2026-02-{:02} {:02}:{:02} user: message number {i}", 1 + i % 28, i % 24, i % 60)),
     )
     .unwrap();
 
@@ -102,18 +92,9 @@ fn main() {
     let _ = std::fs::remove_dir_all(&tmp);
 
     println!("{:<52} {:>10}", "benchmark", "figure");
-    println!(
-        "{:<52} {:>7.3} ms",
-        "tick p50, rules provider, 1 MB memory + history", full
-    );
-    println!(
-        "{:<52} {:>7.3} ms",
-        "tick p50, unchanged-context fast path", fast
-    );
-    println!(
-        "{:<52} {:>7.3} ms",
-        "baseline: read the two files, p50", read
-    );
+    println!("{:<52} {:>7.3} ms", "tick p50, rules provider, 1 MB memory + history", full);
+    println!("{:<52} {:>7.3} ms", "tick p50, unchanged-context fast path", fast);
+    println!("{:<52} {:>7.3} ms", "baseline: read the two files, p50", read);
     println!("{:<52} {:>10.2}", "ratio tick / baseline", full / read);
     println!("{:<52} {:>10}", "LLM calls, idle day of 48 ticks", calls);
     println!("targets: tick p50 <= 1 ms; idle day <= 6 LLM calls");

@@ -18,11 +18,7 @@ impl DataDir {
         if let Some(p) = explicit {
             return Ok(DataDir::new(p));
         }
-        let env = |k: &str| {
-            std::env::var_os(k)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
+        let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
         if let Some(p) = env("RAVEN_HOME") {
             return Ok(DataDir::new(p));
         }
@@ -89,13 +85,7 @@ impl DataDir {
 
     /// Creates the dirs the engine writes to, private to the user (0700).
     pub fn ensure(&self) -> std::io::Result<()> {
-        for dir in [
-            self.root.clone(),
-            self.sentinel_dir(),
-            self.workspace(),
-            self.user_memory(),
-            self.sessions(),
-        ] {
+        for dir in [self.root.clone(), self.sentinel_dir(), self.workspace(), self.user_memory(), self.sessions()] {
             std::fs::create_dir_all(&dir)?;
             #[cfg(unix)]
             {

@@ -62,30 +62,20 @@ pub fn provider(config: &RavenConfig) -> Result<SharedProvider, String> {
         return Ok(Rc::new(RulesProvider::new(config.general.timezone)));
     }
     let key = std::env::var(&llm.api_key_env).ok();
-    OpenAiProvider::new(
-        &llm.base_url,
-        &llm.model,
-        key,
-        Duration::from_secs(llm.timeout_s),
-    )
-    .map(|p| Rc::new(p) as SharedProvider)
-    .map_err(|e| format!("llm provider: {e}"))
+    OpenAiProvider::new(&llm.base_url, &llm.model, key, Duration::from_secs(llm.timeout_s))
+        .map(|p| Rc::new(p) as SharedProvider)
+        .map_err(|e| format!("llm provider: {e}"))
 }
 
 /// The outlets `[delivery]` configures: `cli` always, `jsonl` and `webhook` when set.
-pub fn configured_outlets(
-    dir: &DataDir,
-    config: &RavenConfig,
-) -> Result<Vec<Arc<dyn Outlet>>, String> {
+pub fn configured_outlets(dir: &DataDir, config: &RavenConfig) -> Result<Vec<Arc<dyn Outlet>>, String> {
     let d = &config.delivery;
     let mut out: Vec<Arc<dyn Outlet>> = vec![Arc::new(CliOutlet::stdout())];
     if !d.jsonl_path.trim().is_empty() {
         out.push(Arc::new(JsonlOutlet::new(dir.root().join(&d.jsonl_path))));
     }
     if !d.webhook_url.trim().is_empty() {
-        let secret = std::env::var(&d.webhook_secret_env)
-            .ok()
-            .filter(|s| !s.is_empty());
+        let secret = std::env::var(&d.webhook_secret_env).ok().filter(|s| !s.is_empty());
         let w = WebhookOutlet::new(
             &d.webhook_url,
             secret,
@@ -100,34 +90,19 @@ pub fn configured_outlets(
 
 impl Engine {
     /// Starts the actors on the current actix arbiter, as configured.
-    pub fn start(
-        dir: &DataDir,
-        config: &RavenConfig,
-        clock: SharedClock,
-    ) -> Result<Engine, String> {
+    pub fn start(dir: &DataDir, config: &RavenConfig, clock: SharedClock) -> Result<Engine, String> {
         Engine::start_with(dir, config, clock, Overrides::default())
     }
 
-    pub fn start_with(
-        dir: &DataDir,
-        config: &RavenConfig,
-        clock: SharedClock,
-        o: Overrides,
-    ) -> Result<Engine, String> {
-        dir.ensure()
-            .map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
+    pub fn start_with(dir: &DataDir, config: &RavenConfig, clock: SharedClock, o: Overrides) -> Result<Engine, String> {
+        dir.ensure().map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
         let tz = config.general.timezone;
         let metrics = Metrics::default();
-        let restart =
-            |actor: &str| RestartPolicy::from(&config.supervise).with_fault_from_env(actor);
+        let restart = |actor: &str| RestartPolicy::from(&config.supervise).with_fault_from_env(actor);
         // One store for the policy, the injector, the defer heap and the outbox.
         let store = Arc::new(JsonStateStore::new(dir.state()));
         let policy = start(
-            NudgePolicyService::new(
-                NudgePolicy::new(config.policy.clone(), tz),
-                Some(store.clone()),
-                clock.clone(),
-            ),
+            NudgePolicyService::new(NudgePolicy::new(config.policy.clone(), tz), Some(store.clone()), clock.clone()),
             &metrics,
             restart("NudgePolicy"),
         );
@@ -136,48 +111,34 @@ impl Engine {
             None => provider(config)?,
         };
         let provider_name = provider.name().to_owned();
-        let planner = start(
-            PlannerService::new(ProactivePlanner::new(provider.clone())),
-            &metrics,
-            restart("Planner"),
-        );
+        let planner = start(PlannerService::new(ProactivePlanner::new(provider.clone())), &metrics, restart("Planner"));
         let assembler = start(
             AssemblerService::new(ContextAssembler::new(dir, config.context.clone())),
             &metrics,
             restart("ContextAssembler"),
         );
         let watched = assembler.clone();
-        let attention_watch =
-            match watch_file(&dir.attention(), move || watched.do_send(AttentionChanged)) {
-                Ok(w) => Some(w),
-                Err(e) => {
-                    // The assembler still re-reads after the runner's own writes.
-                    tracing::warn!(
-                    "attention.md is not watched, a hand edit is seen after the next update: {e}"
-                );
-                    None
-                }
-            };
+        let attention_watch = match watch_file(&dir.attention(), move || watched.do_send(AttentionChanged)) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                // The assembler still re-reads after the runner's own writes.
+                tracing::warn!("attention.md is not watched, a hand edit is seen after the next update: {e}");
+                None
+            }
+        };
         let backoff = chrono::Duration::seconds(config.delivery.outbox_backoff_s);
         let hub = start(
-            DeliveryHubService::new(store.clone(), clock.clone(), backoff),
+            DeliveryHubService::new(store.clone(), clock.clone(), backoff, Some(policy.clone())),
             &metrics,
             restart("DeliveryHub"),
         );
-        for outlet in configured_outlets(dir, config)?
-            .into_iter()
-            .chain(o.outlets)
-        {
+        for outlet in configured_outlets(dir, config)?.into_iter().chain(o.outlets) {
             hub.do_send(RegisterOutlet(outlet));
         }
         let x = &config.executor;
         let injector = start(
             InjectorService::new(
-                NudgeInjector::new(
-                    store.clone(),
-                    chrono::Duration::minutes(x.inject_ttl_minutes),
-                    x.inject_cap,
-                ),
+                NudgeInjector::new(store.clone(), chrono::Duration::minutes(x.inject_ttl_minutes), x.inject_cap),
                 policy.clone(),
                 clock.clone(),
             ),
@@ -204,11 +165,7 @@ impl Engine {
                 dispatcher: dispatcher.clone(),
                 injector: injector.clone(),
                 defer: defer.clone(),
-                spawn: ProactiveSpawn::new(
-                    policy.clone(),
-                    Rc::new(OneCallSubagent::new(provider)),
-                    dispatcher,
-                ),
+                spawn: ProactiveSpawn::new(policy.clone(), Rc::new(OneCallSubagent::new(provider)), dispatcher),
             }),
         };
         let runner = SentinelRunner::new(RunnerDeps {
@@ -219,22 +176,12 @@ impl Engine {
             clock,
             tz,
             tracker: NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz),
-            attention: Some(AttentionUpdater::new(
-                dir.attention(),
-                producers::defaults(),
-            )),
+            attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
             cfg: config.sentinel.clone(),
             discovery: None,
-            daily_analysis: config
-                .context
-                .daily_analysis
-                .then(|| dir.user_memory().join("daily_analysis.json")),
+            daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
         });
-        let runner = start(
-            RunnerService::new(runner),
-            &metrics,
-            restart("SentinelRunner"),
-        );
+        let runner = start(RunnerService::new(runner), &metrics, restart("SentinelRunner"));
         Ok(Engine {
             metrics,
             store,

@@ -30,21 +30,11 @@ impl Provider for Scripted {
         "scripted"
     }
 
-    fn complete<'a>(
-        &'a self,
-        _: &'a CompletionRequest,
-    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+    fn complete<'a>(&'a self, _: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         self.calls.set(self.calls.get() + 1);
-        let r = self
-            .reply
-            .borrow()
-            .clone()
-            .unwrap_or_else(|| Err(ProviderError::Decode("no reply scripted".into())));
-        Box::pin(async move {
-            r.map(|arguments| ProviderReply::ToolCall {
-                name: "planner_decision".into(),
-                arguments,
-            })
-        })
+        let r = self.reply.borrow().clone().unwrap_or_else(|| Err(ProviderError::Decode("no reply scripted".into())));
+        Box::pin(
+            async move { r.map(|arguments| ProviderReply::ToolCall { name: "planner_decision".into(), arguments }) },
+        )
     }
 }

@@ -54,9 +54,7 @@ fn four_processes_times_250_increments_is_exactly_1000() {
     for mut c in children {
         assert!(c.wait().unwrap().success(), "a worker failed");
     }
-    let (counter, _) = JsonStateStore::new(&path)
-        .read::<Counter>("counter")
-        .unwrap();
+    let (counter, _) = JsonStateStore::new(&path).read::<Counter>("counter").unwrap();
     assert_eq!(counter.n, WORKERS as u64 * INCREMENTS);
     let stray: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()

@@ -7,11 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "raven",
-    version,
-    about = "A proactive engine for a personal LLM agent"
-)]
+#[command(name = "raven", version, about = "A proactive engine for a personal LLM agent")]
 struct Cli {
     /// The data dir (default: $RAVEN_HOME, else $XDG_DATA_HOME/raven, else ~/.local/share/raven).
     #[arg(long, global = true, value_name = "DIR")]
@@ -41,19 +37,15 @@ enum Command {
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("RAVEN_LOG")
-                .unwrap_or_else(|_| "warn".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("RAVEN_LOG").unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let result =
-        raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
-            Command::Config(c) => commands::config::run(c, &dir),
-            Command::Policy(c) => commands::policy::run(c, &dir),
-            Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
-        });
+    let result = raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
+        Command::Config(c) => commands::config::run(c, &dir),
+        Command::Policy(c) => commands::policy::run(c, &dir),
+        Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

@@ -23,46 +23,26 @@ fn text(b: &[u8]) -> String {
 #[test]
 fn config_show_names_the_origin_of_each_value() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("config.toml"),
-        "[policy]\nmax_per_day = 3\n",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("config.toml"), "[policy]\nmax_per_day = 3\n").unwrap();
     let out = raven(dir.path(), &["config", "show"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     let file = dir.path().join("config.toml").display().to_string();
-    let day = stdout
-        .lines()
-        .find(|l| l.starts_with("policy.max_per_day"))
-        .unwrap();
+    let day = stdout.lines().find(|l| l.starts_with("policy.max_per_day")).unwrap();
     assert!(day.contains("= 3") && day.contains(&file), "{day}");
-    let quiet = stdout
-        .lines()
-        .find(|l| l.starts_with("policy.quiet_hours.start"))
-        .unwrap();
-    assert!(
-        quiet.contains("\"23:00\"") && quiet.ends_with("# default"),
-        "{quiet}"
-    );
+    let quiet = stdout.lines().find(|l| l.starts_with("policy.quiet_hours.start")).unwrap();
+    assert!(quiet.contains("\"23:00\"") && quiet.ends_with("# default"), "{quiet}");
 }
 
 #[test]
 fn a_bad_key_is_a_clear_error_naming_key_and_file() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("config.toml"),
-        "[policy]\nquiet_hourz = 1\n",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("config.toml"), "[policy]\nquiet_hourz = 1\n").unwrap();
     let out = raven(dir.path(), &["config", "show"]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("quiet_hourz"), "{err}");
-    assert!(
-        err.contains(&dir.path().join("config.toml").display().to_string()),
-        "{err}"
-    );
+    assert!(err.contains(&dir.path().join("config.toml").display().to_string()), "{err}");
     assert!(out.stdout.is_empty());
 }
 
@@ -90,81 +70,32 @@ fn policy_explain_reads_the_ledger_in_the_data_dir() {
 
     let out = raven(
         dir.path(),
-        &[
-            "policy",
-            "explain",
-            "--content",
-            "Drink water",
-            "--session",
-            "cli:1",
-            "--at",
-            "2026-03-02T12:00:00Z",
-        ],
+        &["policy", "explain", "--content", "Drink water", "--session", "cli:1", "--at", "2026-03-02T12:00:00Z"],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(
-        stdout.starts_with("verdict: deny at layer 4 (day_quota): 8 of 8 nudges sent today"),
-        "{stdout}"
-    );
+    assert!(stdout.starts_with("verdict: deny at layer 4 (day_quota): 8 of 8 nudges sent today"), "{stdout}");
     assert!(stdout.contains("(8 fires on record)"), "{stdout}");
 
     // High priority does not bypass the day quota; a spawn has its own line.
     let out = raven(
         dir.path(),
-        &[
-            "policy",
-            "explain",
-            "--content",
-            "Drink water",
-            "--priority",
-            "high",
-            "--at",
-            "2026-03-02T12:00:00Z",
-        ],
+        &["policy", "explain", "--content", "Drink water", "--priority", "high", "--at", "2026-03-02T12:00:00Z"],
     );
-    assert!(
-        text(&out.stdout).starts_with("verdict: deny at layer 4"),
-        "{}",
-        text(&out.stdout)
-    );
+    assert!(text(&out.stdout).starts_with("verdict: deny at layer 4"), "{}", text(&out.stdout));
     let out = raven(
         dir.path(),
-        &[
-            "policy",
-            "explain",
-            "--action",
-            "spawn-agent",
-            "--content",
-            "Weekly digest",
-            "--at",
-            "2026-03-02T12:00:00Z",
-        ],
+        &["policy", "explain", "--action", "spawn-agent", "--content", "Weekly digest", "--at", "2026-03-02T12:00:00Z"],
     );
-    assert!(
-        text(&out.stdout).starts_with("verdict: allow"),
-        "{}",
-        text(&out.stdout)
-    );
+    assert!(text(&out.stdout).starts_with("verdict: allow"), "{}", text(&out.stdout));
 }
 
 #[test]
 fn policy_explain_at_night_names_quiet_hours_and_the_bypass() {
     let dir = tempfile::tempdir().unwrap();
-    let night = [
-        "policy",
-        "explain",
-        "--content",
-        "Drink water",
-        "--at",
-        "2026-03-02T23:30:00Z",
-    ];
+    let night = ["policy", "explain", "--content", "Drink water", "--at", "2026-03-02T23:30:00Z"];
     let out = raven(dir.path(), &night);
-    assert!(
-        text(&out.stdout).starts_with("verdict: deny at layer 2 (quiet_hours)"),
-        "{}",
-        text(&out.stdout)
-    );
+    assert!(text(&out.stdout).starts_with("verdict: deny at layer 2 (quiet_hours)"), "{}", text(&out.stdout));
     let mut high = night.to_vec();
     high.extend(["--priority", "high"]);
     let out = raven(dir.path(), &high);
@@ -178,59 +109,34 @@ fn policy_explain_at_night_names_quiet_hours_and_the_bypass() {
 #[test]
 fn a_bad_time_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let out = raven(
-        dir.path(),
-        &["policy", "explain", "--content", "x", "--at", "tomorrow"],
-    );
+    let out = raven(dir.path(), &["policy", "explain", "--content", "x", "--at", "tomorrow"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("RFC 3339"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert!(text(&out.stderr).contains("RFC 3339"), "{}", text(&out.stderr));
 }
 
 #[test]
 fn tick_delivers_an_imminent_deadline_to_the_terminal_with_the_rules_provider() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("workspace")).unwrap();
-    std::fs::write(
-        dir.path().join("workspace/MEMORY.md"),
-        "- [ ] Call the bank due: 2026-03-02 12:30\n",
-    )
-    .unwrap();
-    let out = raven(
-        dir.path(),
-        &["tick", "--at", "2026-03-02T12:00:00Z", "--metrics"],
-    );
+    std::fs::write(dir.path().join("workspace/MEMORY.md"), "- [ ] Call the bank due: 2026-03-02 12:30\n").unwrap();
+    let out = raven(dir.path(), &["tick", "--at", "2026-03-02T12:00:00Z", "--metrics"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("[raven ⏰] Reminder: Call the bank is due at 12:30."),
-        "{stdout}"
-    );
+    assert!(stdout.contains("[raven ⏰] Reminder: Call the bank is due at 12:30."), "{stdout}");
     assert!(stdout.contains("route:    nudge"), "{stdout}");
     assert!(stdout.contains("provider: rules"), "{stdout}");
-    for actor in [
-        "NudgePolicy",
-        "Planner",
-        "ContextAssembler",
-        "SentinelRunner",
-        "DeliveryHub",
-        "NudgeInjector",
-        "DeferManager",
-    ] {
+    for actor in
+        ["NudgePolicy", "Planner", "ContextAssembler", "SentinelRunner", "DeliveryHub", "NudgeInjector", "DeferManager"]
+    {
         assert!(stdout.contains(actor), "{actor} missing: {stdout}");
     }
     // The fire is in the ledger: the same tick again is refused by the gate.
     let out = raven(dir.path(), &["tick", "--at", "2026-03-02T12:05:00Z"]);
     let stdout = text(&out.stdout);
     assert!(stdout.contains("route:    nudge:denied"), "{stdout}");
-    assert!(
-        std::fs::read_to_string(dir.path().join("user_memory/attention.md"))
-            .unwrap()
-            .contains("## Upcoming deadlines")
-    );
+    assert!(std::fs::read_to_string(dir.path().join("user_memory/attention.md"))
+        .unwrap()
+        .contains("## Upcoming deadlines"));
 }
 
 #[test]
@@ -238,9 +144,30 @@ fn tick_in_quiet_hours_takes_the_fast_path() {
     let dir = tempfile::tempdir().unwrap();
     let out = raven(dir.path(), &["tick", "--at", "2026-03-02T23:30:00Z"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains("route:    fast_path_skip"),
-        "{}",
-        text(&out.stdout)
-    );
+    assert!(text(&out.stdout).contains("route:    fast_path_skip"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn tick_delivers_through_the_configured_jsonl_outlet_and_retries_the_outbox() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("workspace")).unwrap();
+    std::fs::write(dir.path().join("workspace/MEMORY.md"), "- [ ] Call the bank due: 2026-03-02 12:30\n").unwrap();
+    std::fs::write(
+        dir.path().join("config.toml"),
+        "[delivery]\njsonl_path = \"out/deliveries.jsonl\"\ndefault_targets = [\"jsonl:me\"]\noutbox_backoff_s = 1\n",
+    )
+    .unwrap();
+    // `out` is a file: the outlet fails, the message waits in the outbox.
+    std::fs::write(dir.path().join("out"), "").unwrap();
+    let out = raven(dir.path(), &["tick", "--at", "2026-03-02T12:00:00Z"]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("not delivered"), "{stdout}");
+    std::fs::remove_file(dir.path().join("out")).unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let out = raven(dir.path(), &["tick", "--at", "2026-03-02T12:01:00Z"]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("outbox:   1 delivered, 0 still queued"), "{stdout}");
+    let delivered = std::fs::read_to_string(dir.path().join("out/deliveries.jsonl")).unwrap();
+    assert_eq!(delivered.lines().count(), 1, "{delivered}");
+    assert!(delivered.contains("Reminder: Call the bank is due at 12:30."));
 }

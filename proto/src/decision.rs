@@ -21,13 +21,8 @@ pub enum Action {
 }
 
 impl Action {
-    pub const ALL: [Action; 5] = [
-        Action::Skip,
-        Action::Nudge,
-        Action::NudgeInject,
-        Action::NudgeDefer,
-        Action::SpawnAgent,
-    ];
+    pub const ALL: [Action; 5] =
+        [Action::Skip, Action::Nudge, Action::NudgeInject, Action::NudgeDefer, Action::SpawnAgent];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -46,10 +41,7 @@ impl Action {
 
     /// The three actions that deliver a message written by the Planner.
     pub fn is_nudge(self) -> bool {
-        matches!(
-            self,
-            Action::Nudge | Action::NudgeInject | Action::NudgeDefer
-        )
+        matches!(self, Action::Nudge | Action::NudgeInject | Action::NudgeDefer)
     }
 }
 
@@ -59,9 +51,7 @@ impl fmt::Display for Action {
     }
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord, Default,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Priority {
     #[default]
@@ -131,16 +121,8 @@ impl PlannerDecision {
     }
 
     /// A nudge-family decision with its message; the caller sets the rest.
-    pub fn with_message(
-        action: Action,
-        message: impl Into<String>,
-        reason: impl Into<String>,
-    ) -> Self {
-        PlannerDecision {
-            action,
-            nudge_message: Some(message.into()),
-            ..PlannerDecision::skip(reason)
-        }
+    pub fn with_message(action: Action, message: impl Into<String>, reason: impl Into<String>) -> Self {
+        PlannerDecision { action, nudge_message: Some(message.into()), ..PlannerDecision::skip(reason) }
     }
 
     /// Spec §4 step 3: turns `planner_decision` tool arguments into a decision. Arguments
@@ -151,11 +133,7 @@ impl PlannerDecision {
             return PlannerDecision::skip("planner_error:args_not_object");
         };
         let text = |key: &str| -> Option<String> {
-            obj.get(key)
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
+            obj.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned)
         };
         let raw = Some(args.to_string());
         let action_text = obj.get("action").and_then(Value::as_str).unwrap_or("");
@@ -165,11 +143,7 @@ impl PlannerDecision {
                 ..PlannerDecision::skip(format!("invalid_action:{action_text}"))
             };
         };
-        let priority = obj
-            .get("priority")
-            .and_then(Value::as_str)
-            .and_then(Priority::parse)
-            .unwrap_or(Priority::Low);
+        let priority = obj.get("priority").and_then(Value::as_str).and_then(Priority::parse).unwrap_or(Priority::Low);
         // A score sent as a string ("0.8") is read too; anything unreadable is 0.
         let proactivity_score = match obj.get("proactivity_score").or_else(|| obj.get("score")) {
             Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0),
@@ -194,17 +168,12 @@ impl PlannerDecision {
     /// action whose conditionally-required field is missing to skip, so executors downstream
     /// never need defensive checks.
     pub fn validated(mut self) -> PlannerDecision {
-        self.proactivity_score = if self.proactivity_score.is_nan() {
-            0.0
-        } else {
-            self.proactivity_score.clamp(0.0, 1.0)
-        };
+        self.proactivity_score =
+            if self.proactivity_score.is_nan() { 0.0 } else { self.proactivity_score.clamp(0.0, 1.0) };
         let present = |f: &Option<String>| f.as_deref().is_some_and(|s| !s.trim().is_empty());
         let missing = match self.action {
             Action::Skip => None,
-            Action::Nudge | Action::NudgeInject if !present(&self.nudge_message) => {
-                Some("nudge_message")
-            }
+            Action::Nudge | Action::NudgeInject if !present(&self.nudge_message) => Some("nudge_message"),
             Action::NudgeDefer if !present(&self.nudge_message) => Some("nudge_message"),
             Action::NudgeDefer if !present(&self.defer_condition) => Some("defer_condition"),
             Action::SpawnAgent if !present(&self.spawn_task) => Some("spawn_task"),
@@ -227,14 +196,8 @@ mod tests {
     #[test]
     fn each_action_parses_from_valid_args() {
         let cases = [
-            (
-                json!({"action":"skip","reason":"r","proactivity_score":0.1}),
-                Action::Skip,
-            ),
-            (
-                json!({"action":"nudge","reason":"r","proactivity_score":0.9,"nudge_message":"hi"}),
-                Action::Nudge,
-            ),
+            (json!({"action":"skip","reason":"r","proactivity_score":0.1}), Action::Skip),
+            (json!({"action":"nudge","reason":"r","proactivity_score":0.9,"nudge_message":"hi"}), Action::Nudge),
             (
                 json!({"action":"nudge_inject","reason":"r","proactivity_score":0.5,"nudge_message":"hi","target_session":"cli:1"}),
                 Action::NudgeInject,
@@ -249,11 +212,7 @@ mod tests {
             ),
         ];
         for (args, want) in cases {
-            assert_eq!(
-                PlannerDecision::from_tool_args(&args).action,
-                want,
-                "{args}"
-            );
+            assert_eq!(PlannerDecision::from_tool_args(&args).action, want, "{args}");
         }
     }
 
@@ -273,9 +232,7 @@ mod tests {
 
     #[test]
     fn invalid_priority_becomes_low() {
-        let d = PlannerDecision::from_tool_args(
-            &json!({"action":"nudge","priority":"urgent!!","nudge_message":"x"}),
-        );
+        let d = PlannerDecision::from_tool_args(&json!({"action":"nudge","priority":"urgent!!","nudge_message":"x"}));
         assert_eq!(d.action, Action::Nudge);
         assert_eq!(d.priority, Priority::Low);
     }

@@ -18,12 +18,7 @@ pub struct OutboundText {
 }
 
 impl OutboundText {
-    pub fn proactive(
-        delivery_id: impl Into<String>,
-        channel: &str,
-        chat_id: &str,
-        content: impl Into<String>,
-    ) -> Self {
+    pub fn proactive(delivery_id: impl Into<String>, channel: &str, chat_id: &str, content: impl Into<String>) -> Self {
         let mut extras = BTreeMap::new();
         extras.insert(SENTINEL_ORIGIN.to_owned(), "true".to_owned());
         OutboundText {
@@ -36,9 +31,7 @@ impl OutboundText {
     }
 
     pub fn is_proactive(&self) -> bool {
-        self.extras
-            .get(SENTINEL_ORIGIN)
-            .is_some_and(|v| v == "true")
+        self.extras.get(SENTINEL_ORIGIN).is_some_and(|v| v == "true")
     }
 
     /// `channel:chat_id`.
@@ -51,9 +44,6 @@ impl OutboundText {
 pub fn split_target(target: &str) -> (String, String) {
     match target.split_once(':') {
         Some((c, id)) if !c.is_empty() && !id.is_empty() => (c.to_owned(), id.to_owned()),
-        _ => (
-            target.trim_end_matches(':').to_owned(),
-            "default".to_owned(),
-        ),
+        _ => (target.trim_end_matches(':').to_owned(), "default".to_owned()),
     }
 }

@@ -14,8 +14,6 @@ pub mod wire;
 pub use decision::{Action, PlannerDecision, Priority};
 pub use delivery::{split_target, OutboundText};
 pub use outcome::{ExecutionResult, TickOutcome};
-pub use planner_context::{
-    ActiveSession, CalendarEntry, PlannerContext, PolicySnapshot, Routine, TopicFireHistory,
-};
+pub use planner_context::{ActiveSession, CalendarEntry, PlannerContext, PolicySnapshot, Routine, TopicFireHistory};
 pub use policy::{PolicyLayer, Verdict};
 pub use turn::{BusyPolicy, Origin, TurnRequest};

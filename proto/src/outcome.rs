@@ -14,19 +14,11 @@ pub struct ExecutionResult {
 
 impl ExecutionResult {
     pub fn delivered(targets: Vec<String>) -> Self {
-        ExecutionResult {
-            delivered: true,
-            targets,
-            error: None,
-        }
+        ExecutionResult { delivered: true, targets, error: None }
     }
 
     pub fn failed(error: impl Into<String>) -> Self {
-        ExecutionResult {
-            delivered: false,
-            targets: Vec::new(),
-            error: Some(error.into()),
-        }
+        ExecutionResult { delivered: false, targets: Vec::new(), error: Some(error.into()) }
     }
 }
 

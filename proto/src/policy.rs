@@ -89,10 +89,7 @@ impl PolicyLayer {
     pub fn high_priority_may_bypass(self) -> bool {
         matches!(
             self,
-            PolicyLayer::QuietHours
-                | PolicyLayer::DynamicDnd
-                | PolicyLayer::PersonaDnd
-                | PolicyLayer::HourQuota
+            PolicyLayer::QuietHours | PolicyLayer::DynamicDnd | PolicyLayer::PersonaDnd | PolicyLayer::HourQuota
         )
     }
 }
@@ -121,20 +118,10 @@ impl Verdict {
             let names: Vec<_> = bypassed.iter().map(|l| l.name()).collect();
             format!("allowed (high priority bypassed {})", names.join(", "))
         };
-        Verdict {
-            allow: true,
-            layer: None,
-            reason,
-            bypassed,
-        }
+        Verdict { allow: true, layer: None, reason, bypassed }
     }
 
     pub fn deny(layer: PolicyLayer, reason: impl Into<String>) -> Self {
-        Verdict {
-            allow: false,
-            layer: Some(layer),
-            reason: reason.into(),
-            bypassed: Vec::new(),
-        }
+        Verdict { allow: false, layer: Some(layer), reason: reason.into(), bypassed: Vec::new() }
     }
 }

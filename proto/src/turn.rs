@@ -96,11 +96,7 @@ impl TurnRequest {
         busy_policy: BusyPolicy,
         created_at: DateTime<Utc>,
     ) -> Self {
-        let busy_policy = if origin == Origin::User {
-            busy_policy
-        } else {
-            BusyPolicy::Append
-        };
+        let busy_policy = if origin == Origin::User { busy_policy } else { BusyPolicy::Append };
         TurnRequest {
             request_id: request_id.into(),
             origin,
@@ -124,27 +120,13 @@ mod tests {
 
     #[test]
     fn proactive_origins_are_demoted_to_append() {
-        for origin in [
-            Origin::Sentinel,
-            Origin::Cron,
-            Origin::Heartbeat,
-            Origin::Subagent,
-        ] {
+        for origin in [Origin::Sentinel, Origin::Cron, Origin::Heartbeat, Origin::Subagent] {
             for bp in [BusyPolicy::Inject, BusyPolicy::Interrupt] {
                 let t = TurnRequest::new("r", origin, "c", "cli", "1", "x", bp, Utc::now());
                 assert_eq!(t.busy_policy(), BusyPolicy::Append);
             }
         }
-        let u = TurnRequest::new(
-            "r",
-            Origin::User,
-            "c",
-            "cli",
-            "1",
-            "x",
-            BusyPolicy::Inject,
-            Utc::now(),
-        );
+        let u = TurnRequest::new("r", Origin::User, "c", "cli", "1", "x", BusyPolicy::Inject, Utc::now());
         assert_eq!(u.busy_policy(), BusyPolicy::Inject);
     }
 }

@@ -10,18 +10,10 @@ use std::io::Read;
 fn turn_strategy() -> impl Strategy<Value = TurnRequest> {
     (
         ".{0,40}",
-        prop_oneof![
-            Just(Origin::User),
-            Just(Origin::Sentinel),
-            Just(Origin::Cron)
-        ],
+        prop_oneof![Just(Origin::User), Just(Origin::Sentinel), Just(Origin::Cron)],
         ".{0,20}",
         ".{0,200}",
-        prop_oneof![
-            Just(BusyPolicy::Append),
-            Just(BusyPolicy::Inject),
-            Just(BusyPolicy::Interrupt)
-        ],
+        prop_oneof![Just(BusyPolicy::Append), Just(BusyPolicy::Inject), Just(BusyPolicy::Interrupt)],
         0i64..4_000_000_000,
     )
         .prop_map(|(id, origin, conv, content, bp, secs)| {
@@ -87,10 +79,7 @@ struct PrefixThenPoison {
 impl Read for PrefixThenPoison {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let prefix = u32::MAX.to_be_bytes();
-        assert!(
-            self.served < 4,
-            "decoder read past an oversized length prefix"
-        );
+        assert!(self.served < 4, "decoder read past an oversized length prefix");
         let n = buf.len().min(4 - self.served);
         buf[..n].copy_from_slice(&prefix[self.served..self.served + n]);
         self.served += n;
@@ -123,10 +112,7 @@ fn handshake_checks_magic_and_version() {
     assert!(Hello::new("t").check().is_ok());
     let mut bad = Hello::new("t");
     bad.version += 1;
-    assert!(matches!(
-        bad.check(),
-        Err(WireError::VersionMismatch { .. })
-    ));
+    assert!(matches!(bad.check(), Err(WireError::VersionMismatch { .. })));
     bad = Hello::new("t");
     bad.magic = *b"HTTP";
     assert!(matches!(bad.check(), Err(WireError::BadMagic)));
@@ -136,24 +122,16 @@ fn handshake_checks_magic_and_version() {
 fn truncated_frame_is_an_error_and_clean_eof_is_none() {
     let frame = wire::encode_frame(&Hello::new("x"), MAX_FRAME).unwrap();
     let mut short = &frame[..frame.len() - 1];
-    assert!(matches!(
-        wire::read_frame::<Hello>(&mut short, MAX_FRAME),
-        Err(WireError::Truncated)
-    ));
+    assert!(matches!(wire::read_frame::<Hello>(&mut short, MAX_FRAME), Err(WireError::Truncated)));
     let mut empty: &[u8] = &[];
-    assert!(wire::read_frame::<Hello>(&mut empty, MAX_FRAME)
-        .unwrap()
-        .is_none());
+    assert!(wire::read_frame::<Hello>(&mut empty, MAX_FRAME).unwrap().is_none());
 }
 
 #[test]
 fn trailing_bytes_are_an_error() {
     let mut frame = wire::encode_frame(&Hello::new("x"), MAX_FRAME).unwrap();
     frame.push(0);
-    assert!(matches!(
-        wire::decode_body::<Hello>(&frame[4..]),
-        Err(WireError::Trailing { trailing: 1 })
-    ));
+    assert!(matches!(wire::decode_body::<Hello>(&frame[4..]), Err(WireError::Trailing { trailing: 1 })));
 }
 
 #[test]

@@ -7,11 +7,7 @@ use std::process::{Command, Output};
 pub fn raven_bin() -> PathBuf {
     // The test executable lives in target/<profile>/deps/.
     let exe = std::env::current_exe().expect("current exe");
-    let profile_dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target dir")
-        .to_path_buf();
+    let profile_dir = exe.parent().and_then(|d| d.parent()).expect("target dir").to_path_buf();
     let bin = profile_dir.join(format!("raven{}", std::env::consts::EXE_SUFFIX));
     if !bin.exists() {
         let release = profile_dir.file_name().is_some_and(|n| n == "release");

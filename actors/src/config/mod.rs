@@ -54,12 +54,7 @@ pub struct SentinelConfig {
 
 impl Default for SentinelConfig {
     fn default() -> Self {
-        SentinelConfig {
-            enabled: false,
-            interval_s: 1800,
-            skip_cache_ttl_s: 4 * 3600,
-            slot_window_s: 1800,
-        }
+        SentinelConfig { enabled: false, interval_s: 1800, skip_cache_ttl_s: 4 * 3600, slot_window_s: 1800 }
     }
 }
 
@@ -87,14 +82,9 @@ impl Default for ContextConfig {
         ContextConfig {
             history_tail_bytes: 16 * 1024,
             active_window_minutes: 30,
-            attention_sections: [
-                "Upcoming deadlines",
-                "Today's plan",
-                "Recent engagement",
-                "Routines",
-            ]
-            .map(String::from)
-            .to_vec(),
+            attention_sections: ["Upcoming deadlines", "Today's plan", "Recent engagement", "Routines"]
+                .map(String::from)
+                .to_vec(),
             behaviors_tail_events: 20,
             routine_min_days: 3,
             daily_analysis: false,
@@ -347,22 +337,14 @@ pub struct SuperviseConfig {
 
 impl Default for SuperviseConfig {
     fn default() -> Self {
-        SuperviseConfig {
-            backoff_initial_ms: 10,
-            backoff_max_ms: 5_000,
-            max_restarts: 5,
-            restart_window_s: 60,
-        }
+        SuperviseConfig { backoff_initial_ms: 10, backoff_max_ms: 5_000, max_restarts: 5, restart_window_s: 60 }
     }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("invalid config in {path}: {message}")]
     Invalid { path: PathBuf, message: String },
 }
@@ -373,22 +355,14 @@ impl RavenConfig {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(source) => {
-                return Err(ConfigError::Read {
-                    path: path.to_owned(),
-                    source,
-                })
-            }
+            Err(source) => return Err(ConfigError::Read { path: path.to_owned(), source }),
         };
         RavenConfig::parse(&text, path)
     }
 
     /// Parses config text; `path` only names the file in errors and provenance.
     pub fn parse(text: &str, path: &Path) -> Result<(RavenConfig, Provenance), ConfigError> {
-        let invalid = |message: String| ConfigError::Invalid {
-            path: path.to_owned(),
-            message,
-        };
+        let invalid = |message: String| ConfigError::Invalid { path: path.to_owned(), message };
         let file: toml::Table = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
         let config: RavenConfig = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
         config.check().map_err(invalid)?;
@@ -401,14 +375,8 @@ impl RavenConfig {
         let p = &self.policy;
         let a = &p.adaptive;
         let unit = [
-            (
-                "policy.quiet_bypass_min_acceptance",
-                p.quiet_bypass_min_acceptance,
-            ),
-            (
-                "policy.dynamic_dnd_max_acceptance",
-                p.dynamic_dnd_max_acceptance,
-            ),
+            ("policy.quiet_bypass_min_acceptance", p.quiet_bypass_min_acceptance),
+            ("policy.dynamic_dnd_max_acceptance", p.dynamic_dnd_max_acceptance),
             ("policy.topic_min_acceptance", p.topic_min_acceptance),
             ("policy.adaptive.pivot", a.pivot),
         ];
@@ -452,35 +420,25 @@ mod tests {
 
     #[test]
     fn unknown_key_names_the_key_and_the_file() {
-        let err = parse("[policy]\nmax_per_dya = 3\n")
-            .unwrap_err()
-            .to_string();
+        let err = parse("[policy]\nmax_per_dya = 3\n").unwrap_err().to_string();
         assert!(err.contains("max_per_dya"), "{err}");
         assert!(err.contains("/data/config.toml"), "{err}");
     }
 
     #[test]
     fn ill_typed_key_names_the_key_and_the_file() {
-        let err = parse("[policy]\nmax_per_day = \"lots\"\n")
-            .unwrap_err()
-            .to_string();
+        let err = parse("[policy]\nmax_per_day = \"lots\"\n").unwrap_err().to_string();
         assert!(err.contains("max_per_day"), "{err}");
         assert!(err.contains("/data/config.toml"), "{err}");
-        let err = parse("[policy.quiet_hours]\nstart = \"25:00\"\nend = \"07:00\"\n")
-            .unwrap_err()
-            .to_string();
+        let err = parse("[policy.quiet_hours]\nstart = \"25:00\"\nend = \"07:00\"\n").unwrap_err().to_string();
         assert!(err.contains("HH:MM"), "{err}");
-        let err = parse("[general]\ntimezone = \"Mars/Base\"\n")
-            .unwrap_err()
-            .to_string();
+        let err = parse("[general]\ntimezone = \"Mars/Base\"\n").unwrap_err().to_string();
         assert!(err.contains("timezone"), "{err}");
     }
 
     #[test]
     fn out_of_range_values_are_refused() {
-        let err = parse("[policy]\ntopic_min_acceptance = 2.0\n")
-            .unwrap_err()
-            .to_string();
+        let err = parse("[policy]\ntopic_min_acceptance = 2.0\n").unwrap_err().to_string();
         assert!(err.contains("policy.topic_min_acceptance"), "{err}");
     }
 
@@ -497,8 +455,7 @@ mod tests {
 
     #[test]
     fn file_values_override_defaults() {
-        let c =
-            parse("[general]\ntimezone = \"Europe/Berlin\"\n[policy]\nmax_per_day = 3\n").unwrap();
+        let c = parse("[general]\ntimezone = \"Europe/Berlin\"\n[policy]\nmax_per_day = 3\n").unwrap();
         assert_eq!(c.policy.max_per_day, 3);
         assert_eq!(c.general.timezone, chrono_tz::Europe::Berlin);
         assert_eq!(c.policy.max_per_hour, 2);

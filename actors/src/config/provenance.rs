@@ -25,12 +25,7 @@ impl Provenance {
 
     /// One line a key: `key = value    # origin`.
     pub fn render(&self) -> String {
-        let width = self
-            .entries
-            .iter()
-            .map(|(k, v, _)| k.len() + v.len() + 3)
-            .max()
-            .unwrap_or(0);
+        let width = self.entries.iter().map(|(k, v, _)| k.len() + v.len() + 3).max().unwrap_or(0);
         let mut out = String::new();
         for (key, value, origin) in &self.entries {
             let line = format!("{key} = {value}");
@@ -52,20 +47,10 @@ fn walk(
     out: &mut Vec<(String, String, Origin)>,
 ) {
     for (key, value) in table {
-        let dotted = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
-        };
+        let dotted = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
         let in_file = file.and_then(|f| f.get(key));
         match value {
-            toml::Value::Table(inner) => walk(
-                inner,
-                in_file.and_then(toml::Value::as_table),
-                &dotted,
-                path,
-                out,
-            ),
+            toml::Value::Table(inner) => walk(inner, in_file.and_then(toml::Value::as_table), &dotted, path, out),
             leaf => {
                 let origin = match in_file {
                     Some(_) => Origin::File(path.display().to_string()),
@@ -85,18 +70,10 @@ mod tests {
     fn values_from_the_file_are_marked_as_such() {
         let path = Path::new("/d/config.toml");
         let (_, p) = RavenConfig::parse("[policy]\nmax_per_day = 3\n", path).unwrap();
-        let day = p
-            .entries
-            .iter()
-            .find(|(k, _, _)| k == "policy.max_per_day")
-            .unwrap();
+        let day = p.entries.iter().find(|(k, _, _)| k == "policy.max_per_day").unwrap();
         assert_eq!(day.1, "3");
         assert_eq!(day.2, Origin::File("/d/config.toml".into()));
-        let hour = p
-            .entries
-            .iter()
-            .find(|(k, _, _)| k == "policy.max_per_hour")
-            .unwrap();
+        let hour = p.entries.iter().find(|(k, _, _)| k == "policy.max_per_hour").unwrap();
         assert_eq!(hour.2, Origin::Default);
         assert!(p.render().contains("policy.quiet_hours.start = \"23:00\""));
     }

@@ -34,9 +34,7 @@ impl<'de> Deserialize<'de> for TimeOfDay {
         let s = String::deserialize(d)?;
         NaiveTime::parse_from_str(s.trim(), "%H:%M")
             .map(TimeOfDay)
-            .map_err(|_| {
-                de::Error::custom(format!("`{s}` is not a time of day; write it as \"HH:MM\""))
-            })
+            .map_err(|_| de::Error::custom(format!("`{s}` is not a time of day; write it as \"HH:MM\"")))
     }
 }
 

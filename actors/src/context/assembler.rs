@@ -37,9 +37,7 @@ pub type Degraded = Vec<(&'static str, String)>;
 
 impl ContextAssembler {
     pub fn new(dir: &DataDir, cfg: ContextConfig) -> Self {
-        let learner = RoutineLearner {
-            min_days: cfg.routine_min_days,
-        };
+        let learner = RoutineLearner { min_days: cfg.routine_min_days };
         ContextAssembler {
             memory: dir.memory(),
             history: dir.history(),
@@ -67,25 +65,17 @@ impl ContextAssembler {
         self.attention_cache = None;
     }
 
-    pub fn assemble(
-        &mut self,
-        now: DateTime<Utc>,
-        policy: Option<SnapshotReply>,
-    ) -> (PlannerContext, Degraded) {
+    pub fn assemble(&mut self, now: DateTime<Utc>, policy: Option<SnapshotReply>) -> (PlannerContext, Degraded) {
         let mut degraded = Degraded::new();
         let mut ctx = PlannerContext::empty(now);
         ctx.memory_md = field(&mut degraded, "memory_md", || read_optional(&self.memory));
-        ctx.history_md_recent = field(&mut degraded, "history_md_recent", || {
-            tail(&self.history, self.cfg.history_tail_bytes)
-        });
+        ctx.history_md_recent =
+            field(&mut degraded, "history_md_recent", || tail(&self.history, self.cfg.history_tail_bytes));
         let history = ctx.history_md_recent.clone();
-        ctx.routines = field(&mut degraded, "routines", || {
-            Ok(self.learner.learn(&history))
-        });
+        ctx.routines = field(&mut degraded, "routines", || Ok(self.learner.learn(&history)));
         let window = Duration::minutes(self.cfg.active_window_minutes);
         ctx.active_sessions = field(&mut degraded, "active_sessions", || {
-            active_sessions(&self.sessions, now, window)
-                .map_err(|e| format!("{}: {e}", self.sessions.display()))
+            active_sessions(&self.sessions, now, window).map_err(|e| format!("{}: {e}", self.sessions.display()))
         });
         match policy {
             Some(p) => {
@@ -110,25 +100,17 @@ impl ContextAssembler {
             }
         };
         let n = self.cfg.behaviors_tail_events;
-        ctx.behaviors_recent = field(&mut degraded, "behaviors_recent", || {
-            read_optional(&self.behaviors).map(|t| folded_tail(&t, n))
-        });
+        ctx.behaviors_recent =
+            field(&mut degraded, "behaviors_recent", || read_optional(&self.behaviors).map(|t| folded_tail(&t, n)));
         for (name, why) in &degraded {
-            tracing::warn!(
-                field = name,
-                "context source failed, using its default: {why}"
-            );
+            tracing::warn!(field = name, "context source failed, using its default: {why}");
         }
         (ctx, degraded)
     }
 }
 
 /// One field: its value, or its default with the failure noted (a panic included).
-fn field<T: Default>(
-    degraded: &mut Degraded,
-    name: &'static str,
-    read: impl FnOnce() -> Result<T, String>,
-) -> T {
+fn field<T: Default>(degraded: &mut Degraded, name: &'static str, read: impl FnOnce() -> Result<T, String>) -> T {
     match catch_unwind(AssertUnwindSafe(read)) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {
@@ -254,38 +236,27 @@ mod tests {
         let (_t, d) = setup();
         let now = chrono::TimeZone::with_ymd_and_hms(&Utc, 2026, 3, 4, 12, 0, 0).unwrap();
         std::fs::write(d.memory(), "- [ ] taxes due: 2026-03-05\n").unwrap();
-        std::fs::write(d.history(), "- 2026-03-01 09:00 medication\n- 2026-03-02 09:00 medication\n- 2026-03-03 09:00 medication\n").unwrap();
+        std::fs::write(
+            d.history(),
+            "- 2026-03-01 09:00 medication\n- 2026-03-02 09:00 medication\n- 2026-03-03 09:00 medication\n",
+        )
+        .unwrap();
         std::fs::write(d.attention(), "## Routines\n- r\n\n## Private\nsecret\n").unwrap();
         std::fs::write(d.behaviors(), "- ran\n  far\n").unwrap();
-        let line = serde_json::json!({"role": "user", "content": "hello", "at": (now - Duration::minutes(5)).to_rfc3339()});
+        let line =
+            serde_json::json!({"role": "user", "content": "hello", "at": (now - Duration::minutes(5)).to_rfc3339()});
         std::fs::write(d.sessions().join("cli_1.jsonl"), format!("{line}\n")).unwrap();
-        let mut a = ContextAssembler::new(&d, ContextConfig::default()).with_calendar(Box::new(
-            move |now| {
-                Ok(vec![CalendarEntry {
-                    title: "dentist".into(),
-                    starts_at: now,
-                    ends_at: None,
-                }])
-            },
-        ));
+        let mut a = ContextAssembler::new(&d, ContextConfig::default()).with_calendar(Box::new(move |now| {
+            Ok(vec![CalendarEntry { title: "dentist".into(), starts_at: now, ends_at: None }])
+        }));
         a.remember_last_decision(PlannerDecision::skip("earlier"));
         let (ctx, degraded) = a.assemble(now, None);
-        assert_eq!(
-            degraded.len(),
-            1,
-            "only the policy was missing: {degraded:?}"
-        );
+        assert_eq!(degraded.len(), 1, "only the policy was missing: {degraded:?}");
         assert!(ctx.memory_md.contains("taxes"));
         assert_eq!(ctx.routines.len(), 1);
         assert_eq!(ctx.active_sessions[0].session_key, "cli:1");
-        assert_eq!(
-            ctx.active_sessions[0].last_user_message.as_deref(),
-            Some("hello")
-        );
-        assert_eq!(
-            ctx.attention_md, "## Routines\n- r",
-            "only the selected sections"
-        );
+        assert_eq!(ctx.active_sessions[0].last_user_message.as_deref(), Some("hello"));
+        assert_eq!(ctx.attention_md, "## Routines\n- r", "only the selected sections");
         assert_eq!(ctx.behaviors_recent, "- ran far");
         assert_eq!(ctx.calendar[0].title, "dentist");
         assert_eq!(ctx.last_decision.unwrap().reason, "earlier");
@@ -297,14 +268,11 @@ mod tests {
         std::fs::write(d.memory(), "remember this").unwrap();
         // history.md is a directory: reading it fails.
         std::fs::create_dir_all(d.history()).unwrap();
-        let mut a = ContextAssembler::new(&d, ContextConfig::default())
-            .with_calendar(Box::new(|_| panic!("calendar bug")));
+        let mut a =
+            ContextAssembler::new(&d, ContextConfig::default()).with_calendar(Box::new(|_| panic!("calendar bug")));
         let (ctx, degraded) = a.assemble(Utc::now(), None);
         let names: Vec<_> = degraded.iter().map(|(n, _)| *n).collect();
-        assert!(
-            names.contains(&"history_md_recent") && names.contains(&"calendar"),
-            "{names:?}"
-        );
+        assert!(names.contains(&"history_md_recent") && names.contains(&"calendar"), "{names:?}");
         assert_eq!(ctx.memory_md, "remember this");
         assert!(ctx.calendar.is_empty());
     }
@@ -316,10 +284,7 @@ mod tests {
         let mut a = ContextAssembler::new(&d, ContextConfig::default());
         assert!(a.assemble(Utc::now(), None).0.attention_md.contains("v1"));
         std::fs::write(d.attention(), "## Routines\nv2\n").unwrap();
-        assert!(
-            a.assemble(Utc::now(), None).0.attention_md.contains("v1"),
-            "cached"
-        );
+        assert!(a.assemble(Utc::now(), None).0.attention_md.contains("v1"), "cached");
         a.invalidate_attention();
         assert!(a.assemble(Utc::now(), None).0.attention_md.contains("v2"));
     }
@@ -330,9 +295,6 @@ mod tests {
         let long: String = (0..1000).map(|i| format!("line {i}\n")).collect();
         std::fs::write(d.history(), &long).unwrap();
         let t = tail(&d.history(), 100).unwrap();
-        assert!(
-            t.len() <= 100 && t.starts_with("line ") && t.ends_with("line 999\n"),
-            "{t:?}"
-        );
+        assert!(t.len() <= 100 && t.starts_with("line ") && t.ends_with("line 999\n"), "{t:?}");
     }
 }

@@ -29,9 +29,6 @@ mod tests {
     fn events_fold_to_one_line_each_and_only_the_tail_is_kept() {
         let md = "# Behaviors\n- 03-01 went running\n  before work\n- 03-02 skipped lunch\n- 03-03 read\n";
         assert_eq!(folded_tail(md, 2), "- 03-02 skipped lunch\n- 03-03 read");
-        assert_eq!(
-            folded_tail(md, 9).lines().next().unwrap(),
-            "- 03-01 went running before work"
-        );
+        assert_eq!(folded_tail(md, 9).lines().next().unwrap(), "- 03-01 went running before work");
     }
 }

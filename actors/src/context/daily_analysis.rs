@@ -24,9 +24,7 @@ pub const TOOL_NAME: &str = "daily_analysis";
 /// The stored analysis, if it is for `today`.
 pub fn load(path: &Path, today: NaiveDate) -> Option<DailyAnalysis> {
     let text = std::fs::read_to_string(path).ok()?;
-    serde_json::from_str::<DailyAnalysis>(&text)
-        .ok()
-        .filter(|a| a.date == today)
+    serde_json::from_str::<DailyAnalysis>(&text).ok().filter(|a| a.date == today)
 }
 
 pub fn save(path: &Path, a: &DailyAnalysis) -> std::io::Result<()> {

@@ -62,14 +62,9 @@ fn parse_line(line: &str, tz: Tz) -> Option<Deadline> {
     let rest = line[at + 3..].trim_start_matches([':', ' ']);
     let date = NaiveDate::parse_from_str(rest.get(..10)?, "%Y-%m-%d").ok()?;
     let after_date = rest[10..].trim_start();
-    let time = after_date
-        .get(..5)
-        .and_then(|t| NaiveTime::parse_from_str(t, "%H:%M").ok());
+    let time = after_date.get(..5).and_then(|t| NaiveTime::parse_from_str(t, "%H:%M").ok());
     let local = date.and_time(time.unwrap_or(NaiveTime::from_hms_opt(23, 59, 0)?));
-    let due = tz
-        .from_local_datetime(&local)
-        .earliest()?
-        .with_timezone(&Utc);
+    let due = tz.from_local_datetime(&local).earliest()?.with_timezone(&Utc);
     let priority = if lower.contains("!high") {
         Priority::High
     } else if lower.contains("!low") {
@@ -81,23 +76,13 @@ fn parse_line(line: &str, tz: Tz) -> Option<Deadline> {
     for junk in ["- [ ]", "* [ ]", "[ ]"] {
         title = title.replacen(junk, "", 1);
     }
-    let title = title
-        .trim()
-        .trim_start_matches(['-', '*'])
-        .trim()
-        .trim_end_matches(['(', ',', ';', ' '])
-        .trim()
-        .to_owned();
+    let title =
+        title.trim().trim_start_matches(['-', '*']).trim().trim_end_matches(['(', ',', ';', ' ']).trim().to_owned();
     if title.is_empty() {
         return None;
     }
     let topic = topic_of(&title);
-    Some(Deadline {
-        title,
-        due,
-        priority,
-        topic,
-    })
+    Some(Deadline { title, due, priority, topic })
 }
 
 #[cfg(test)]
@@ -111,16 +96,10 @@ mod tests {
         assert_eq!(d.len(), 2);
         assert_eq!(d[0].title, "Submit the tax return");
         assert_eq!(d[0].priority, Priority::High);
-        assert_eq!(
-            d[0].due,
-            Utc.with_ymd_and_hms(2026, 3, 2, 16, 0, 0).unwrap()
-        );
+        assert_eq!(d[0].due, Utc.with_ymd_and_hms(2026, 3, 2, 16, 0, 0).unwrap());
         assert_eq!(d[1].title, "Renew passport");
         assert_eq!(d[1].priority, Priority::Medium);
-        assert_eq!(
-            d[1].due,
-            Utc.with_ymd_and_hms(2026, 4, 1, 21, 59, 0).unwrap()
-        );
+        assert_eq!(d[1].due, Utc.with_ymd_and_hms(2026, 4, 1, 21, 59, 0).unwrap());
         assert_eq!(d[0].topic, "return");
     }
 }

@@ -10,6 +10,4 @@ pub mod plan;
 pub mod routines;
 pub mod sessions;
 
-pub use assembler::{
-    Assemble, AssemblerService, AttentionChanged, ContextAssembler, RememberLastDecision,
-};
+pub use assembler::{Assemble, AssemblerService, AttentionChanged, ContextAssembler, RememberLastDecision};

@@ -35,12 +35,7 @@ pub fn deadline_lead() -> Duration {
 }
 
 /// The slots of the user's local day that contains `now`, in time order.
-pub fn plan_for_day(
-    now: DateTime<Utc>,
-    tz: Tz,
-    routines: &[Routine],
-    deadlines: &[Deadline],
-) -> Vec<PlanSlot> {
+pub fn plan_for_day(now: DateTime<Utc>, tz: Tz, routines: &[Routine], deadlines: &[Deadline]) -> Vec<PlanSlot> {
     let today = now.with_timezone(&tz).date_naive();
     let mut slots = Vec::new();
     for r in routines {
@@ -58,10 +53,7 @@ pub fn plan_for_day(
             priority: Priority::Low,
         });
     }
-    for d in deadlines
-        .iter()
-        .filter(|d| d.due.with_timezone(&tz).date_naive() == today)
-    {
+    for d in deadlines.iter().filter(|d| d.due.with_timezone(&tz).date_naive() == today) {
         let local = d.due.with_timezone(&tz).format("%H:%M");
         slots.push(PlanSlot {
             at: d.due - deadline_lead(),

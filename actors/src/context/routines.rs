@@ -22,10 +22,7 @@ impl Default for RoutineLearner {
 
 /// The local time and the text of one history line, if it has a timestamp.
 pub fn parse_history_line(line: &str) -> Option<(NaiveDateTime, &str)> {
-    let l = line
-        .trim_start()
-        .trim_start_matches("- ")
-        .trim_start_matches('[');
+    let l = line.trim_start().trim_start_matches("- ").trim_start_matches('[');
     let stamp = NaiveDateTime::parse_from_str(l.get(..16)?, "%Y-%m-%d %H:%M").ok()?;
     let rest = l[16..].trim_start_matches([']', ':', ' ']);
     Some((stamp, rest))
@@ -39,18 +36,12 @@ impl RoutineLearner {
             if topic == "general" {
                 continue;
             }
-            days.entry((topic, at.hour() as u8))
-                .or_default()
-                .insert(at.date());
+            days.entry((topic, at.hour() as u8)).or_default().insert(at.date());
         }
         let mut out: Vec<Routine> = days
             .into_iter()
             .filter(|(_, d)| d.len() as u32 >= self.min_days)
-            .map(|((topic, hour), d)| Routine {
-                topic,
-                hour,
-                days_seen: d.len() as u32,
-            })
+            .map(|((topic, hour), d)| Routine { topic, hour, days_seen: d.len() as u32 })
             .collect();
         out.sort_by(|a, b| (a.hour, &a.topic).cmp(&(b.hour, &b.topic)));
         out
@@ -73,13 +64,6 @@ mod tests {
 no stamp here
 ";
         let r = RoutineLearner::default().learn(h);
-        assert_eq!(
-            r,
-            vec![Routine {
-                topic: "medication".into(),
-                hour: 9,
-                days_seen: 3
-            }]
-        );
+        assert_eq!(r, vec![Routine { topic: "medication".into(), hour: 9, days_seen: 3 }]);
     }
 }

@@ -25,21 +25,12 @@ pub fn session_key(file_name: &str) -> Option<String> {
 pub fn last_activity(dir: &Path, session_key: &str) -> Option<DateTime<Utc>> {
     let (channel, chat) = session_key.split_once(':')?;
     let text = std::fs::read_to_string(dir.join(format!("{channel}_{chat}.jsonl"))).ok()?;
-    text.lines()
-        .rev()
-        .take(50)
-        .filter_map(|l| serde_json::from_str::<Line>(l).ok())
-        .map(|l| l.at)
-        .max()
+    text.lines().rev().take(50).filter_map(|l| serde_json::from_str::<Line>(l).ok()).map(|l| l.at).max()
 }
 
 /// Reads every session file's tail; a session is active when its last message is within
 /// `window` of `now`. Unreadable files are skipped.
-pub fn active_sessions(
-    dir: &Path,
-    now: DateTime<Utc>,
-    window: Duration,
-) -> std::io::Result<Vec<ActiveSession>> {
+pub fn active_sessions(dir: &Path, now: DateTime<Utc>, window: Duration) -> std::io::Result<Vec<ActiveSession>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),

@@ -16,11 +16,7 @@ use std::rc::Rc;
 pub struct NoOutlet;
 
 impl Router for NoOutlet {
-    fn route<'a>(
-        &'a self,
-        _: &'a PlannerDecision,
-        _: &'a str,
-    ) -> LocalBoxFuture<'a, ExecutionResult> {
+    fn route<'a>(&'a self, _: &'a PlannerDecision, _: &'a str) -> LocalBoxFuture<'a, ExecutionResult> {
         Box::pin(async { ExecutionResult::failed("no outlet") })
     }
 }
@@ -33,13 +29,9 @@ pub async fn idle_day_llm_calls(ticks: u32, every: Duration) -> u64 {
     let dir = DataDir::new(&tmp);
     let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 0, 0, 0).unwrap());
     let (provider, calls) = Counted::new(Rc::new(RulesProvider::new(chrono_tz::Tz::UTC)));
-    let overrides = Overrides {
-        provider: Some(Rc::new(provider)),
-        router: Some(Rc::new(NoOutlet)),
-        outlets: Vec::new(),
-    };
-    let engine = Engine::start_with(&dir, &RavenConfig::default(), clock.shared(), overrides)
-        .expect("engine");
+    let overrides =
+        Overrides { provider: Some(Rc::new(provider)), router: Some(Rc::new(NoOutlet)), outlets: Vec::new() };
+    let engine = Engine::start_with(&dir, &RavenConfig::default(), clock.shared(), overrides).expect("engine");
     std::fs::write(dir.memory(), "# Memory\nLikes tea.\n").expect("memory");
     for _ in 0..ticks {
         let _ = engine.runner.call_async(Tick).await;
@@ -53,11 +45,7 @@ pub async fn idle_day_llm_calls(ticks: u32, every: Duration) -> u64 {
 fn tempfile_dir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let p = std::env::temp_dir().join(format!(
-        "raven-sim-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
+    let p = std::env::temp_dir().join(format!("raven-sim-{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
     let _ = std::fs::remove_dir_all(&p);
     p
 }

@@ -21,18 +21,8 @@ async fn a_hand_edit_of_attention_md_reaches_the_assembler_through_the_watcher()
     let engine = Engine::start(&dir, &RavenConfig::default(), clock.shared()).unwrap();
     assert_eq!(engine.provider_name, "rules");
     std::fs::write(dir.attention(), "## Routines\nbefore\n").unwrap();
-    let read = || async {
-        engine
-            .assembler
-            .call(Assemble {
-                now: clock.now(),
-                policy: None,
-            })
-            .await
-            .unwrap()
-            .0
-            .attention_md
-    };
+    let read =
+        || async { engine.assembler.call(Assemble { now: clock.now(), policy: None }).await.unwrap().0.attention_md };
     // Let the first write's event arrive, then make sure the cache holds "before".
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while !read().await.contains("before") && std::time::Instant::now() < deadline {
@@ -48,10 +38,7 @@ async fn a_hand_edit_of_attention_md_reaches_the_assembler_through_the_watcher()
         }
         actix_rt::time::sleep(std::time::Duration::from_millis(5)).await;
     }
-    assert!(
-        seen,
-        "the watcher's change event invalidated the cached section"
-    );
+    assert!(seen, "the watcher's change event invalidated the cached section");
 }
 
 #[actix_rt::test]
@@ -82,15 +69,8 @@ async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
     let stats = engine.runner.call(GetStats).await.unwrap().unwrap();
     assert_eq!(stats.daily_analyses, 1, "once for the day");
     let text = std::fs::read_to_string(dir.attention()).unwrap();
-    assert!(
-        text.contains("## Daily focus\n- focus: Pay rent (due Tue 09:00)"),
-        "{text}"
-    );
-    assert_eq!(
-        calls.get(),
-        stats.planner_calls + 1,
-        "one provider call more than the planner's"
-    );
+    assert!(text.contains("## Daily focus\n- focus: Pay rent (due Tue 09:00)"), "{text}");
+    assert_eq!(calls.get(), stats.planner_calls + 1, "one provider call more than the planner's");
 
     // A second engine on the same data dir the same day reuses the stored analysis.
     let (provider2, calls2) = Counted::new(Rc::new(RulesProvider::new(chrono_tz::Tz::UTC)));
@@ -103,14 +83,5 @@ async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
     // The next day, a new analysis.
     clock.set(Utc.with_ymd_and_hms(2026, 3, 3, 8, 0, 0).unwrap());
     engine.runner.call_async(Tick).await.unwrap();
-    assert_eq!(
-        engine
-            .runner
-            .call(GetStats)
-            .await
-            .unwrap()
-            .unwrap()
-            .daily_analyses,
-        2
-    );
+    assert_eq!(engine.runner.call(GetStats).await.unwrap().unwrap().daily_analyses, 2);
 }

@@ -46,18 +46,8 @@ pub struct DeferManager {
 }
 
 impl DeferManager {
-    pub fn new(
-        store: Arc<JsonStateStore>,
-        sessions: PathBuf,
-        idle: Duration,
-        max_wait: Duration,
-    ) -> Self {
-        DeferManager {
-            store,
-            sessions,
-            idle,
-            max_wait,
-        }
+    pub fn new(store: Arc<JsonStateStore>, sessions: PathBuf, idle: Duration, max_wait: Duration) -> Self {
+        DeferManager { store, sessions, idle, max_wait }
     }
 
     pub fn register(&self, d: Deferred) -> Result<(), StoreError> {
@@ -70,11 +60,7 @@ impl DeferManager {
 
     /// A session is settled when its last message is at least `idle` old (or it has none).
     fn settled(&self, d: &Deferred, now: DateTime<Utc>) -> bool {
-        let last = d
-            .decision
-            .target_session
-            .as_deref()
-            .and_then(|s| last_activity(&self.sessions, s));
+        let last = d.decision.target_session.as_deref().and_then(|s| last_activity(&self.sessions, s));
         last.is_none_or(|t| now - t >= self.idle)
     }
 
@@ -95,12 +81,8 @@ impl DeferManager {
             h.entries = keep;
             polled
         })?;
-        out.settled.sort_by(|a, b| {
-            b.decision
-                .priority
-                .cmp(&a.decision.priority)
-                .then(a.registered_at.cmp(&b.registered_at))
-        });
+        out.settled
+            .sort_by(|a, b| b.decision.priority.cmp(&a.decision.priority).then(a.registered_at.cmp(&b.registered_at)));
         for e in &out.expired {
             tracing::info!(id = %e.id, "deferred nudge expired after waiting {}", now - e.registered_at);
         }
@@ -143,11 +125,7 @@ impl Request for Register {
 
 impl Serve<Register> for DeferService {
     fn serve(&mut self, m: Register) -> Result<(), String> {
-        let d = Deferred {
-            id: m.id,
-            decision: m.decision,
-            registered_at: self.clock.now(),
-        };
+        let d = Deferred { id: m.id, decision: m.decision, registered_at: self.clock.now() };
         self.manager.register(d).map_err(|e| e.to_string())
     }
 }
@@ -163,9 +141,7 @@ impl Request for Poll {
 
 impl Serve<Poll> for DeferService {
     fn serve(&mut self, _: Poll) -> Result<Polled, String> {
-        self.manager
-            .poll(self.clock.now())
-            .map_err(|e| e.to_string())
+        self.manager.poll(self.clock.now()).map_err(|e| e.to_string())
     }
 }
 
@@ -180,16 +156,11 @@ mod tests {
     }
 
     fn deferred(id: &str, session: &str, m: i64, p: Priority) -> Deferred {
-        let mut decision =
-            PlannerDecision::with_message(Action::NudgeDefer, format!("later {id}"), "r");
+        let mut decision = PlannerDecision::with_message(Action::NudgeDefer, format!("later {id}"), "r");
         decision.defer_condition = Some("settles".into());
         decision.target_session = Some(session.into());
         decision.priority = p;
-        Deferred {
-            id: id.into(),
-            decision,
-            registered_at: at(m),
-        }
+        Deferred { id: id.into(), decision, registered_at: at(m) }
     }
 
     fn talk(dir: &std::path::Path, session_file: &str, at: DateTime<Utc>) {
@@ -212,14 +183,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let m = manager(dir.path());
         talk(dir.path(), "cli_1.jsonl", at(0));
-        m.register(deferred("d1", "cli:1", 0, Priority::Low))
-            .unwrap();
+        m.register(deferred("d1", "cli:1", 0, Priority::Low)).unwrap();
         assert!(m.poll(at(9)).unwrap().settled.is_empty(), "still talking");
         talk(dir.path(), "cli_1.jsonl", at(9));
-        assert!(
-            m.poll(at(15)).unwrap().settled.is_empty(),
-            "new activity restarts the idle clock"
-        );
+        assert!(m.poll(at(15)).unwrap().settled.is_empty(), "new activity restarts the idle clock");
         let p = m.poll(at(19)).unwrap();
         assert_eq!(p.settled.len(), 1);
         assert!(m.poll(at(20)).unwrap().settled.is_empty(), "taken once");
@@ -229,8 +196,7 @@ mod tests {
     fn a_defer_expires_after_the_maximum_wait() {
         let dir = tempfile::tempdir().unwrap();
         let m = manager(dir.path());
-        m.register(deferred("d1", "cli:1", 0, Priority::Low))
-            .unwrap();
+        m.register(deferred("d1", "cli:1", 0, Priority::Low)).unwrap();
         // The user never stops talking.
         for minute in (0..240).step_by(5) {
             talk(dir.path(), "cli_1.jsonl", at(minute));
@@ -246,19 +212,10 @@ mod tests {
     fn settled_defers_come_out_by_priority_then_age() {
         let dir = tempfile::tempdir().unwrap();
         let m = manager(dir.path());
-        m.register(deferred("old-low", "a:1", 0, Priority::Low))
-            .unwrap();
-        m.register(deferred("high", "b:1", 5, Priority::High))
-            .unwrap();
-        m.register(deferred("new-low", "c:1", 6, Priority::Low))
-            .unwrap();
-        let ids: Vec<_> = m
-            .poll(at(30))
-            .unwrap()
-            .settled
-            .into_iter()
-            .map(|d| d.id)
-            .collect();
+        m.register(deferred("old-low", "a:1", 0, Priority::Low)).unwrap();
+        m.register(deferred("high", "b:1", 5, Priority::High)).unwrap();
+        m.register(deferred("new-low", "c:1", 6, Priority::Low)).unwrap();
+        let ids: Vec<_> = m.poll(at(30)).unwrap().settled.into_iter().map(|d| d.id).collect();
         assert_eq!(ids, vec!["high", "old-low", "new-low"]);
     }
 }

@@ -3,8 +3,9 @@
 //! posts a discovery menu as the finished numbered markdown.
 
 use super::hub::{DeliveryHubService, Post, PostError};
+use crate::policy::Nudge;
 use crate::supervise::Handle;
-use raven_proto::{split_target, ExecutionResult, OutboundText, PlannerDecision};
+use raven_proto::{split_target, Action, ExecutionResult, OutboundText, PlannerDecision};
 
 #[derive(Clone)]
 pub struct NudgeDispatcher {
@@ -32,10 +33,7 @@ pub fn render_menu(question: &str, options: &[MenuOption]) -> String {
 
 impl NudgeDispatcher {
     pub fn new(hub: Handle<DeliveryHubService>, default_targets: Vec<String>) -> Self {
-        NudgeDispatcher {
-            hub,
-            default_targets,
-        }
+        NudgeDispatcher { hub, default_targets }
     }
 
     pub fn targets(&self, target_session: Option<&str>) -> Vec<String> {
@@ -46,31 +44,27 @@ impl NudgeDispatcher {
     }
 
     /// Posts `content` to every target; delivered when at least one outlet accepted it.
-    pub async fn post(&self, targets: &[String], content: &str, nudge_id: &str) -> ExecutionResult {
+    pub async fn post(
+        &self,
+        targets: &[String],
+        content: &str,
+        nudge_id: &str,
+        fire: Option<&Nudge>,
+    ) -> ExecutionResult {
         let mut delivered = Vec::new();
         let mut errors = Vec::new();
         for target in targets {
             let (channel, chat_id) = split_target(target);
-            let text = OutboundText::proactive(
-                format!("{nudge_id}@{target}"),
-                &channel,
-                &chat_id,
-                content,
-            );
-            match self.hub.call_async(Post(text)).await {
+            let text = OutboundText::proactive(format!("{nudge_id}@{target}"), &channel, &chat_id, content);
+            let fire = fire.map(|f| Nudge { session_key: Some(target.clone()), ..f.clone() });
+            match self.hub.call_async(Post { text, fire }).await {
                 Ok(Ok(())) => delivered.push(target.clone()),
-                Ok(Err(e @ (PostError::Queued(_) | PostError::Dropped(_)))) => {
-                    errors.push(format!("{target}: {e}"))
-                }
+                Ok(Err(e @ (PostError::Queued(_) | PostError::Dropped(_)))) => errors.push(format!("{target}: {e}")),
                 Err(e) => errors.push(format!("{target}: {e}")),
             }
         }
         if delivered.is_empty() {
-            let why = if errors.is_empty() {
-                "no target".to_owned()
-            } else {
-                errors.join("; ")
-            };
+            let why = if errors.is_empty() { "no target".to_owned() } else { errors.join("; ") };
             ExecutionResult::failed(why)
         } else {
             ExecutionResult::delivered(delivered)
@@ -81,12 +75,15 @@ impl NudgeDispatcher {
         let Some(message) = decision.nudge_message.as_deref() else {
             return ExecutionResult::failed("a nudge without a message");
         };
-        self.post(
-            &self.targets(decision.target_session.as_deref()),
-            message,
-            nudge_id,
-        )
-        .await
+        // What the gate records should the outbox deliver this late.
+        let fire = Nudge {
+            action: Action::Nudge,
+            session_key: None,
+            content: message.to_owned(),
+            priority: decision.priority,
+            topic: None,
+        };
+        self.post(&self.targets(decision.target_session.as_deref()), message, nudge_id, Some(&fire)).await
     }
 
     pub async fn dispatch_options(
@@ -96,11 +93,6 @@ impl NudgeDispatcher {
         options: &[MenuOption],
         nudge_id: &str,
     ) -> ExecutionResult {
-        self.post(
-            &self.targets(target),
-            &render_menu(question, options),
-            nudge_id,
-        )
-        .await
+        self.post(&self.targets(target), &render_menu(question, options), nudge_id, None).await
     }
 }

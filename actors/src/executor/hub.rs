@@ -4,8 +4,9 @@
 
 use super::outlets::{Outlet, OutletError};
 use crate::clock::SharedClock;
+use crate::policy::{Nudge, NudgePolicyService, RecordFired};
 use crate::store::JsonStateStore;
-use crate::supervise::{LocalBoxFuture, Request, Serve, ServeAsync, Service};
+use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::OutboundText;
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,9 @@ pub struct OutboxEntry {
     /// A retrier's lease (pid, until): a peer leaves the entry alone meanwhile.
     #[serde(default)]
     pub lease: Option<(u32, DateTime<Utc>)>,
+    /// The fire the gate records once this is delivered (it was not charged when it failed).
+    #[serde(default)]
+    pub fire: Option<Nudge>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -34,6 +38,8 @@ pub struct Outbox {
 
 pub struct DeliveryHubService {
     outlets: HashMap<String, Arc<dyn Outlet>>,
+    /// Records the fires of messages the outbox delivers late.
+    policy: Option<Handle<NudgePolicyService>>,
     store: Arc<JsonStateStore>,
     clock: SharedClock,
     backoff: Duration,
@@ -41,14 +47,13 @@ pub struct DeliveryHubService {
 }
 
 impl DeliveryHubService {
-    pub fn new(store: Arc<JsonStateStore>, clock: SharedClock, backoff: Duration) -> Self {
-        DeliveryHubService {
-            outlets: HashMap::new(),
-            store,
-            clock,
-            backoff,
-            max_backoff: Duration::hours(1),
-        }
+    pub fn new(
+        store: Arc<JsonStateStore>,
+        clock: SharedClock,
+        backoff: Duration,
+        policy: Option<Handle<NudgePolicyService>>,
+    ) -> Self {
+        DeliveryHubService { outlets: HashMap::new(), policy, store, clock, backoff, max_backoff: Duration::hours(1) }
     }
 }
 
@@ -71,8 +76,18 @@ impl Serve<RegisterOutlet> for DeliveryHubService {
     }
 }
 
-/// Deliver now, or keep in the outbox. `Ok` only when the outlet accepted it.
-pub struct Post(pub OutboundText);
+/// Deliver now, or keep in the outbox. `Ok` only when the outlet accepted it. `fire` is
+/// what the gate records if the outbox delivers it later.
+pub struct Post {
+    pub text: OutboundText,
+    pub fire: Option<Nudge>,
+}
+
+impl Post {
+    pub fn text(text: OutboundText) -> Self {
+        Post { text, fire: None }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PostError {
@@ -104,17 +119,14 @@ fn backoff_after(attempts: u32, base: Duration, max: Duration) -> Duration {
 }
 
 impl ServeAsync<Post> for DeliveryHubService {
-    fn serve_async(&mut self, Post(text): Post) -> LocalBoxFuture<'static, Result<(), PostError>> {
+    fn serve_async(&mut self, Post { text, fire }: Post) -> LocalBoxFuture<'static, Result<(), PostError>> {
         let outlet = self.outlets.get(&text.channel).cloned();
         let store = self.store.clone();
         let now = self.clock.now();
         let backoff = self.backoff;
         Box::pin(async move {
             let error = match &outlet {
-                None => OutletError::Transient(format!(
-                    "no outlet for channel `{}` (yet)",
-                    text.channel
-                )),
+                None => OutletError::Transient(format!("no outlet for channel `{}` (yet)", text.channel)),
                 Some(o) => match o.deliver(&text).await {
                     Ok(()) => return Ok(()),
                     Err(e) => e,
@@ -131,9 +143,20 @@ impl ServeAsync<Post> for DeliveryHubService {
                 queued_at: now,
                 next_attempt_at: now + backoff,
                 lease: None,
+                fire,
             };
             store
-                .update(SECTION, |o: &mut Outbox| o.entries.push(entry))
+                .update(SECTION, |o: &mut Outbox| {
+                    // The same message to the same target waiting already: one is enough.
+                    let same = |e: &OutboxEntry| {
+                        e.text.channel == entry.text.channel
+                            && e.text.chat_id == entry.text.chat_id
+                            && e.text.content == entry.text.content
+                    };
+                    if !o.entries.iter().any(same) {
+                        o.entries.push(entry)
+                    }
+                })
                 .map_err(|e| PostError::Dropped(format!("{error}; and the outbox failed: {e}")))?;
             Err(PostError::Queued(error.to_string()))
         })
@@ -157,11 +180,9 @@ impl Request for RetryOutbox {
 }
 
 impl ServeAsync<RetryOutbox> for DeliveryHubService {
-    fn serve_async(
-        &mut self,
-        _: RetryOutbox,
-    ) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
+    fn serve_async(&mut self, _: RetryOutbox) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
         let outlets = self.outlets.clone();
+        let policy = self.policy.clone();
         let store = self.store.clone();
         let now = self.clock.now();
         let (base, max) = (self.backoff, self.max_backoff);
@@ -185,13 +206,16 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
             let mut results = Vec::new();
             for e in &leased {
                 let r = match outlets.get(&e.text.channel) {
-                    None => Err(OutletError::Transient(format!(
-                        "no outlet for channel `{}`",
-                        e.text.channel
-                    ))),
+                    None => Err(OutletError::Transient(format!("no outlet for channel `{}`", e.text.channel))),
                     Some(o) => o.deliver(&e.text).await,
                 };
                 results.push((e.text.delivery_id.clone(), r));
+            }
+            for e in &leased {
+                let delivered = results.iter().any(|(id, r)| *id == e.text.delivery_id && r.is_ok());
+                if let (true, Some(fire), Some(policy)) = (delivered, &e.fire, &policy) {
+                    policy.do_send(RecordFired(fire.clone()));
+                }
             }
             store
                 .update(SECTION, |o: &mut Outbox| {
@@ -236,9 +260,6 @@ impl Request for OutboxSnapshot {
 
 impl Serve<OutboxSnapshot> for DeliveryHubService {
     fn serve(&mut self, _: OutboxSnapshot) -> Result<Outbox, String> {
-        self.store
-            .read::<Outbox>(SECTION)
-            .map(|(o, _)| o)
-            .map_err(|e| e.to_string())
+        self.store.read::<Outbox>(SECTION).map(|(o, _)| o).map_err(|e| e.to_string())
     }
 }

@@ -38,11 +38,7 @@ pub struct NudgeInjector {
 
 impl NudgeInjector {
     pub fn new(store: Arc<JsonStateStore>, ttl: Duration, cap: usize) -> Self {
-        NudgeInjector {
-            store,
-            ttl,
-            cap: cap.max(1),
-        }
+        NudgeInjector { store, ttl, cap: cap.max(1) }
     }
 
     /// Queues a message; returns the nudge ids the cap evicted (oldest first).
@@ -74,10 +70,7 @@ impl NudgeInjector {
         let ttl = self.ttl;
         let taken = self.store.update(SECTION, |q: &mut InjectQueues| {
             let taken: Vec<PendingInject> = q.sessions.remove(session).unwrap_or_default();
-            taken
-                .into_iter()
-                .filter(|e| now - e.queued_at < ttl)
-                .collect::<Vec<_>>()
+            taken.into_iter().filter(|e| now - e.queued_at < ttl).collect::<Vec<_>>()
         })?;
         if taken.is_empty() {
             return Ok((content.to_owned(), taken));
@@ -87,14 +80,7 @@ impl NudgeInjector {
     }
 
     pub fn pending(&self, session: &str) -> Result<Vec<PendingInject>, StoreError> {
-        Ok(self
-            .store
-            .read::<InjectQueues>(SECTION)?
-            .0
-            .sessions
-            .get(session)
-            .cloned()
-            .unwrap_or_default())
+        Ok(self.store.read::<InjectQueues>(SECTION)?.0.sessions.get(session).cloned().unwrap_or_default())
     }
 }
 
@@ -107,16 +93,8 @@ pub struct InjectorService {
 }
 
 impl InjectorService {
-    pub fn new(
-        injector: NudgeInjector,
-        policy: Handle<NudgePolicyService>,
-        clock: SharedClock,
-    ) -> Self {
-        InjectorService {
-            injector,
-            policy,
-            clock,
-        }
+    pub fn new(injector: NudgeInjector, policy: Handle<NudgePolicyService>, clock: SharedClock) -> Self {
+        InjectorService { injector, policy, clock }
     }
 }
 
@@ -148,9 +126,7 @@ impl Serve<QueueInject> for InjectorService {
             priority: m.priority,
             queued_at: self.clock.now(),
         };
-        self.injector
-            .queue(&m.session, p)
-            .map_err(|e| e.to_string())
+        self.injector.queue(&m.session, p).map_err(|e| e.to_string())
     }
 }
 
@@ -167,10 +143,7 @@ impl Request for ApplyInjects {
 
 impl Serve<ApplyInjects> for InjectorService {
     fn serve(&mut self, m: ApplyInjects) -> String {
-        match self
-            .injector
-            .apply(&m.session, &m.content, m.origin, self.clock.now())
-        {
+        match self.injector.apply(&m.session, &m.content, m.origin, self.clock.now()) {
             Ok((content, taken)) => {
                 for p in taken {
                     self.policy.do_send(RecordFired(Nudge {
@@ -202,20 +175,11 @@ mod tests {
     }
 
     fn pending(id: &str, m: i64) -> PendingInject {
-        PendingInject {
-            nudge_id: id.into(),
-            message: format!("note {id}"),
-            priority: Priority::Low,
-            queued_at: at(m),
-        }
+        PendingInject { nudge_id: id.into(), message: format!("note {id}"), priority: Priority::Low, queued_at: at(m) }
     }
 
     fn injector(dir: &std::path::Path) -> NudgeInjector {
-        NudgeInjector::new(
-            Arc::new(JsonStateStore::new(dir.join("state.json"))),
-            Duration::minutes(60),
-            2,
-        )
+        NudgeInjector::new(Arc::new(JsonStateStore::new(dir.join("state.json"))), Duration::minutes(60), 2)
     }
 
     #[test]
@@ -238,12 +202,7 @@ mod tests {
         assert!(inj.queue("cli:1", pending("a", 0)).unwrap().is_empty());
         assert!(inj.queue("cli:1", pending("b", 1)).unwrap().is_empty());
         assert_eq!(inj.queue("cli:1", pending("c", 2)).unwrap(), vec!["a"]);
-        let ids: Vec<_> = inj
-            .pending("cli:1")
-            .unwrap()
-            .into_iter()
-            .map(|p| p.nudge_id)
-            .collect();
+        let ids: Vec<_> = inj.pending("cli:1").unwrap().into_iter().map(|p| p.nudge_id).collect();
         assert_eq!(ids, vec!["b", "c"]);
     }
 
@@ -252,21 +211,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let inj = injector(dir.path());
         inj.queue("cli:1", pending("a", 0)).unwrap();
-        for origin in [
-            Origin::Sentinel,
-            Origin::Cron,
-            Origin::Heartbeat,
-            Origin::Subagent,
-        ] {
-            let (out, taken) = inj
-                .apply("cli:1", "proactive reply", origin, at(1))
-                .unwrap();
+        for origin in [Origin::Sentinel, Origin::Cron, Origin::Heartbeat, Origin::Subagent] {
+            let (out, taken) = inj.apply("cli:1", "proactive reply", origin, at(1)).unwrap();
             assert_eq!(out, "proactive reply");
             assert!(taken.is_empty());
         }
-        let (out, _) = inj
-            .apply("cli:1", "user reply", Origin::User, at(2))
-            .unwrap();
+        let (out, _) = inj.apply("cli:1", "user reply", Origin::User, at(2)).unwrap();
         assert_eq!(out, "user reply\n\n— note a");
         let (out, _) = inj.apply("cli:1", "again", Origin::User, at(3)).unwrap();
         assert_eq!(out, "again", "consumed once");

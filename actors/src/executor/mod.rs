@@ -26,11 +26,7 @@ pub struct Executors {
 }
 
 impl Router for Executors {
-    fn route<'a>(
-        &'a self,
-        d: &'a PlannerDecision,
-        nudge_id: &'a str,
-    ) -> LocalBoxFuture<'a, ExecutionResult> {
+    fn route<'a>(&'a self, d: &'a PlannerDecision, nudge_id: &'a str) -> LocalBoxFuture<'a, ExecutionResult> {
         Box::pin(async move {
             match d.action {
                 Action::Skip => ExecutionResult::failed("skip is not routed"),
@@ -52,21 +48,16 @@ impl Router for Executors {
                         Err(e) => ExecutionResult::failed(e.to_string()),
                     }
                 }
-                Action::NudgeDefer => match self
-                    .defer
-                    .call(Register {
-                        id: nudge_id.to_owned(),
-                        decision: d.clone(),
-                    })
-                    .await
-                {
-                    Ok(Ok(())) => ExecutionResult::delivered(vec![format!(
-                        "defer:{}",
-                        d.target_session.as_deref().unwrap_or("*")
-                    )]),
-                    Ok(Err(e)) => ExecutionResult::failed(e),
-                    Err(e) => ExecutionResult::failed(e.to_string()),
-                },
+                Action::NudgeDefer => {
+                    match self.defer.call(Register { id: nudge_id.to_owned(), decision: d.clone() }).await {
+                        Ok(Ok(())) => ExecutionResult::delivered(vec![format!(
+                            "defer:{}",
+                            d.target_session.as_deref().unwrap_or("*")
+                        )]),
+                        Ok(Err(e)) => ExecutionResult::failed(e),
+                        Err(e) => ExecutionResult::failed(e.to_string()),
+                    }
+                }
                 Action::SpawnAgent => self.spawn.dispatch(d, nudge_id).await,
             }
         })

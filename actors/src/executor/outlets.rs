@@ -22,8 +22,7 @@ pub enum OutletError {
 pub trait Outlet: Send + Sync {
     /// The channel it serves (`cli`, `jsonl`, `webhook`, …).
     fn channel(&self) -> &str;
-    fn deliver<'a>(&'a self, text: &'a OutboundText)
-        -> LocalBoxFuture<'a, Result<(), OutletError>>;
+    fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>>;
 }
 
 /// The interactive terminal: proactive messages get a marker.
@@ -33,9 +32,7 @@ pub struct CliOutlet {
 
 impl CliOutlet {
     pub fn stdout() -> Self {
-        CliOutlet {
-            out: Mutex::new(Box::new(std::io::stdout())),
-        }
+        CliOutlet { out: Mutex::new(Box::new(std::io::stdout())) }
     }
 
     pub fn to_writer(w: Box<dyn Write + Send>) -> Self {
@@ -56,19 +53,11 @@ impl Outlet for CliOutlet {
         "cli"
     }
 
-    fn deliver<'a>(
-        &'a self,
-        text: &'a OutboundText,
-    ) -> LocalBoxFuture<'a, Result<(), OutletError>> {
+    fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         let line = CliOutlet::render(text);
-        let r = self
-            .out
-            .lock()
-            .map_err(|_| OutletError::Transient("terminal writer poisoned".into()))
-            .and_then(|mut w| {
-                writeln!(w, "{line}")
-                    .and_then(|_| w.flush())
-                    .map_err(|e| OutletError::Transient(e.to_string()))
+        let r =
+            self.out.lock().map_err(|_| OutletError::Transient("terminal writer poisoned".into())).and_then(|mut w| {
+                writeln!(w, "{line}").and_then(|_| w.flush()).map_err(|e| OutletError::Transient(e.to_string()))
             });
         Box::pin(async move { r })
     }
@@ -83,18 +72,12 @@ pub struct JsonlOutlet {
 
 impl JsonlOutlet {
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        JsonlOutlet {
-            path: path.into(),
-            seen: Mutex::new(None),
-        }
+        JsonlOutlet { path: path.into(), seen: Mutex::new(None) }
     }
 
     fn append(&self, text: &OutboundText) -> std::io::Result<()> {
         let _lock = FileLock::exclusive(&lock_path_for(&self.path))?;
-        let mut seen = self
-            .seen
-            .lock()
-            .map_err(|_| std::io::Error::other("poisoned"))?;
+        let mut seen = self.seen.lock().map_err(|_| std::io::Error::other("poisoned"))?;
         // Read the ids on disk under the lock: a peer process may have appended.
         let ids = seen.get_or_insert_with(HashSet::new);
         if let Ok(existing) = std::fs::read_to_string(&self.path) {
@@ -117,10 +100,7 @@ impl JsonlOutlet {
             "proactive": text.is_proactive(),
         }))?;
         line.push(b'\n');
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&self.path)?;
         f.write_all(&line)?;
         f.sync_data()?;
         ids.insert(text.delivery_id.clone());
@@ -133,13 +113,8 @@ impl Outlet for JsonlOutlet {
         "jsonl"
     }
 
-    fn deliver<'a>(
-        &'a self,
-        text: &'a OutboundText,
-    ) -> LocalBoxFuture<'a, Result<(), OutletError>> {
-        let r = self
-            .append(text)
-            .map_err(|e| OutletError::Transient(format!("{}: {e}", self.path.display())));
+    fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
+        let r = self.append(text).map_err(|e| OutletError::Transient(format!("{}: {e}", self.path.display())));
         Box::pin(async move { r })
     }
 }
@@ -164,17 +139,8 @@ impl WebhookOutlet {
         backoff: Duration,
         timeout: Duration,
     ) -> Result<Self, String> {
-        let client = reqwest::Client::builder()
-            .timeout(timeout)
-            .build()
-            .map_err(|e| e.to_string())?;
-        Ok(WebhookOutlet {
-            client,
-            url: url.to_owned(),
-            secret,
-            attempts: attempts.max(1),
-            backoff,
-        })
+        let client = reqwest::Client::builder().timeout(timeout).build().map_err(|e| e.to_string())?;
+        Ok(WebhookOutlet { client, url: url.to_owned(), secret, attempts: attempts.max(1), backoff })
     }
 
     async fn post(&self, text: &OutboundText) -> Result<(), OutletError> {
@@ -197,10 +163,7 @@ impl WebhookOutlet {
             match req.send().await {
                 Ok(r) if r.status().is_success() => return Ok(()),
                 Ok(r) if r.status().is_client_error() && r.status().as_u16() != 429 => {
-                    return Err(OutletError::Refused(format!(
-                        "HTTP {}",
-                        r.status().as_u16()
-                    )))
+                    return Err(OutletError::Refused(format!("HTTP {}", r.status().as_u16())))
                 }
                 Ok(r) => last = OutletError::Transient(format!("HTTP {}", r.status().as_u16())),
                 Err(e) => last = OutletError::Transient(e.to_string()),
@@ -215,10 +178,7 @@ impl Outlet for WebhookOutlet {
         "webhook"
     }
 
-    fn deliver<'a>(
-        &'a self,
-        text: &'a OutboundText,
-    ) -> LocalBoxFuture<'a, Result<(), OutletError>> {
+    fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         Box::pin(self.post(text))
     }
 }

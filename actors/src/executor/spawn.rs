@@ -42,7 +42,9 @@ impl SubagentManager for OneCallSubagent {
         Box::pin(async move {
             let req = CompletionRequest {
                 messages: vec![
-                    ChatMessage::system("You are a helper agent of Raven. Do the task and answer with the result only."),
+                    ChatMessage::system(
+                        "You are a helper agent of Raven. Do the task and answer with the result only.",
+                    ),
                     ChatMessage::user(task),
                 ],
                 tools: Vec::new(),
@@ -50,12 +52,7 @@ impl SubagentManager for OneCallSubagent {
                 generation: PLANNER_GENERATION,
                 context: None,
             };
-            match self
-                .provider
-                .complete(&req)
-                .await
-                .map_err(|e| e.to_string())?
-            {
+            match self.provider.complete(&req).await.map_err(|e| e.to_string())? {
                 ProviderReply::Text(t) => Ok(t),
                 ProviderReply::ToolCall { arguments, .. } => Ok(arguments.to_string()),
             }
@@ -76,18 +73,11 @@ impl ProactiveSpawn {
         subagents: Rc<dyn SubagentManager>,
         dispatcher: NudgeDispatcher,
     ) -> Self {
-        ProactiveSpawn {
-            policy,
-            subagents,
-            dispatcher,
-        }
+        ProactiveSpawn { policy, subagents, dispatcher }
     }
 
     pub async fn dispatch(&self, decision: &PlannerDecision, nudge_id: &str) -> ExecutionResult {
-        let task = match (
-            decision.action,
-            decision.spawn_task.as_deref().map(str::trim),
-        ) {
+        let task = match (decision.action, decision.spawn_task.as_deref().map(str::trim)) {
             (Action::SpawnAgent, Some(t)) if !t.is_empty() => t.to_owned(),
             _ => return ExecutionResult::failed("not a spawn_agent decision with a task"),
         };
@@ -103,12 +93,10 @@ impl ProactiveSpawn {
             topic: None,
         };
         let (channel, chat_id) = split_target(&target);
+        let fire = nudge.clone();
         let gated = dispatch_through(&self.policy, nudge, || async {
             let result = self.subagents.spawn(&task, &channel, &chat_id).await?;
-            let r = self
-                .dispatcher
-                .post(std::slice::from_ref(&target), &result, nudge_id)
-                .await;
+            let r = self.dispatcher.post(std::slice::from_ref(&target), &result, nudge_id, Some(&fire)).await;
             if r.delivered {
                 Ok(r)
             } else {

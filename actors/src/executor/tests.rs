@@ -37,20 +37,10 @@ fn rig_with(config: RavenConfig) -> Rig {
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());
     let clock = ManualClock::new(noon());
-    let provider =
-        Scripted::answering(json!({"action": "skip", "reason": "r", "proactivity_score": 0}));
-    let o = Overrides {
-        provider: Some(Rc::new(provider.clone())),
-        ..Overrides::default()
-    };
+    let provider = Scripted::answering(json!({"action": "skip", "reason": "r", "proactivity_score": 0}));
+    let o = Overrides { provider: Some(Rc::new(provider.clone())), ..Overrides::default() };
     let engine = Engine::start_with(&dir, &config, clock.shared(), o).unwrap();
-    Rig {
-        _tmp: tmp,
-        dir,
-        clock,
-        provider,
-        engine,
-    }
+    Rig { _tmp: tmp, dir, clock, provider, engine }
 }
 
 fn jsonl_config(path: &str) -> RavenConfig {
@@ -61,22 +51,12 @@ fn jsonl_config(path: &str) -> RavenConfig {
 }
 
 fn lines(path: &std::path::Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    std::fs::read_to_string(path).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 impl Rig {
     fn fires(&self) -> usize {
-        self.engine
-            .store
-            .read::<PolicyState>("policy")
-            .unwrap()
-            .0
-            .fires
-            .len()
+        self.engine.store.read::<PolicyState>("policy").unwrap().0.fires.len()
     }
 
     fn decide(&self, action: &str, target: &str, message: &str) {
@@ -107,24 +87,14 @@ async fn each_nudge_action_flows_through_the_gate_to_the_jsonl_outlet() {
     let t = r.engine.runner.call_async(Tick).await.unwrap();
     assert_eq!(t.route, "nudge_inject");
     assert_eq!(r.fires(), 1, "queued, not yet delivered");
-    let reply = ApplyInjects {
-        session: "jsonl:chat".into(),
-        content: "Sure, done.".into(),
-        origin: raven_proto::Origin::User,
-    };
-    assert_eq!(
-        r.engine.injector.call(reply).await.unwrap(),
-        "Sure, done.\n\n— Your parcel arrived"
-    );
+    let reply =
+        ApplyInjects { session: "jsonl:chat".into(), content: "Sure, done.".into(), origin: raven_proto::Origin::User };
+    assert_eq!(r.engine.injector.call(reply).await.unwrap(), "Sure, done.\n\n— Your parcel arrived");
     r.engine.policy.call(Snapshot).await.unwrap();
     assert_eq!(r.fires(), 2, "recorded when it rode the reply");
 
     r.clock.advance(Duration::hours(1));
-    r.decide(
-        "nudge_defer",
-        "jsonl:chat2",
-        "When you have a minute: the invoice",
-    );
+    r.decide("nudge_defer", "jsonl:chat2", "When you have a minute: the invoice");
     let t = r.engine.runner.call_async(Tick).await.unwrap();
     assert_eq!(t.route, "nudge_defer");
     assert_eq!(lines(&out).len(), 1, "waiting for the thread to settle");
@@ -136,15 +106,7 @@ async fn each_nudge_action_flows_through_the_gate_to_the_jsonl_outlet() {
     assert_eq!(l[1]["content"], "When you have a minute: the invoice");
     assert_eq!(l[1]["chat_id"], "chat2");
     assert_eq!(r.fires(), 3);
-    assert!(
-        r.engine
-            .runner
-            .call_async(PollDeferred)
-            .await
-            .unwrap()
-            .is_empty(),
-        "fired once"
-    );
+    assert!(r.engine.runner.call_async(PollDeferred).await.unwrap().is_empty(), "fired once");
 }
 
 #[actix_rt::test]
@@ -158,56 +120,25 @@ async fn an_outlet_failure_charges_no_quota_lands_in_the_outbox_and_a_retry_deli
     assert!(!result.delivered);
     assert!(result.error.unwrap().contains("outbox"));
     assert_eq!(r.fires(), 0, "no quota charged");
-    assert_eq!(
-        r.engine
-            .policy
-            .call(Snapshot)
-            .await
-            .unwrap()
-            .state
-            .remaining_today,
-        8
-    );
+    assert_eq!(r.engine.policy.call(Snapshot).await.unwrap().state.remaining_today, 8);
     let outbox = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
     assert_eq!(outbox.entries.len(), 1);
     assert_eq!(outbox.entries[0].text.content, "Pay the rent");
 
     // Not yet due: the backoff holds it.
-    assert_eq!(
-        r.engine
-            .hub
-            .call_async(RetryOutbox)
-            .await
-            .unwrap()
-            .unwrap()
-            .delivered,
-        0
-    );
+    assert_eq!(r.engine.hub.call_async(RetryOutbox).await.unwrap().unwrap().delivered, 0);
     std::fs::remove_file(r.dir.root().join("blocked")).unwrap();
     std::fs::create_dir(r.dir.root().join("blocked")).unwrap();
     r.clock.advance(Duration::minutes(1));
     let report = r.engine.hub.call_async(RetryOutbox).await.unwrap().unwrap();
     assert_eq!((report.delivered, report.still_queued), (1, 0));
-    assert_eq!(
-        r.engine
-            .hub
-            .call_async(RetryOutbox)
-            .await
-            .unwrap()
-            .unwrap()
-            .delivered,
-        0
-    );
+    assert_eq!(r.engine.hub.call_async(RetryOutbox).await.unwrap().unwrap().delivered, 0);
     let out = r.dir.root().join("blocked/out.jsonl");
     assert_eq!(lines(&out).len(), 1);
     // A redelivery of the same id is dropped by the receiver.
     let text = outbox.entries[0].text.clone();
-    r.engine.hub.call_async(Post(text)).await.unwrap().unwrap();
-    assert_eq!(
-        lines(&out).len(),
-        1,
-        "delivery ids make redelivery idempotent"
-    );
+    r.engine.hub.call_async(Post::text(text)).await.unwrap().unwrap();
+    assert_eq!(lines(&out).len(), 1, "delivery ids make redelivery idempotent");
 }
 
 mod webhook {
@@ -253,15 +184,8 @@ mod webhook {
     #[actix_rt::test]
     async fn retries_on_503() {
         let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(503))
-            .up_to_n_times(2)
-            .mount(&server)
-            .await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(200))
-            .mount(&server)
-            .await;
+        Mock::given(method("POST")).respond_with(ResponseTemplate::new(503)).up_to_n_times(2).mount(&server).await;
+        Mock::given(method("POST")).respond_with(ResponseTemplate::new(200)).mount(&server).await;
         outlet(&server, 3).deliver(&text()).await.unwrap();
         assert_eq!(server.received_requests().await.unwrap().len(), 3);
     }
@@ -269,21 +193,14 @@ mod webhook {
     #[actix_rt::test]
     async fn gives_up_after_the_attempts_and_the_hub_keeps_the_message() {
         let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(503))
-            .mount(&server)
-            .await;
+        Mock::given(method("POST")).respond_with(ResponseTemplate::new(503)).mount(&server).await;
         let err = outlet(&server, 3).deliver(&text()).await.unwrap_err();
         assert!(matches!(err, OutletError::Transient(_)), "{err:?}");
         assert_eq!(server.received_requests().await.unwrap().len(), 3);
 
         let r = rig_with(RavenConfig::default());
-        r.engine
-            .hub
-            .do_send(super::super::hub::RegisterOutlet(std::sync::Arc::new(
-                outlet(&server, 2),
-            )));
-        let posted = r.engine.hub.call_async(Post(text())).await.unwrap();
+        r.engine.hub.do_send(super::super::hub::RegisterOutlet(std::sync::Arc::new(outlet(&server, 2))));
+        let posted = r.engine.hub.call_async(Post::text(text())).await.unwrap();
         assert!(matches!(posted, Err(PostError::Queued(_))), "{posted:?}");
         let outbox = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
         assert_eq!(outbox.entries.len(), 1);
@@ -294,10 +211,7 @@ mod webhook {
     #[actix_rt::test]
     async fn a_4xx_is_refused_without_retries() {
         let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(401))
-            .mount(&server)
-            .await;
+        Mock::given(method("POST")).respond_with(ResponseTemplate::new(401)).mount(&server).await;
         let err = outlet(&server, 3).deliver(&text()).await.unwrap_err();
         assert!(matches!(err, OutletError::Refused(_)));
         assert_eq!(server.received_requests().await.unwrap().len(), 1);
@@ -308,12 +222,7 @@ mod webhook {
 struct CountingSubagent(Rc<Cell<u32>>);
 
 impl SubagentManager for CountingSubagent {
-    fn spawn<'a>(
-        &'a self,
-        task: &'a str,
-        _: &'a str,
-        _: &'a str,
-    ) -> LocalBoxFuture<'a, Result<String, String>> {
+    fn spawn<'a>(&'a self, task: &'a str, _: &'a str, _: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
         self.0.set(self.0.get() + 1);
         Box::pin(async move { Ok(format!("done: {task}")) })
     }
@@ -328,13 +237,8 @@ fn spawn_decision(task: &str) -> PlannerDecision {
 }
 
 fn spawner(r: &Rig, count: Rc<Cell<u32>>) -> ProactiveSpawn {
-    let dispatcher =
-        super::dispatcher::NudgeDispatcher::new(r.engine.hub.clone(), vec!["jsonl:inbox".into()]);
-    ProactiveSpawn::new(
-        r.engine.policy.clone(),
-        Rc::new(CountingSubagent(count)),
-        dispatcher,
-    )
+    let dispatcher = super::dispatcher::NudgeDispatcher::new(r.engine.hub.clone(), vec!["jsonl:inbox".into()]);
+    ProactiveSpawn::new(r.engine.policy.clone(), Rc::new(CountingSubagent(count)), dispatcher)
 }
 
 #[actix_rt::test]
@@ -343,9 +247,7 @@ async fn a_policy_denial_stops_a_spawn() {
     c.policy.spawn_max_per_day = 0;
     let r = rig_with(c);
     let count = Rc::new(Cell::new(0));
-    let result = spawner(&r, count.clone())
-        .dispatch(&spawn_decision("Summarise my inbox"), "n-s1")
-        .await;
+    let result = spawner(&r, count.clone()).dispatch(&spawn_decision("Summarise my inbox"), "n-s1").await;
     assert!(!result.delivered);
     assert!(result.error.unwrap().contains("day_quota"));
     assert_eq!(count.get(), 0, "the micro-agent never ran");
@@ -356,15 +258,9 @@ async fn the_same_task_twice_in_the_dedup_window_runs_once() {
     let r = rig_with(jsonl_config("out.jsonl"));
     let count = Rc::new(Cell::new(0));
     let s = spawner(&r, count.clone());
-    assert!(
-        s.dispatch(&spawn_decision("Summarise my inbox"), "n-s1")
-            .await
-            .delivered
-    );
+    assert!(s.dispatch(&spawn_decision("Summarise my inbox"), "n-s1").await.delivered);
     r.clock.advance(Duration::hours(2));
-    let second = s
-        .dispatch(&spawn_decision("Summarise  my INBOX"), "n-s2")
-        .await;
+    let second = s.dispatch(&spawn_decision("Summarise  my INBOX"), "n-s2").await;
     assert!(second.error.unwrap().contains("content_dedup"));
     assert_eq!(count.get(), 1);
     let l = lines(&r.dir.root().join("out.jsonl"));
@@ -375,43 +271,22 @@ async fn the_same_task_twice_in_the_dedup_window_runs_once() {
 #[actix_rt::test]
 async fn feedback_verdicts_retune_the_multiplier_on_the_next_tick() {
     let r = rig_with(RavenConfig::default());
-    let tracker =
-        NudgeFeedbackTracker::new(r.dir.feedback(), Default::default(), chrono_tz::Tz::UTC);
-    let multiplier = || async {
-        r.engine
-            .policy
-            .call(Snapshot)
-            .await
-            .unwrap()
-            .state
-            .adaptive_multiplier
-    };
+    let tracker = NudgeFeedbackTracker::new(r.dir.feedback(), Default::default(), chrono_tz::Tz::UTC);
+    let multiplier = || async { r.engine.policy.call(Snapshot).await.unwrap().state.adaptive_multiplier };
     let give = |ids: std::ops::Range<u32>, verdict: &'static str| {
         for i in ids.clone() {
             tracker
-                .record_dispatched(
-                    &format!("n{i}"),
-                    "water",
-                    Priority::Low,
-                    Some("cli:1"),
-                    Source::Sentinel,
-                    noon(),
-                )
+                .record_dispatched(&format!("n{i}"), "water", Priority::Low, Some("cli:1"), Source::Sentinel, noon())
                 .unwrap();
         }
-        ids.map(move |i| (format!("n{i}"), verdict))
-            .collect::<Vec<_>>()
+        ids.map(move |i| (format!("n{i}"), verdict)).collect::<Vec<_>>()
     };
     let call = |calls: Vec<(String, &'static str)>| {
         let tracker = &tracker;
         with_session("cli:1".into(), async move {
             for (id, verdict) in calls {
-                nudge_feedback(
-                    tracker,
-                    &json!({"verdict": verdict, "nudge_id": id, "reason": "test"}),
-                    noon(),
-                )
-                .unwrap();
+                nudge_feedback(tracker, &json!({"verdict": verdict, "nudge_id": id, "reason": "test"}), noon())
+                    .unwrap();
             }
         })
     };
@@ -431,18 +306,8 @@ async fn feedback_verdicts_retune_the_multiplier_on_the_next_tick() {
     let m = multiplier().await;
     assert!(m < 1.0, "{m}");
     // An unknown id is a clear error for the LLM, and nothing is recorded.
-    let err = nudge_feedback(
-        &tracker,
-        &json!({"verdict": "accepted", "nudge_id": "n-nope"}),
-        noon(),
-    )
-    .unwrap_err();
+    let err = nudge_feedback(&tracker, &json!({"verdict": "accepted", "nudge_id": "n-nope"}), noon()).unwrap_err();
     assert!(err.contains("n-nope"));
-    let err = nudge_feedback(
-        &tracker,
-        &json!({"verdict": "meh", "nudge_id": "n1"}),
-        noon(),
-    )
-    .unwrap_err();
+    let err = nudge_feedback(&tracker, &json!({"verdict": "meh", "nudge_id": "n1"}), noon()).unwrap_err();
     assert!(err.contains("unknown verdict"));
 }

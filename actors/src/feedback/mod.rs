@@ -70,25 +70,13 @@ pub struct FeedbackRecord {
 /// A dismissal whose reason asks to stop altogether weighs more in layer 8.
 pub fn is_hard_reject(reason: &str) -> bool {
     let r = reason.to_lowercase();
-    [
-        "stop",
-        "never",
-        "don't remind",
-        "do not remind",
-        "not interested",
-        "leave me alone",
-    ]
-    .iter()
-    .any(|p| r.contains(p))
+    ["stop", "never", "don't remind", "do not remind", "not interested", "leave me alone"].iter().any(|p| r.contains(p))
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum FeedbackError {
     #[error("feedback log {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("unknown verdict `{0}`: use accepted, dismissed or neutral")]
     BadVerdict(String),
 }
@@ -106,13 +94,7 @@ impl NudgeFeedbackTracker {
     pub fn new(path: impl Into<PathBuf>, config: FeedbackConfig, tz: Tz) -> Self {
         let path = path.into();
         let lock_path = lock_path_for(&path);
-        NudgeFeedbackTracker {
-            path,
-            lock_path,
-            config,
-            tz,
-            last_trim: None,
-        }
+        NudgeFeedbackTracker { path, lock_path, config, tz, last_trim: None }
     }
 
     pub fn path(&self) -> &Path {
@@ -120,10 +102,7 @@ impl NudgeFeedbackTracker {
     }
 
     fn io(&self, source: std::io::Error) -> FeedbackError {
-        FeedbackError::Io {
-            path: self.path.clone(),
-            source,
-        }
+        FeedbackError::Io { path: self.path.clone(), source }
     }
 
     /// Appends one record under the log's lock (one `write` of a whole line).
@@ -175,8 +154,7 @@ impl NudgeFeedbackTracker {
         reason: &str,
         at: DateTime<Utc>,
     ) -> Result<Lifecycle, FeedbackError> {
-        let event = Lifecycle::parse_verdict(verdict)
-            .ok_or_else(|| FeedbackError::BadVerdict(verdict.to_owned()))?;
+        let event = Lifecycle::parse_verdict(verdict).ok_or_else(|| FeedbackError::BadVerdict(verdict.to_owned()))?;
         self.append(&FeedbackRecord {
             at,
             nudge_id: nudge_id.to_owned(),
@@ -193,12 +171,7 @@ impl NudgeFeedbackTracker {
 
     /// A cron fire: a dispatched record and an immediate neutral verdict, so the fire is on
     /// record without moving the acceptance rate the Sentinel learns from.
-    pub fn record_cron_fire(
-        &self,
-        nudge_id: &str,
-        topic: &str,
-        at: DateTime<Utc>,
-    ) -> Result<(), FeedbackError> {
+    pub fn record_cron_fire(&self, nudge_id: &str, topic: &str, at: DateTime<Utc>) -> Result<(), FeedbackError> {
         self.record_dispatched(nudge_id, topic, Priority::Low, None, Source::Cron, at)?;
         self.append(&FeedbackRecord {
             at,
@@ -221,11 +194,7 @@ impl NudgeFeedbackTracker {
             Err(e) => return Err(self.io(e)),
         };
         let mut out = Vec::new();
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             match serde_json::from_str(line) {
                 Ok(r) => out.push(r),
                 Err(e) => {
@@ -276,24 +245,13 @@ fn ends_without_newline(f: &mut std::fs::File) -> std::io::Result<bool> {
 }
 
 /// The pure part of [`NudgeFeedbackTracker::summary`].
-pub fn summarize(
-    records: &[FeedbackRecord],
-    now: DateTime<Utc>,
-    cfg: &FeedbackConfig,
-    tz: Tz,
-) -> FeedbackSummary {
+pub fn summarize(records: &[FeedbackRecord], now: DateTime<Utc>, cfg: &FeedbackConfig, tz: Tz) -> FeedbackSummary {
     let since = now - chrono::Duration::days(cfg.window_days);
-    let dispatched: HashMap<&str, &FeedbackRecord> = records
-        .iter()
-        .filter(|r| r.event == Lifecycle::Dispatched)
-        .map(|r| (r.nudge_id.as_str(), r))
-        .collect();
+    let dispatched: HashMap<&str, &FeedbackRecord> =
+        records.iter().filter(|r| r.event == Lifecycle::Dispatched).map(|r| (r.nudge_id.as_str(), r)).collect();
     // The latest verdict per nudge wins (a user may change their mind).
     let mut verdicts: HashMap<&str, &FeedbackRecord> = HashMap::new();
-    for r in records
-        .iter()
-        .filter(|r| r.event != Lifecycle::Dispatched && r.at >= since)
-    {
+    for r in records.iter().filter(|r| r.event != Lifecycle::Dispatched && r.at >= since) {
         match verdicts.get(r.nudge_id.as_str()) {
             Some(prev) if prev.at > r.at => {}
             _ => {
@@ -301,10 +259,7 @@ pub fn summarize(
             }
         }
     }
-    let mut s = FeedbackSummary {
-        by_hour: vec![Rate::default(); 24],
-        ..Default::default()
-    };
+    let mut s = FeedbackSummary { by_hour: vec![Rate::default(); 24], ..Default::default() };
     let half_life_s = cfg.reject_half_life_days * 86_400.0;
     for (id, v) in verdicts {
         let d = dispatched.get(id);
@@ -337,11 +292,7 @@ pub fn summarize(
             bump(&mut t.rate);
             if !accepted {
                 let age_s = (now - v.at).num_seconds().max(0) as f64;
-                let base = if v.hard {
-                    cfg.hard_reject_weight
-                } else {
-                    cfg.dismiss_weight
-                };
+                let base = if v.hard { cfg.hard_reject_weight } else { cfg.dismiss_weight };
                 t.reject_weight += base * 0.5f64.powf(age_s / half_life_s);
                 t.last_reject = t.last_reject.max(Some(v.at));
             }

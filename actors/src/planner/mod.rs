@@ -13,10 +13,7 @@ use raven_proto::{PlannerContext, PlannerDecision};
 use std::sync::Arc;
 
 /// Pinned so a global provider configuration cannot leak into the decision.
-pub const PLANNER_GENERATION: Generation = Generation {
-    max_tokens: 400,
-    temperature: 0.1,
-};
+pub const PLANNER_GENERATION: Generation = Generation { max_tokens: 400, temperature: 0.1 };
 
 #[derive(Clone)]
 pub struct ProactivePlanner {
@@ -56,34 +53,25 @@ impl ProactivePlanner {
     /// Spec §4: provider error, no tool call, arguments not an object → skip with the
     /// reason; otherwise the validated decision.
     pub async fn decide(&self, ctx: &PlannerContext) -> Planned {
-        let failed = |why: String| Planned {
-            decision: PlannerDecision::skip(format!("planner_error:{why}")),
-            error: Some(why),
-        };
+        let failed =
+            |why: String| Planned { decision: PlannerDecision::skip(format!("planner_error:{why}")), error: Some(why) };
         match self.provider.complete(&Self::request(ctx)).await {
             Err(e) => failed(e.to_string()),
             Ok(ProviderReply::Text(_)) => failed("no_tool_call".into()),
             Ok(ProviderReply::ToolCall { name, .. }) if name != prompts::TOOL_NAME => {
                 failed(format!("unexpected_tool:{name}"))
             }
-            Ok(ProviderReply::ToolCall { arguments, .. }) if !arguments.is_object() => {
-                failed("args_not_object".into())
+            Ok(ProviderReply::ToolCall { arguments, .. }) if !arguments.is_object() => failed("args_not_object".into()),
+            Ok(ProviderReply::ToolCall { arguments, .. }) => {
+                Planned { decision: PlannerDecision::from_tool_args(&arguments), error: None }
             }
-            Ok(ProviderReply::ToolCall { arguments, .. }) => Planned {
-                decision: PlannerDecision::from_tool_args(&arguments),
-                error: None,
-            },
         }
     }
 }
 
 impl ProactivePlanner {
     /// The DailyAnalysisService's one call of the day.
-    pub async fn analyze_day(
-        &self,
-        ctx: &PlannerContext,
-        today: chrono::NaiveDate,
-    ) -> Result<DailyAnalysis, String> {
+    pub async fn analyze_day(&self, ctx: &PlannerContext, today: chrono::NaiveDate) -> Result<DailyAnalysis, String> {
         let req = CompletionRequest {
             messages: vec![
                 ChatMessage::system(prompts::ANALYSIS_PROMPT),
@@ -94,25 +82,11 @@ impl ProactivePlanner {
             generation: PLANNER_GENERATION,
             context: Some(Arc::new(ctx.clone())),
         };
-        match self
-            .provider
-            .complete(&req)
-            .await
-            .map_err(|e| e.to_string())?
-        {
+        match self.provider.complete(&req).await.map_err(|e| e.to_string())? {
             ProviderReply::ToolCall { name, arguments } if name == daily_analysis::TOOL_NAME => {
-                let field = |k: &str| {
-                    arguments
-                        .get(k)
-                        .and_then(serde_json::Value::as_str)
-                        .map(str::to_owned)
-                };
+                let field = |k: &str| arguments.get(k).and_then(serde_json::Value::as_str).map(str::to_owned);
                 match (field("focus"), field("watch_out")) {
-                    (Some(focus), Some(watch_out)) => Ok(DailyAnalysis {
-                        date: today,
-                        focus,
-                        watch_out,
-                    }),
+                    (Some(focus), Some(watch_out)) => Ok(DailyAnalysis { date: today, focus, watch_out }),
                     _ => Err("daily_analysis without focus or watch_out".into()),
                 }
             }

@@ -16,16 +16,9 @@ pub struct OpenAiProvider {
 }
 
 impl OpenAiProvider {
-    pub fn new(
-        base_url: &str,
-        model: &str,
-        api_key: Option<String>,
-        timeout: Duration,
-    ) -> Result<Self, ProviderError> {
-        let client = reqwest::Client::builder()
-            .timeout(timeout)
-            .build()
-            .map_err(|e| ProviderError::Transport(e.to_string()))?;
+    pub fn new(base_url: &str, model: &str, api_key: Option<String>, timeout: Duration) -> Result<Self, ProviderError> {
+        let client =
+            reqwest::Client::builder().timeout(timeout).build().map_err(|e| ProviderError::Transport(e.to_string()))?;
         Ok(OpenAiProvider {
             client,
             base_url: base_url.trim_end_matches('/').to_owned(),
@@ -59,10 +52,7 @@ impl OpenAiProvider {
     }
 
     async fn send(&self, req: &CompletionRequest) -> Result<ProviderReply, ProviderError> {
-        let mut http = self
-            .client
-            .post(format!("{}/chat/completions", self.base_url))
-            .json(&self.body(req));
+        let mut http = self.client.post(format!("{}/chat/completions", self.base_url)).json(&self.body(req));
         if let Some(key) = &self.api_key {
             http = http.bearer_auth(key);
         }
@@ -71,10 +61,7 @@ impl OpenAiProvider {
         let text = resp.text().await.map_err(|e| self.transport(e))?;
         if !status.is_success() {
             let body: String = text.chars().take(300).collect();
-            return Err(ProviderError::Http {
-                status: status.as_u16(),
-                body,
-            });
+            return Err(ProviderError::Http { status: status.as_u16(), body });
         }
         parse_reply(&text)
     }
@@ -90,33 +77,19 @@ impl OpenAiProvider {
 
 /// `choices[0].message`: its first tool call, else its text.
 pub fn parse_reply(text: &str) -> Result<ProviderReply, ProviderError> {
-    let v: Value = serde_json::from_str(text)
-        .map_err(|e| ProviderError::Decode(format!("body is not JSON: {e}")))?;
-    let message = v
-        .pointer("/choices/0/message")
-        .ok_or_else(|| ProviderError::Decode("no choices[0].message".into()))?;
+    let v: Value = serde_json::from_str(text).map_err(|e| ProviderError::Decode(format!("body is not JSON: {e}")))?;
+    let message =
+        v.pointer("/choices/0/message").ok_or_else(|| ProviderError::Decode("no choices[0].message".into()))?;
     if let Some(call) = message.pointer("/tool_calls/0/function") {
-        let name = call
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
+        let name = call.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
         let arguments = match call.get("arguments") {
-            Some(Value::String(s)) => {
-                serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone()))
-            }
+            Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
             Some(other) => other.clone(),
             None => Value::Null,
         };
         return Ok(ProviderReply::ToolCall { name, arguments });
     }
-    Ok(ProviderReply::Text(
-        message
-            .get("content")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned(),
-    ))
+    Ok(ProviderReply::Text(message.get("content").and_then(Value::as_str).unwrap_or_default().to_owned()))
 }
 
 impl Provider for OpenAiProvider {
@@ -124,10 +97,7 @@ impl Provider for OpenAiProvider {
         "openai"
     }
 
-    fn complete<'a>(
-        &'a self,
-        req: &'a CompletionRequest,
-    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+    fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         Box::pin(self.send(req))
     }
 }

@@ -60,11 +60,7 @@ pub fn render_context(ctx: &PlannerContext) -> String {
         p.weekend_factor
     );
     if let Some(until) = p.dismissal_cooldown_until {
-        let _ = writeln!(
-            out,
-            "- the user dismissed a nudge; cooldown until {}",
-            until.to_rfc3339()
-        );
+        let _ = writeln!(out, "- the user dismissed a nudge; cooldown until {}", until.to_rfc3339());
     }
     out.push('\n');
     section(
@@ -96,26 +92,15 @@ pub fn render_context(ctx: &PlannerContext) -> String {
     section(
         &mut out,
         "Routines",
-        ctx.routines.iter().map(|r| {
-            format!(
-                "- {} around {:02}:00 ({} days)",
-                r.topic, r.hour, r.days_seen
-            )
-        }),
+        ctx.routines.iter().map(|r| format!("- {} around {:02}:00 ({} days)", r.topic, r.hour, r.days_seen)),
     );
     section(
         &mut out,
         "Calendar",
-        ctx.calendar
-            .iter()
-            .map(|c| format!("- {} at {}", c.title, c.starts_at.to_rfc3339())),
+        ctx.calendar.iter().map(|c| format!("- {} at {}", c.title, c.starts_at.to_rfc3339())),
     );
     if let Some(d) = &ctx.last_decision {
-        let _ = writeln!(
-            out,
-            "# Last decision\n{} ({}): {}\n",
-            d.action, d.priority, d.reason
-        );
+        let _ = writeln!(out, "# Last decision\n{} ({}): {}\n", d.action, d.priority, d.reason);
     }
     for (title, body) in [
         ("Attention", &ctx.attention_md),

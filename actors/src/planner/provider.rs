@@ -24,17 +24,11 @@ pub struct ChatMessage {
 
 impl ChatMessage {
     pub fn system(content: impl Into<String>) -> Self {
-        ChatMessage {
-            role: Role::System,
-            content: content.into(),
-        }
+        ChatMessage { role: Role::System, content: content.into() }
     }
 
     pub fn user(content: impl Into<String>) -> Self {
-        ChatMessage {
-            role: Role::User,
-            content: content.into(),
-        }
+        ChatMessage { role: Role::User, content: content.into() }
     }
 }
 
@@ -91,10 +85,7 @@ pub trait Provider: 'static {
     /// Name for logs and `raven status`.
     fn name(&self) -> &str;
 
-    fn complete<'a>(
-        &'a self,
-        req: &'a CompletionRequest,
-    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>>;
+    fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>>;
 }
 
 pub type SharedProvider = std::rc::Rc<dyn Provider>;
@@ -108,13 +99,7 @@ pub struct Counted {
 impl Counted {
     pub fn new(inner: SharedProvider) -> (Counted, std::rc::Rc<std::cell::Cell<u64>>) {
         let calls = std::rc::Rc::new(std::cell::Cell::new(0));
-        (
-            Counted {
-                inner,
-                calls: calls.clone(),
-            },
-            calls,
-        )
+        (Counted { inner, calls: calls.clone() }, calls)
     }
 }
 
@@ -123,10 +108,7 @@ impl Provider for Counted {
         self.inner.name()
     }
 
-    fn complete<'a>(
-        &'a self,
-        req: &'a CompletionRequest,
-    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+    fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         self.calls.set(self.calls.get() + 1);
         self.inner.complete(req)
     }

@@ -34,9 +34,7 @@ impl RulesProvider {
         let active = ctx.active_sessions.iter().max_by_key(|s| s.last_active);
         let deadlines = parse_deadlines(&ctx.memory_md, self.tz);
         let open = |d: &&crate::context::deadlines::Deadline| d.due > now - Duration::hours(24);
-        let local = |t: chrono::DateTime<chrono::Utc>| {
-            t.with_timezone(&self.tz).format("%H:%M").to_string()
-        };
+        let local = |t: chrono::DateTime<chrono::Utc>| t.with_timezone(&self.tz).format("%H:%M").to_string();
 
         if let Some(d) = deadlines.iter().filter(open).find(|d| d.is_imminent(now)) {
             let when = if d.due <= now {
@@ -54,10 +52,7 @@ impl RulesProvider {
         let hour = now.with_timezone(&self.tz).hour() as u8;
         if let Some(r) = ctx.routines.iter().find(|r| r.hour == hour) {
             let message = format!("It's about the time you usually handle {}.", r.topic);
-            let reason = format!(
-                "routine `{}` at {:02}:00 seen on {} days",
-                r.topic, r.hour, r.days_seen
-            );
+            let reason = format!("routine `{}` at {:02}:00 seen on {} days", r.topic, r.hour, r.days_seen);
             return match active {
                 Some(s) => {
                     json!({"action": "nudge_inject", "priority": "low", "proactivity_score": 0.6, "reason": reason, "nudge_message": message, "target_session": s.session_key})
@@ -67,11 +62,7 @@ impl RulesProvider {
                 }
             };
         }
-        if let Some(d) = deadlines
-            .iter()
-            .filter(open)
-            .find(|d| d.due - now <= Duration::hours(24))
-        {
+        if let Some(d) = deadlines.iter().filter(open).find(|d| d.due - now <= Duration::hours(24)) {
             let message = format!("Heads-up: {} is due at {}.", d.title, local(d.due));
             let reason = format!("deadline `{}` within 24 hours", d.title);
             return match active {
@@ -90,24 +81,12 @@ impl RulesProvider {
 impl RulesProvider {
     /// The day's analysis without an LLM: the next open deadline, and the most dismissed topic.
     pub fn analyze(&self, ctx: &PlannerContext) -> Value {
-        let next = parse_deadlines(&ctx.memory_md, self.tz)
-            .into_iter()
-            .find(|d| d.due >= ctx.now);
+        let next = parse_deadlines(&ctx.memory_md, self.tz).into_iter().find(|d| d.due >= ctx.now);
         let focus = next.map_or_else(
             || "nothing is due".to_owned(),
-            |d| {
-                format!(
-                    "{} (due {})",
-                    d.title,
-                    d.due.with_timezone(&self.tz).format("%a %H:%M")
-                )
-            },
+            |d| format!("{} (due {})", d.title, d.due.with_timezone(&self.tz).format("%a %H:%M")),
         );
-        let worst = ctx
-            .fire_history
-            .iter()
-            .filter(|(_, h)| h.dismissed > 0)
-            .max_by_key(|(_, h)| h.dismissed);
+        let worst = ctx.fire_history.iter().filter(|(_, h)| h.dismissed > 0).max_by_key(|(_, h)| h.dismissed);
         let watch_out = worst.map_or_else(
             || "no topic is being dismissed".to_owned(),
             |(t, h)| format!("`{t}` was dismissed {}x: hold back on it", h.dismissed),
@@ -121,14 +100,12 @@ impl Provider for RulesProvider {
         "rules"
     }
 
-    fn complete<'a>(
-        &'a self,
-        req: &'a CompletionRequest,
-    ) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+    fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         Box::pin(async move {
-            let ctx = req.context.as_deref().ok_or_else(|| {
-                ProviderError::Decode("the rules provider needs the structured context".into())
-            })?;
+            let ctx = req
+                .context
+                .as_deref()
+                .ok_or_else(|| ProviderError::Decode("the rules provider needs the structured context".into()))?;
             if req.tool_choice.as_deref() == Some(crate::context::daily_analysis::TOOL_NAME) {
                 let arguments = self.analyze(ctx);
                 return Ok(ProviderReply::ToolCall {
@@ -136,10 +113,7 @@ impl Provider for RulesProvider {
                     arguments,
                 });
             }
-            Ok(ProviderReply::ToolCall {
-                name: TOOL_NAME.into(),
-                arguments: self.decide(ctx),
-            })
+            Ok(ProviderReply::ToolCall { name: TOOL_NAME.into(), arguments: self.decide(ctx) })
         })
     }
 }

@@ -22,38 +22,21 @@ fn tool_reply(args: Value) -> Value {
 
 async fn planner_against(template: ResponseTemplate, timeout: Duration) -> (Planned, MockServer) {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(template)
-        .mount(&server)
-        .await;
-    let provider = OpenAiProvider::new(
-        &format!("{}/v1", server.uri()),
-        "test-model",
-        Some("sk-test".into()),
-        timeout,
-    )
-    .unwrap();
+    Mock::given(method("POST")).and(path("/v1/chat/completions")).respond_with(template).mount(&server).await;
+    let provider =
+        OpenAiProvider::new(&format!("{}/v1", server.uri()), "test-model", Some("sk-test".into()), timeout).unwrap();
     let planner = ProactivePlanner::new(Rc::new(provider) as SharedProvider);
     (planner.decide(&ctx()).await, server)
 }
 
 async fn decide_with(args: Value) -> Planned {
-    planner_against(
-        ResponseTemplate::new(200).set_body_json(tool_reply(args)),
-        Duration::from_secs(5),
-    )
-    .await
-    .0
+    planner_against(ResponseTemplate::new(200).set_body_json(tool_reply(args)), Duration::from_secs(5)).await.0
 }
 
 #[actix_rt::test]
 async fn each_action_from_a_valid_tool_call() {
     let cases = [
-        (
-            json!({"action": "skip", "reason": "quiet", "proactivity_score": 0.1}),
-            Action::Skip,
-        ),
+        (json!({"action": "skip", "reason": "quiet", "proactivity_score": 0.1}), Action::Skip),
         (
             json!({"action": "nudge", "reason": "r", "proactivity_score": 0.8, "priority": "high", "nudge_message": "Taxes due at 5"}),
             Action::Nudge,
@@ -84,9 +67,8 @@ async fn each_action_from_a_valid_tool_call() {
 #[actix_rt::test]
 async fn the_request_carries_the_pinned_parameters_and_the_tool_schema() {
     let (planned, server) = planner_against(
-        ResponseTemplate::new(200).set_body_json(tool_reply(
-            json!({"action": "skip", "reason": "r", "proactivity_score": 0}),
-        )),
+        ResponseTemplate::new(200)
+            .set_body_json(tool_reply(json!({"action": "skip", "reason": "r", "proactivity_score": 0}))),
         Duration::from_secs(5),
     )
     .await;
@@ -103,19 +85,10 @@ async fn the_request_carries_the_pinned_parameters_and_the_tool_schema() {
     assert_eq!(body["tool_choice"]["function"]["name"], "planner_decision");
     let tool = &body["tools"][0]["function"];
     assert_eq!(tool["name"], "planner_decision");
-    assert_eq!(
-        tool["parameters"]["required"],
-        json!(["action", "reason", "proactivity_score"])
-    );
+    assert_eq!(tool["parameters"]["required"], json!(["action", "reason", "proactivity_score"]));
     assert_eq!(body["messages"][0]["role"], "system");
-    assert!(body["messages"][0]["content"]
-        .as_str()
-        .unwrap()
-        .contains("Default to skip"));
-    assert!(body["messages"][1]["content"]
-        .as_str()
-        .unwrap()
-        .contains("adaptive multiplier"));
+    assert!(body["messages"][0]["content"].as_str().unwrap().contains("Default to skip"));
+    assert!(body["messages"][1]["content"].as_str().unwrap().contains("adaptive multiplier"));
 }
 
 #[actix_rt::test]
@@ -142,48 +115,33 @@ async fn every_failure_degrades_to_skip_with_the_reason() {
         assert_eq!(planned.decision.action, Action::Skip, "{want}");
         let err = planned.error.unwrap_or_default();
         assert!(err.contains(want), "wanted {want:?} in {err:?}");
-        assert!(
-            planned.decision.reason.starts_with("planner_error:"),
-            "{}",
-            planned.decision.reason
-        );
+        assert!(planned.decision.reason.starts_with("planner_error:"), "{}", planned.decision.reason);
     }
 }
 
 #[actix_rt::test]
 async fn invalid_fields_are_validated_as_the_spec_says() {
-    let p = decide_with(
-        json!({"action": "party", "reason": "r", "proactivity_score": 0.5, "nudge_message": "x"}),
-    )
-    .await;
+    let p =
+        decide_with(json!({"action": "party", "reason": "r", "proactivity_score": 0.5, "nudge_message": "x"})).await;
     assert_eq!(p.decision.action, Action::Skip);
     assert!(p.decision.reason.contains("invalid_action"));
-    let p = decide_with(json!({"action": "nudge", "reason": "r", "proactivity_score": 0.5, "priority": "urgent", "nudge_message": "x"})).await;
-    assert_eq!(
-        (p.decision.action, p.decision.priority),
-        (Action::Nudge, Priority::Low)
-    );
     let p = decide_with(
-        json!({"action": "nudge", "reason": "r", "proactivity_score": 7.0, "nudge_message": "x"}),
+        json!({"action": "nudge", "reason": "r", "proactivity_score": 0.5, "priority": "urgent", "nudge_message": "x"}),
     )
     .await;
+    assert_eq!((p.decision.action, p.decision.priority), (Action::Nudge, Priority::Low));
+    let p =
+        decide_with(json!({"action": "nudge", "reason": "r", "proactivity_score": 7.0, "nudge_message": "x"})).await;
     assert_eq!(p.decision.proactivity_score, 1.0);
     let p = decide_with(json!({"action": "nudge", "reason": "r", "proactivity_score": 0.5})).await;
     assert_eq!(p.decision.action, Action::Skip);
-    assert!(
-        p.decision.reason.contains("nudge_without_nudge_message"),
-        "{}",
-        p.decision.reason
-    );
+    assert!(p.decision.reason.contains("nudge_without_nudge_message"), "{}", p.decision.reason);
 }
 
 #[actix_rt::test]
 async fn an_unreachable_endpoint_is_a_skip_too() {
-    let provider =
-        OpenAiProvider::new("http://127.0.0.1:9/v1", "m", None, Duration::from_secs(2)).unwrap();
-    let planned = ProactivePlanner::new(Rc::new(provider))
-        .decide(&ctx())
-        .await;
+    let provider = OpenAiProvider::new("http://127.0.0.1:9/v1", "m", None, Duration::from_secs(2)).unwrap();
+    let planned = ProactivePlanner::new(Rc::new(provider)).decide(&ctx()).await;
     assert_eq!(planned.decision.action, Action::Skip);
     assert!(planned.error.is_some());
 }
@@ -222,11 +180,7 @@ mod rules {
     #[actix_rt::test]
     async fn a_routine_at_its_hour_rides_the_active_session() {
         let mut c = ctx();
-        c.routines.push(Routine {
-            topic: "medication".into(),
-            hour: 12,
-            days_seen: 4,
-        });
+        c.routines.push(Routine { topic: "medication".into(), hour: 12, days_seen: 4 });
         active(&mut c);
         let d = decide(c).await;
         assert_eq!(d.action, Action::NudgeInject);

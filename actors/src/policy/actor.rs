@@ -26,17 +26,8 @@ pub struct NudgePolicyService {
 }
 
 impl NudgePolicyService {
-    pub fn new(
-        policy: NudgePolicy,
-        store: Option<Arc<JsonStateStore>>,
-        clock: SharedClock,
-    ) -> Self {
-        let mut s = NudgePolicyService {
-            policy,
-            store,
-            clock,
-            seen: None,
-        };
+    pub fn new(policy: NudgePolicy, store: Option<Arc<JsonStateStore>>, clock: SharedClock) -> Self {
+        let mut s = NudgePolicyService { policy, store, clock, seen: None };
         s.hydrate();
         s
     }
@@ -61,10 +52,7 @@ impl NudgePolicyService {
 
     /// One read-modify-write of the persisted state; the in-memory policy then adopts the
     /// merged result. Without a store, the change applies in memory only.
-    fn write(
-        &mut self,
-        change: impl FnOnce(&mut PolicyState, &NudgePolicy) -> Tuning,
-    ) -> Result<Tuning, StoreError> {
+    fn write(&mut self, change: impl FnOnce(&mut PolicyState, &NudgePolicy) -> Tuning) -> Result<Tuning, StoreError> {
         match &self.store {
             Some(store) => {
                 let policy = &self.policy;
@@ -97,8 +85,9 @@ impl Service for NudgePolicyService {
     }
 }
 
-/// A message (or spawn task) as the gate sees it; owned, to travel in messages.
-#[derive(Debug, Clone, PartialEq)]
+/// A message (or spawn task) as the gate sees it; owned, to travel in messages (and to
+/// wait in the outbox until its delivery is recorded).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Nudge {
     pub action: Action,
     pub session_key: Option<String>,
@@ -180,10 +169,7 @@ impl Serve<RecordFired> for NudgePolicyService {
 
 impl Serve<RecordCronFire> for NudgePolicyService {
     fn serve(&mut self, m: RecordCronFire) -> Result<(), String> {
-        self.record(
-            FireKind::Cron,
-            &CheckRequest::cron(&m.content, m.topic.as_deref()),
-        )
+        self.record(FireKind::Cron, &CheckRequest::cron(&m.content, m.topic.as_deref()))
     }
 }
 
@@ -204,10 +190,7 @@ impl Serve<Snapshot> for NudgePolicyService {
     fn serve(&mut self, _: Snapshot) -> SnapshotReply {
         self.hydrate();
         let now = self.clock.now();
-        SnapshotReply {
-            state: self.policy.snapshot_state(now),
-            fire_history: self.policy.fire_history(now),
-        }
+        SnapshotReply { state: self.policy.snapshot_state(now), fire_history: self.policy.fire_history(now) }
     }
 }
 
@@ -229,16 +212,11 @@ impl Serve<ApplyTuning> for NudgePolicyService {
         // fsync) the shared state file.
         let state = self.policy.state();
         let mut multiplier = state.multiplier;
-        let tuning = super::adaptive::tune(
-            &mut multiplier,
-            summary.overall,
-            &self.policy.config().adaptive,
-        );
+        let tuning = super::adaptive::tune(&mut multiplier, summary.overall, &self.policy.config().adaptive);
         if multiplier == state.multiplier && summary == state.feedback {
             return Ok(tuning);
         }
-        self.write(|s, p| apply_tuning(s, summary, p.config()))
-            .map_err(|e| e.to_string())
+        self.write(|s, p| apply_tuning(s, summary, p.config())).map_err(|e| e.to_string())
     }
 }
 

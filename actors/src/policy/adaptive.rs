@@ -52,10 +52,7 @@ mod tests {
     use super::*;
 
     fn rate(accepted: u32, dismissed: u32) -> Rate {
-        Rate {
-            accepted,
-            dismissed,
-        }
+        Rate { accepted, dismissed }
     }
 
     #[test]
@@ -70,16 +67,10 @@ mod tests {
     fn a_disengaged_user_is_tightened_an_engaged_one_loosened() {
         let cfg = AdaptiveConfig::default();
         let mut m = 1.0;
-        assert!(matches!(
-            tune(&mut m, rate(1, 9), &cfg),
-            Tuning::Tightened { .. }
-        ));
+        assert!(matches!(tune(&mut m, rate(1, 9), &cfg), Tuning::Tightened { .. }));
         assert!((m - 0.6).abs() < 1e-9);
         let mut m = 1.0;
-        assert!(matches!(
-            tune(&mut m, rate(18, 2), &cfg),
-            Tuning::Loosened { .. }
-        ));
+        assert!(matches!(tune(&mut m, rate(18, 2), &cfg), Tuning::Loosened { .. }));
         assert!((m - 1.4).abs() < 1e-9);
     }
 
@@ -90,10 +81,7 @@ mod tests {
         let mut m = 1.0;
         assert_eq!(tune(&mut m, rate(10, 0), &cfg), Tuning::Unchanged);
         assert_eq!(m, 1.0);
-        assert!(matches!(
-            tune(&mut m, rate(0, 10), &cfg),
-            Tuning::Tightened { .. }
-        ));
+        assert!(matches!(tune(&mut m, rate(0, 10), &cfg), Tuning::Tightened { .. }));
     }
 
     #[test]

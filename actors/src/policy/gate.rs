@@ -31,13 +31,7 @@ pub struct CheckRequest<'a> {
 impl<'a> CheckRequest<'a> {
     /// How a cron fire enters the ledger: an untargeted low-priority nudge.
     pub fn cron(content: &'a str, topic: Option<&'a str>) -> Self {
-        CheckRequest {
-            action: Action::Nudge,
-            session_key: None,
-            content,
-            priority: Priority::Low,
-            topic,
-        }
+        CheckRequest { action: Action::Nudge, session_key: None, content, priority: Priority::Low, topic }
     }
 }
 
@@ -59,13 +53,7 @@ pub type Trace = Vec<(PolicyLayer, Layer)>;
 
 impl NudgePolicy {
     pub fn new(cfg: PolicyConfig, tz: Tz) -> Self {
-        NudgePolicy {
-            base: cfg.clone(),
-            cfg,
-            tz,
-            state: PolicyState::default(),
-            index: LedgerIndex::default(),
-        }
+        NudgePolicy { base: cfg.clone(), cfg, tz, state: PolicyState::default(), index: LedgerIndex::default() }
     }
 
     pub fn config(&self) -> &PolicyConfig {
@@ -99,16 +87,7 @@ impl NudgePolicy {
         priority: Priority,
         now: DateTime<Utc>,
     ) -> Verdict {
-        self.check_request(
-            &CheckRequest {
-                action,
-                session_key,
-                content,
-                priority,
-                topic: None,
-            },
-            now,
-        )
+        self.check_request(&CheckRequest { action, session_key, content, priority, topic: None }, now)
     }
 
     /// Runs the eleven layers in the order of the spec's table. A high-priority request
@@ -125,12 +104,7 @@ impl NudgePolicy {
         (verdict, trace)
     }
 
-    fn evaluate(
-        &self,
-        req: &CheckRequest<'_>,
-        now: DateTime<Utc>,
-        mut trace: Option<&mut Trace>,
-    ) -> Verdict {
+    fn evaluate(&self, req: &CheckRequest<'_>, now: DateTime<Utc>, mut trace: Option<&mut Trace>) -> Verdict {
         let derived;
         let topic = match req.topic {
             Some(t) => t,
@@ -153,28 +127,14 @@ impl NudgePolicy {
             }),
             (PolicyLayer::QuietHours, &|| self.quiet_hours(local.time())),
             (PolicyLayer::DynamicDnd, &|| self.dynamic_dnd(local.hour())),
-            (PolicyLayer::PersonaDnd, &|| {
-                self.persona_dnd(local.time(), local.weekday())
-            }),
+            (PolicyLayer::PersonaDnd, &|| self.persona_dnd(local.time(), local.weekday())),
             (PolicyLayer::DayQuota, &|| self.day_quota(spawn, now)),
-            (PolicyLayer::HourQuota, &|| {
-                self.hour_quota(spawn, now, local.weekday())
-            }),
-            (PolicyLayer::SessionCooldown, &|| {
-                self.session_cooldown(req.session_key, now)
-            }),
-            (PolicyLayer::DismissalCooldown, &|| {
-                self.dismissal_cooldown(fb, now)
-            }),
-            (PolicyLayer::TopicRejectCooldown, &|| {
-                self.topic_reject(fb, topic, now)
-            }),
-            (PolicyLayer::TopicAcceptance, &|| {
-                self.topic_acceptance(fb, topic)
-            }),
-            (PolicyLayer::ContentDedup, &|| {
-                self.dedup(req.content, topic, now)
-            }),
+            (PolicyLayer::HourQuota, &|| self.hour_quota(spawn, now, local.weekday())),
+            (PolicyLayer::SessionCooldown, &|| self.session_cooldown(req.session_key, now)),
+            (PolicyLayer::DismissalCooldown, &|| self.dismissal_cooldown(fb, now)),
+            (PolicyLayer::TopicRejectCooldown, &|| self.topic_reject(fb, topic, now)),
+            (PolicyLayer::TopicAcceptance, &|| self.topic_acceptance(fb, topic)),
+            (PolicyLayer::ContentDedup, &|| self.dedup(req.content, topic, now)),
             (PolicyLayer::TopicQuota, &|| self.topic_quota(topic, now)),
         ];
         let mut bypassed = Vec::new();
@@ -223,24 +183,23 @@ impl NudgePolicy {
     fn quiet_bypass_withdrawn(&self) -> Option<String> {
         let high = self.state.feedback.high_priority;
         let rate = high.acceptance()?;
-        (high.samples() >= self.cfg.quiet_bypass_min_samples
-            && rate < self.cfg.quiet_bypass_min_acceptance)
-            .then(|| {
+        (high.samples() >= self.cfg.quiet_bypass_min_samples && rate < self.cfg.quiet_bypass_min_acceptance).then(
+            || {
                 format!(
                     "high-priority acceptance {:.0}% over {} verdicts is below {:.0}%",
                     rate * 100.0,
                     high.samples(),
                     self.cfg.quiet_bypass_min_acceptance * 100.0
                 )
-            })
+            },
+        )
     }
 
     fn dynamic_dnd(&self, hour: u32) -> Layer {
         let r = self.state.feedback.hour(hour);
         match r.acceptance() {
             Some(a)
-                if r.dismissed >= self.cfg.dynamic_dnd_min_dismissals
-                    && a <= self.cfg.dynamic_dnd_max_acceptance =>
+                if r.dismissed >= self.cfg.dynamic_dnd_min_dismissals && a <= self.cfg.dynamic_dnd_max_acceptance =>
             {
                 Err(format!(
                     "learned do-not-disturb at {hour:02}:00: {} of {} nudges dismissed",
@@ -257,10 +216,7 @@ impl NudgePolicy {
             (w.weekdays.is_empty() || w.weekdays.contains(&day))
                 && crate::config::Window::new(w.start, w.end).contains(t)
         }) {
-            Some(w) => Err(format!(
-                "do-not-disturb window `{}` {}-{}",
-                w.name, w.start, w.end
-            )),
+            Some(w) => Err(format!("do-not-disturb window `{}` {}-{}", w.name, w.start, w.end)),
             None => Ok(()),
         }
     }
@@ -270,11 +226,7 @@ impl NudgePolicy {
         let date = now.with_timezone(&self.tz).date_naive();
         // A zone may skip midnight on a DST day; the first instant of the day is then later.
         (0..3)
-            .find_map(|h| {
-                self.tz
-                    .from_local_datetime(&date.and_hms_opt(h, 0, 0)?)
-                    .earliest()
-            })
+            .find_map(|h| self.tz.from_local_datetime(&date.and_hms_opt(h, 0, 0)?).earliest())
             .map(|t| t.with_timezone(&Utc))
             .unwrap_or(now - Duration::hours(24))
     }
@@ -288,21 +240,14 @@ impl NudgePolicy {
     }
 
     fn sent_today(&self, spawn: bool, now: DateTime<Utc>) -> u32 {
-        let times = if spawn {
-            &self.index.spawns
-        } else {
-            &self.index.nudges
-        };
+        let times = if spawn { &self.index.spawns } else { &self.index.nudges };
         times.count_since(self.local_midnight(now))
     }
 
     fn day_quota(&self, spawn: bool, now: DateTime<Utc>) -> Layer {
         let (sent, limit) = (self.sent_today(spawn, now), self.day_limit(spawn));
         if sent >= limit {
-            Err(format!(
-                "{sent} of {limit} {} sent today",
-                if spawn { "spawns" } else { "nudges" }
-            ))
+            Err(format!("{sent} of {limit} {} sent today", if spawn { "spawns" } else { "nudges" }))
         } else {
             Ok(())
         }
@@ -319,11 +264,7 @@ impl NudgePolicy {
     /// The hour quota after the adaptive and weekend multipliers; never below one (the
     /// day quota is the hard cap).
     pub fn hour_limit(&self, spawn: bool, day: Weekday) -> u32 {
-        let base = if spawn {
-            self.cfg.spawn_max_per_hour
-        } else {
-            self.cfg.max_per_hour
-        };
+        let base = if spawn { self.cfg.spawn_max_per_hour } else { self.cfg.max_per_hour };
         if spawn {
             return base;
         }
@@ -332,11 +273,7 @@ impl NudgePolicy {
     }
 
     fn sent_this_hour(&self, spawn: bool, now: DateTime<Utc>) -> u32 {
-        let times = if spawn {
-            &self.index.spawns
-        } else {
-            &self.index.nudges
-        };
+        let times = if spawn { &self.index.spawns } else { &self.index.nudges };
         times.count_within(Duration::hours(1), now)
     }
 
@@ -357,10 +294,9 @@ impl NudgePolicy {
         let key = session.unwrap_or("*");
         let cooldown = Duration::minutes(self.cfg.session_cooldown_minutes);
         match self.index.last_by_session.get(key) {
-            Some(&last) if now < last + cooldown => Err(format!(
-                "session {key} was nudged at {last}; cooldown {}m",
-                self.cfg.session_cooldown_minutes
-            )),
+            Some(&last) if now < last + cooldown => {
+                Err(format!("session {key} was nudged at {last}; cooldown {}m", self.cfg.session_cooldown_minutes))
+            }
             _ => Ok(()),
         }
     }
@@ -368,10 +304,9 @@ impl NudgePolicy {
     fn dismissal_cooldown(&self, fb: &FeedbackSummary, now: DateTime<Utc>) -> Layer {
         let cooldown = Duration::minutes(self.cfg.dismissal_cooldown_minutes);
         match fb.last_dismissal {
-            Some(last) if now < last + cooldown => Err(format!(
-                "the user dismissed a nudge at {last}; cooldown {}m",
-                self.cfg.dismissal_cooldown_minutes
-            )),
+            Some(last) if now < last + cooldown => {
+                Err(format!("the user dismissed a nudge at {last}; cooldown {}m", self.cfg.dismissal_cooldown_minutes))
+            }
             _ => Ok(()),
         }
     }
@@ -380,20 +315,14 @@ impl NudgePolicy {
         let Some(t) = fb.by_topic.get(topic) else {
             return Ok(());
         };
-        let (Some(last), true) = (
-            t.last_reject,
-            t.reject_weight >= self.cfg.topic_reject_weight_threshold,
-        ) else {
+        let (Some(last), true) = (t.last_reject, t.reject_weight >= self.cfg.topic_reject_weight_threshold) else {
             return Ok(());
         };
         let hours = (self.cfg.topic_reject_cooldown_hours as f64 * t.reject_weight)
             .min(self.cfg.topic_reject_max_cooldown_hours as f64);
         let until = last + Duration::minutes((hours * 60.0) as i64);
         if now < until {
-            Err(format!(
-                "topic `{topic}` was rejected (weight {:.2}); cooled down until {until}",
-                t.reject_weight
-            ))
+            Err(format!("topic `{topic}` was rejected (weight {:.2}); cooled down until {until}", t.reject_weight))
         } else {
             Ok(())
         }
@@ -404,15 +333,8 @@ impl NudgePolicy {
             return Ok(());
         };
         match t.rate.acceptance() {
-            Some(a)
-                if t.rate.samples() >= self.cfg.topic_min_samples
-                    && a < self.cfg.topic_min_acceptance =>
-            {
-                Err(format!(
-                    "topic `{topic}` acceptance {:.0}% over {} verdicts",
-                    a * 100.0,
-                    t.rate.samples()
-                ))
+            Some(a) if t.rate.samples() >= self.cfg.topic_min_samples && a < self.cfg.topic_min_acceptance => {
+                Err(format!("topic `{topic}` acceptance {:.0}% over {} verdicts", a * 100.0, t.rate.samples()))
             }
             _ => Ok(()),
         }
@@ -459,24 +381,13 @@ impl NudgePolicy {
         topic: Option<&str>,
         now: DateTime<Utc>,
     ) -> FireRecord {
-        let req = CheckRequest {
-            action,
-            session_key,
-            content,
-            priority,
-            topic,
-        };
+        let req = CheckRequest { action, session_key, content, priority, topic };
         self.record(FireKind::of(action), &req, now)
     }
 
     /// A cron fire's topic tag: suppresses a Sentinel nudge on the topic within the dedup
     /// window; charges no Sentinel quota.
-    pub fn record_cron_fire(
-        &mut self,
-        topic: Option<&str>,
-        content: &str,
-        now: DateTime<Utc>,
-    ) -> FireRecord {
+    pub fn record_cron_fire(&mut self, topic: Option<&str>, content: &str, now: DateTime<Utc>) -> FireRecord {
         self.record(FireKind::Cron, &CheckRequest::cron(content, topic), now)
     }
 
@@ -511,14 +422,8 @@ impl NudgePolicy {
             in_quiet_hours: self.cfg.quiet_hours.contains(local.time()),
             quiet_hours: format!("{} ({})", self.cfg.quiet_hours, self.tz),
             remaining_today: remaining(self.cfg.max_per_day, self.sent_today(false, now)),
-            remaining_this_hour: remaining(
-                self.hour_limit(false, day),
-                self.sent_this_hour(false, now),
-            ),
-            spawn_remaining_today: remaining(
-                self.cfg.spawn_max_per_day,
-                self.sent_today(true, now),
-            ),
+            remaining_this_hour: remaining(self.hour_limit(false, day), self.sent_this_hour(false, now)),
+            spawn_remaining_today: remaining(self.cfg.spawn_max_per_day, self.sent_today(true, now)),
             adaptive_multiplier: self.state.multiplier,
             weekend_factor: self.weekend_factor(day),
             dismissal_cooldown_until: self
@@ -557,10 +462,7 @@ pub fn fire_record(kind: FireKind, req: &CheckRequest<'_>, at: DateTime<Utc>) ->
         kind,
         action: req.action,
         session: req.session_key.map(str::to_owned),
-        topic: req
-            .topic
-            .map(str::to_owned)
-            .unwrap_or_else(|| topic_of(req.content)),
+        topic: req.topic.map(str::to_owned).unwrap_or_else(|| topic_of(req.content)),
         content_hash: content_hash(req.content),
         priority: req.priority,
     }
@@ -568,11 +470,7 @@ pub fn fire_record(kind: FireKind, req: &CheckRequest<'_>, at: DateTime<Utc>) ->
 
 /// The tuning step on a state, shared by the in-memory policy and the store's
 /// read-modify-write (so a tuning never overwrites a peer's fires).
-pub fn apply_tuning(
-    state: &mut PolicyState,
-    summary: FeedbackSummary,
-    cfg: &PolicyConfig,
-) -> Tuning {
+pub fn apply_tuning(state: &mut PolicyState, summary: FeedbackSummary, cfg: &PolicyConfig) -> Tuning {
     let tuning = adaptive::tune(&mut state.multiplier, summary.overall, &cfg.adaptive);
     state.feedback = summary;
     tuning

@@ -57,11 +57,7 @@ pub struct PolicyState {
 
 impl Default for PolicyState {
     fn default() -> Self {
-        PolicyState {
-            fires: Vec::new(),
-            multiplier: 1.0,
-            feedback: FeedbackSummary::default(),
-        }
+        PolicyState { fires: Vec::new(), multiplier: 1.0, feedback: FeedbackSummary::default() }
     }
 }
 
@@ -120,11 +116,7 @@ impl LedgerIndex {
     }
 
     pub fn add(&mut self, f: &FireRecord) {
-        fn latest<K: std::hash::Hash + Eq>(
-            m: &mut HashMap<K, DateTime<Utc>>,
-            k: K,
-            t: DateTime<Utc>,
-        ) {
+        fn latest<K: std::hash::Hash + Eq>(m: &mut HashMap<K, DateTime<Utc>>, k: K, t: DateTime<Utc>) {
             let e = m.entry(k).or_insert(t);
             *e = (*e).max(t);
         }
@@ -137,15 +129,8 @@ impl LedgerIndex {
                 } else {
                     self.nudges.insert(f.at);
                 }
-                latest(
-                    &mut self.last_by_session,
-                    f.session.clone().unwrap_or_else(|| "*".into()),
-                    f.at,
-                );
-                self.by_topic
-                    .entry(f.topic.clone())
-                    .or_default()
-                    .insert(f.at);
+                latest(&mut self.last_by_session, f.session.clone().unwrap_or_else(|| "*".into()), f.at);
+                self.by_topic.entry(f.topic.clone()).or_default().insert(f.at);
             }
         }
     }

@@ -34,9 +34,7 @@ pub fn tighten(base: &PolicyConfig, o: &PolicyOverrides) -> (PolicyConfig, Vec<S
             if v <= *field {
                 *field = v;
             } else {
-                notes.push(format!(
-                    "ignored {name} = {v}: preferences may only lower the configured {field}"
-                ));
+                notes.push(format!("ignored {name} = {v}: preferences may only lower the configured {field}"));
             }
         }
     };

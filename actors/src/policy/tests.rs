@@ -23,19 +23,10 @@ fn ask(p: &NudgePolicy, content: &str, priority: Priority, at: DateTime<Utc>) ->
 
 /// Fires on distinct sessions, topics and contents, so only count-based layers see them.
 fn fire_distinct(p: &mut NudgePolicy, n: usize, start: DateTime<Utc>, step: Duration) {
-    let words = [
-        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
-    ];
+    let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
     for i in 0..n {
         let content = format!("{} check-in number {i}", words[i % words.len()].repeat(3));
-        p.record_fired(
-            Action::Nudge,
-            Some(&format!("s:{i}")),
-            &content,
-            Priority::Low,
-            None,
-            start + step * i as i32,
-        );
+        p.record_fired(Action::Nudge, Some(&format!("s:{i}")), &content, Priority::Low, None, start + step * i as i32);
     }
 }
 
@@ -63,30 +54,13 @@ type Setup = Box<dyn Fn() -> (NudgePolicy, DateTime<Utc>, Action)>;
 
 fn layer_cases() -> Vec<(PolicyLayer, Setup)> {
     vec![
-        (
-            PolicyLayer::Skip,
-            Box::new(|| (policy(), noon(), Action::Skip)),
-        ),
-        (
-            PolicyLayer::QuietHours,
-            Box::new(|| {
-                (
-                    policy(),
-                    noon() + Duration::minutes(11 * 60 + 30),
-                    Action::Nudge,
-                )
-            }),
-        ),
+        (PolicyLayer::Skip, Box::new(|| (policy(), noon(), Action::Skip))),
+        (PolicyLayer::QuietHours, Box::new(|| (policy(), noon() + Duration::minutes(11 * 60 + 30), Action::Nudge))),
         (
             PolicyLayer::DynamicDnd,
             Box::new(|| {
                 let mut p = policy();
-                with_feedback(&mut p, |s| {
-                    s.by_hour[12] = Rate {
-                        accepted: 0,
-                        dismissed: 3,
-                    }
-                });
+                with_feedback(&mut p, |s| s.by_hour[12] = Rate { accepted: 0, dismissed: 3 });
                 (p, noon(), Action::Nudge)
             }),
         ),
@@ -115,12 +89,7 @@ fn layer_cases() -> Vec<(PolicyLayer, Setup)> {
             PolicyLayer::HourQuota,
             Box::new(|| {
                 let mut p = policy();
-                fire_distinct(
-                    &mut p,
-                    2,
-                    noon() - Duration::minutes(40),
-                    Duration::minutes(10),
-                );
+                fire_distinct(&mut p, 2, noon() - Duration::minutes(40), Duration::minutes(10));
                 (p, noon(), Action::Nudge)
             }),
         ),
@@ -143,9 +112,7 @@ fn layer_cases() -> Vec<(PolicyLayer, Setup)> {
             PolicyLayer::DismissalCooldown,
             Box::new(|| {
                 let mut p = policy();
-                with_feedback(&mut p, |s| {
-                    s.last_dismissal = Some(noon() - Duration::minutes(30))
-                });
+                with_feedback(&mut p, |s| s.last_dismissal = Some(noon() - Duration::minutes(30)));
                 (p, noon(), Action::Nudge)
             }),
         ),
@@ -157,10 +124,7 @@ fn layer_cases() -> Vec<(PolicyLayer, Setup)> {
                     s.by_topic.insert(
                         "water".into(),
                         TopicFeedback {
-                            rate: Rate {
-                                accepted: 0,
-                                dismissed: 1,
-                            },
+                            rate: Rate { accepted: 0, dismissed: 1 },
                             reject_weight: 1.0,
                             last_reject: Some(noon() - Duration::hours(3)),
                         },
@@ -177,10 +141,7 @@ fn layer_cases() -> Vec<(PolicyLayer, Setup)> {
                     s.by_topic.insert(
                         "water".into(),
                         TopicFeedback {
-                            rate: Rate {
-                                accepted: 0,
-                                dismissed: 4,
-                            },
+                            rate: Rate { accepted: 0, dismissed: 4 },
                             reject_weight: 0.0,
                             last_reject: None,
                         },
@@ -208,10 +169,7 @@ fn layer_cases() -> Vec<(PolicyLayer, Setup)> {
             PolicyLayer::TopicQuota,
             Box::new(|| {
                 let mut p = policy();
-                for (i, text) in ["Water break!", "Time for some water", "Have you had water?"]
-                    .iter()
-                    .enumerate()
-                {
+                for (i, text) in ["Water break!", "Time for some water", "Have you had water?"].iter().enumerate() {
                     p.record_fired(
                         Action::Nudge,
                         Some(&format!("s:{i}")),
@@ -251,10 +209,7 @@ fn high_priority_bypasses_exactly_the_rows_the_spec_marks_yes() {
         let v = p.check(action, Some("cli:1"), MSG, Priority::High, at);
         let spec_says_bypass = matches!(
             layer,
-            PolicyLayer::QuietHours
-                | PolicyLayer::DynamicDnd
-                | PolicyLayer::PersonaDnd
-                | PolicyLayer::HourQuota
+            PolicyLayer::QuietHours | PolicyLayer::DynamicDnd | PolicyLayer::PersonaDnd | PolicyLayer::HourQuota
         );
         if spec_says_bypass {
             assert!(v.allow, "{layer}: high priority should bypass, got {v:?}");
@@ -270,33 +225,17 @@ fn the_quiet_hours_bypass_is_withdrawn_when_high_priority_acceptance_is_low() {
     let mut p = policy();
     let night = noon() + Duration::hours(12);
     assert!(ask(&p, MSG, Priority::High, night).allow);
-    with_feedback(&mut p, |s| {
-        s.high_priority = Rate {
-            accepted: 1,
-            dismissed: 5,
-        }
-    });
+    with_feedback(&mut p, |s| s.high_priority = Rate { accepted: 1, dismissed: 5 });
     let v = ask(&p, MSG, Priority::High, night);
     assert_denied_by(&v, PolicyLayer::QuietHours);
     assert!(v.reason.contains("withdrawn"), "{}", v.reason);
     // Too few verdicts to judge: the bypass stays.
-    with_feedback(&mut p, |s| {
-        s.high_priority = Rate {
-            accepted: 0,
-            dismissed: 2,
-        }
-    });
+    with_feedback(&mut p, |s| s.high_priority = Rate { accepted: 0, dismissed: 2 });
     assert!(ask(&p, MSG, Priority::High, night).allow);
     // The withdrawal is about quiet hours only: other bypasses still apply by day.
     with_feedback(&mut p, |s| {
-        s.high_priority = Rate {
-            accepted: 1,
-            dismissed: 5,
-        };
-        s.by_hour[12] = Rate {
-            accepted: 0,
-            dismissed: 3,
-        };
+        s.high_priority = Rate { accepted: 1, dismissed: 5 };
+        s.by_hour[12] = Rate { accepted: 0, dismissed: 3 };
     });
     assert!(ask(&p, MSG, Priority::High, noon()).allow);
 }
@@ -308,23 +247,13 @@ fn quiet_hours_follow_the_users_time_zone() {
     let v = ask(&p, MSG, Priority::Low, noon() + Duration::hours(3));
     assert_denied_by(&v, PolicyLayer::QuietHours);
     assert!(v.reason.contains("Asia/Tokyo"));
-    assert!(
-        ask(&p, MSG, Priority::Low, noon() - Duration::hours(9)).allow,
-        "03:00 UTC is 12:00 in Tokyo"
-    );
+    assert!(ask(&p, MSG, Priority::Low, noon() - Duration::hours(9)).allow, "03:00 UTC is 12:00 in Tokyo");
 }
 
 #[test]
 fn hour_quota_is_a_rolling_window() {
     let mut p = policy();
-    p.record_fired(
-        Action::Nudge,
-        Some("a:1"),
-        "first thing",
-        Priority::Low,
-        Some("t1"),
-        noon(),
-    );
+    p.record_fired(Action::Nudge, Some("a:1"), "first thing", Priority::Low, Some("t1"), noon());
     p.record_fired(
         Action::Nudge,
         Some("a:2"),
@@ -333,14 +262,8 @@ fn hour_quota_is_a_rolling_window() {
         Some("t2"),
         noon() + Duration::minutes(10),
     );
-    assert_denied_by(
-        &ask(&p, MSG, Priority::Low, noon() + Duration::minutes(59)),
-        PolicyLayer::HourQuota,
-    );
-    assert!(
-        ask(&p, MSG, Priority::Low, noon() + Duration::minutes(60)).allow,
-        "the first fire left the window"
-    );
+    assert_denied_by(&ask(&p, MSG, Priority::Low, noon() + Duration::minutes(59)), PolicyLayer::HourQuota);
+    assert!(ask(&p, MSG, Priority::Low, noon() + Duration::minutes(60)).allow, "the first fire left the window");
 }
 
 #[test]
@@ -353,60 +276,28 @@ fn day_quota_resets_at_local_midnight() {
     let tz = chrono_tz::Europe::Berlin;
     let mut p = NudgePolicy::new(cfg, tz);
     // 2026-03-02 in Berlin (UTC+1): fires from 08:00 to 22:00 local.
-    let local8 = tz
-        .with_ymd_and_hms(2026, 3, 2, 8, 0, 0)
-        .unwrap()
-        .with_timezone(&Utc);
+    let local8 = tz.with_ymd_and_hms(2026, 3, 2, 8, 0, 0).unwrap().with_timezone(&Utc);
     fire_distinct(&mut p, 8, local8, Duration::hours(2));
-    let before_midnight = tz
-        .with_ymd_and_hms(2026, 3, 2, 23, 59, 0)
-        .unwrap()
-        .with_timezone(&Utc);
-    assert_denied_by(
-        &ask(&p, MSG, Priority::High, before_midnight),
-        PolicyLayer::DayQuota,
-    );
-    let after_midnight = tz
-        .with_ymd_and_hms(2026, 3, 3, 0, 0, 0)
-        .unwrap()
-        .with_timezone(&Utc);
+    let before_midnight = tz.with_ymd_and_hms(2026, 3, 2, 23, 59, 0).unwrap().with_timezone(&Utc);
+    assert_denied_by(&ask(&p, MSG, Priority::High, before_midnight), PolicyLayer::DayQuota);
+    let after_midnight = tz.with_ymd_and_hms(2026, 3, 3, 0, 0, 0).unwrap().with_timezone(&Utc);
     assert!(ask(&p, MSG, Priority::Low, after_midnight).allow);
 }
 
 #[test]
 fn session_and_dismissal_cooldowns_expire_on_time() {
     let mut p = policy();
-    p.record_fired(
-        Action::Nudge,
-        Some("cli:1"),
-        "Stretch your legs",
-        Priority::Low,
-        None,
-        noon(),
-    );
-    assert_denied_by(
-        &ask(&p, MSG, Priority::Low, noon() + Duration::minutes(29)),
-        PolicyLayer::SessionCooldown,
-    );
+    p.record_fired(Action::Nudge, Some("cli:1"), "Stretch your legs", Priority::Low, None, noon());
+    assert_denied_by(&ask(&p, MSG, Priority::Low, noon() + Duration::minutes(29)), PolicyLayer::SessionCooldown);
     assert!(ask(&p, MSG, Priority::Low, noon() + Duration::minutes(30)).allow);
     assert!(
-        p.check(
-            Action::Nudge,
-            Some("cli:2"),
-            MSG,
-            Priority::Low,
-            noon() + Duration::minutes(1)
-        )
-        .allow,
+        p.check(Action::Nudge, Some("cli:2"), MSG, Priority::Low, noon() + Duration::minutes(1)).allow,
         "per session"
     );
 
     let mut p = policy();
     with_feedback(&mut p, |s| s.last_dismissal = Some(noon()));
-    assert_denied_by(
-        &ask(&p, MSG, Priority::Low, noon() + Duration::minutes(119)),
-        PolicyLayer::DismissalCooldown,
-    );
+    assert_denied_by(&ask(&p, MSG, Priority::Low, noon() + Duration::minutes(119)), PolicyLayer::DismissalCooldown);
     assert!(ask(&p, MSG, Priority::Low, noon() + Duration::minutes(120)).allow);
 }
 
@@ -414,75 +305,35 @@ fn session_and_dismissal_cooldowns_expire_on_time() {
 fn topic_reject_cooldown_scales_with_weight() {
     let mut p = policy();
     let reject = |w: f64| TopicFeedback {
-        rate: Rate {
-            accepted: 0,
-            dismissed: 1,
-        },
+        rate: Rate { accepted: 0, dismissed: 1 },
         reject_weight: w,
         last_reject: Some(noon()),
     };
     with_feedback(&mut p, |s| {
         s.by_topic.insert("water".into(), reject(0.9));
     });
-    assert!(
-        ask(&p, MSG, Priority::Low, noon() + Duration::hours(1)).allow,
-        "below the threshold"
-    );
+    assert!(ask(&p, MSG, Priority::Low, noon() + Duration::hours(1)).allow, "below the threshold");
     with_feedback(&mut p, |s| {
         s.by_topic.insert("water".into(), reject(2.0));
     });
-    assert_denied_by(
-        &ask(&p, MSG, Priority::Low, noon() + Duration::hours(95)),
-        PolicyLayer::TopicRejectCooldown,
-    );
-    assert!(
-        ask(&p, MSG, Priority::Low, noon() + Duration::hours(96)).allow,
-        "48h x weight 2"
-    );
+    assert_denied_by(&ask(&p, MSG, Priority::Low, noon() + Duration::hours(95)), PolicyLayer::TopicRejectCooldown);
+    assert!(ask(&p, MSG, Priority::Low, noon() + Duration::hours(96)).allow, "48h x weight 2");
 }
 
 #[test]
 fn dedup_window_expires() {
     let mut p = policy();
-    p.record_fired(
-        Action::Nudge,
-        Some("tg:1"),
-        MSG,
-        Priority::Low,
-        Some("x"),
-        noon(),
-    );
-    let v = p.check(
-        Action::Nudge,
-        Some("tg:2"),
-        "drink a glass  of WATER",
-        Priority::Low,
-        noon() + Duration::minutes(359),
-    );
+    p.record_fired(Action::Nudge, Some("tg:1"), MSG, Priority::Low, Some("x"), noon());
+    let v =
+        p.check(Action::Nudge, Some("tg:2"), "drink a glass  of WATER", Priority::Low, noon() + Duration::minutes(359));
     assert_denied_by(&v, PolicyLayer::ContentDedup);
-    assert!(
-        p.check(
-            Action::Nudge,
-            Some("tg:2"),
-            MSG,
-            Priority::Low,
-            noon() + Duration::minutes(361)
-        )
-        .allow
-    );
+    assert!(p.check(Action::Nudge, Some("tg:2"), MSG, Priority::Low, noon() + Duration::minutes(361)).allow);
 }
 
 #[test]
 fn topic_quota_stack_counts_hour_day_and_week() {
     let mut p = policy();
-    p.record_fired(
-        Action::Nudge,
-        Some("a:1"),
-        "water one",
-        Priority::Low,
-        Some("water"),
-        noon(),
-    );
+    p.record_fired(Action::Nudge, Some("a:1"), "water one", Priority::Low, Some("water"), noon());
     let v = p.check_request(
         &CheckRequest {
             action: Action::Nudge,
@@ -499,14 +350,7 @@ fn topic_quota_stack_counts_hour_day_and_week() {
     let mut p = policy();
     for i in 0..10 {
         let at = noon() - Duration::days(6) + Duration::hours(14 * i);
-        p.record_fired(
-            Action::Nudge,
-            Some(&format!("s:{i}")),
-            &format!("water {i}"),
-            Priority::Low,
-            Some("water"),
-            at,
-        );
+        p.record_fired(Action::Nudge, Some(&format!("s:{i}")), &format!("water {i}"), Priority::Low, Some("water"), at);
     }
     let v = p.check_request(
         &CheckRequest {
@@ -529,31 +373,11 @@ fn spawn_has_its_own_quota_line_but_shares_dedup() {
     assert_denied_by(&ask(&p, MSG, Priority::Low, noon()), PolicyLayer::DayQuota);
     let task = "Compile the weekly digest";
     assert!(
-        p.check(
-            Action::SpawnAgent,
-            Some("cli:1"),
-            task,
-            Priority::Low,
-            noon()
-        )
-        .allow,
+        p.check(Action::SpawnAgent, Some("cli:1"), task, Priority::Low, noon()).allow,
         "nudge quota is not spawn quota"
     );
-    p.record_fired(
-        Action::SpawnAgent,
-        Some("cli:1"),
-        task,
-        Priority::Low,
-        None,
-        noon(),
-    );
-    let v = p.check(
-        Action::SpawnAgent,
-        Some("tg:7"),
-        task,
-        Priority::Low,
-        noon() + Duration::hours(2),
-    );
+    p.record_fired(Action::SpawnAgent, Some("cli:1"), task, Priority::Low, None, noon());
+    let v = p.check(Action::SpawnAgent, Some("tg:7"), task, Priority::Low, noon() + Duration::hours(2));
     assert_denied_by(&v, PolicyLayer::ContentDedup);
     // And a spawn's day cap is its own.
     let mut p = policy();
@@ -568,53 +392,24 @@ fn spawn_has_its_own_quota_line_but_shares_dedup() {
         );
     }
     assert_denied_by(
-        &p.check(
-            Action::SpawnAgent,
-            Some("z:1"),
-            "another task entirely",
-            Priority::Low,
-            noon(),
-        ),
+        &p.check(Action::SpawnAgent, Some("z:1"), "another task entirely", Priority::Low, noon()),
         PolicyLayer::DayQuota,
     );
-    assert!(
-        ask(&p, MSG, Priority::Low, noon()).allow,
-        "spawns did not use the nudge quota"
-    );
+    assert!(ask(&p, MSG, Priority::Low, noon()).allow, "spawns did not use the nudge quota");
 }
 
 #[test]
 fn a_cron_fire_suppresses_the_topic_in_the_dedup_window_without_charging_quota() {
     let mut p = policy();
     for i in 0..20 {
-        p.record_cron_fire(
-            Some(&format!("job{i}")),
-            &format!("cron job {i}"),
-            noon() - Duration::minutes(5),
-        );
+        p.record_cron_fire(Some(&format!("job{i}")), &format!("cron job {i}"), noon() - Duration::minutes(5));
     }
     p.record_cron_fire(None, "Take your medication", noon());
-    let v = ask(
-        &p,
-        "Remember the medications!",
-        Priority::Low,
-        noon() + Duration::hours(1),
-    );
+    let v = ask(&p, "Remember the medications!", Priority::Low, noon() + Duration::hours(1));
     assert_denied_by(&v, PolicyLayer::ContentDedup);
     assert!(v.reason.contains("cron"), "{}", v.reason);
-    assert!(
-        ask(&p, MSG, Priority::Low, noon()).allow,
-        "21 cron fires charged no quota"
-    );
-    assert!(
-        ask(
-            &p,
-            "Remember the medications!",
-            Priority::Low,
-            noon() + Duration::minutes(361)
-        )
-        .allow
-    );
+    assert!(ask(&p, MSG, Priority::Low, noon()).allow, "21 cron fires charged no quota");
+    assert!(ask(&p, "Remember the medications!", Priority::Low, noon() + Duration::minutes(361)).allow);
     assert_eq!(p.snapshot_state(noon()).remaining_today, 8);
 }
 
@@ -622,34 +417,12 @@ fn a_cron_fire_suppresses_the_topic_in_the_dedup_window_without_charging_quota()
 fn adaptive_tuning_tightens_and_loosens_the_hour_quota() {
     let mut p = policy();
     assert_eq!(p.hour_limit(false, chrono::Weekday::Mon), 2);
-    let summary = |a, d| FeedbackSummary {
-        overall: Rate {
-            accepted: a,
-            dismissed: d,
-        },
-        ..Default::default()
-    };
-    assert!(matches!(
-        p.apply_adaptive_tuning(summary(1, 9)),
-        Tuning::Tightened { .. }
-    ));
+    let summary = |a, d| FeedbackSummary { overall: Rate { accepted: a, dismissed: d }, ..Default::default() };
+    assert!(matches!(p.apply_adaptive_tuning(summary(1, 9)), Tuning::Tightened { .. }));
     assert_eq!(p.hour_limit(false, chrono::Weekday::Mon), 1);
-    p.record_fired(
-        Action::Nudge,
-        Some("a:1"),
-        "something",
-        Priority::Low,
-        None,
-        noon(),
-    );
-    assert_denied_by(
-        &ask(&p, MSG, Priority::Low, noon() + Duration::minutes(40)),
-        PolicyLayer::HourQuota,
-    );
-    assert!(matches!(
-        p.apply_adaptive_tuning(summary(20, 0)),
-        Tuning::Loosened { .. }
-    ));
+    p.record_fired(Action::Nudge, Some("a:1"), "something", Priority::Low, None, noon());
+    assert_denied_by(&ask(&p, MSG, Priority::Low, noon() + Duration::minutes(40)), PolicyLayer::HourQuota);
+    assert!(matches!(p.apply_adaptive_tuning(summary(20, 0)), Tuning::Loosened { .. }));
     assert_eq!(p.hour_limit(false, chrono::Weekday::Mon), 3);
     assert!(ask(&p, MSG, Priority::Low, noon() + Duration::minutes(40)).allow);
     assert_eq!(p.snapshot_state(noon()).adaptive_multiplier, 1.5);
@@ -674,13 +447,7 @@ fn no_flapping_across_a_hundred_ticks_around_the_threshold() {
         // Acceptance jitters between 34% and 36% (50 verdicts): the target multiplier
         // hovers around the edge of the band below 1.0.
         let accepted = if tick % 2 == 0 { 17 } else { 18 };
-        let s = FeedbackSummary {
-            overall: Rate {
-                accepted,
-                dismissed: 50 - accepted,
-            },
-            ..Default::default()
-        };
+        let s = FeedbackSummary { overall: Rate { accepted, dismissed: 50 - accepted }, ..Default::default() };
         match p.apply_adaptive_tuning(s) {
             Tuning::Tightened { .. } => {
                 changes += 1;
@@ -693,23 +460,14 @@ fn no_flapping_across_a_hundred_ticks_around_the_threshold() {
             _ => {}
         }
     }
-    assert!(
-        changes <= 1,
-        "multiplier moved {changes} times: {directions:?}"
-    );
+    assert!(changes <= 1, "multiplier moved {changes} times: {directions:?}");
     let m = p.snapshot_state(noon()).adaptive_multiplier;
     assert!(m < 1.0 && m > 0.8, "{m}");
     // Jitter around the pivot never moves it at all.
     let mut p = policy();
     for tick in 0..100u32 {
         let accepted = 20 + (tick % 5) * 2; // 40%..56%
-        let s = FeedbackSummary {
-            overall: Rate {
-                accepted,
-                dismissed: 50 - accepted,
-            },
-            ..Default::default()
-        };
+        let s = FeedbackSummary { overall: Rate { accepted, dismissed: 50 - accepted }, ..Default::default() };
         assert_eq!(p.apply_adaptive_tuning(s), Tuning::Unchanged, "tick {tick}");
     }
 }
@@ -731,12 +489,7 @@ fn overrides_tighten_on_the_next_check_and_loosening_is_refused() {
     });
     assert_eq!(notes.len(), 1);
     assert_denied_by(
-        &ask(
-            &p,
-            MSG,
-            Priority::Low,
-            noon() + Duration::hours(11) + Duration::minutes(30),
-        ),
+        &ask(&p, MSG, Priority::Low, noon() + Duration::hours(11) + Duration::minutes(30)),
         PolicyLayer::QuietHours,
     );
 }
@@ -744,25 +497,10 @@ fn overrides_tighten_on_the_next_check_and_loosening_is_refused() {
 #[test]
 fn fire_history_lists_recent_topics_with_reactions() {
     let mut p = policy();
-    p.record_fired(
-        Action::Nudge,
-        Some("a:1"),
-        "Drink water",
-        Priority::Low,
-        None,
-        noon(),
-    );
+    p.record_fired(Action::Nudge, Some("a:1"), "Drink water", Priority::Low, None, noon());
     with_feedback(&mut p, |s| {
-        s.by_topic.insert(
-            "water".into(),
-            TopicFeedback {
-                rate: Rate {
-                    accepted: 2,
-                    dismissed: 1,
-                },
-                ..Default::default()
-            },
-        );
+        s.by_topic
+            .insert("water".into(), TopicFeedback { rate: Rate { accepted: 2, dismissed: 1 }, ..Default::default() });
     });
     let h = p.fire_history(noon());
     assert_eq!(h["water"].fired, 1);
@@ -775,14 +513,7 @@ fn fire_history_lists_recent_topics_with_reactions() {
 fn the_ledger_forgets_what_no_layer_can_see() {
     let mut p = policy();
     fire_distinct(&mut p, 5, noon() - Duration::days(20), Duration::hours(1));
-    p.record_fired(
-        Action::Nudge,
-        Some("a:1"),
-        "fresh",
-        Priority::Low,
-        None,
-        noon(),
-    );
+    p.record_fired(Action::Nudge, Some("a:1"), "fresh", Priority::Low, None, noon());
     assert_eq!(p.state().fires.len(), 1);
 }
 
@@ -811,18 +542,11 @@ mod actor {
     /// A policy actor on the state file at `path`.
     fn service(path: &Path, clock: &ManualClock, metrics: &Metrics) -> Handle<NudgePolicyService> {
         let store = Some(Arc::new(JsonStateStore::new(path)));
-        start(
-            NudgePolicyService::new(policy(), store, clock.shared()),
-            metrics,
-            RestartPolicy::default(),
-        )
+        start(NudgePolicyService::new(policy(), store, clock.shared()), metrics, RestartPolicy::default())
     }
 
     fn stored(path: &Path) -> PolicyState {
-        JsonStateStore::new(path)
-            .read::<PolicyState>("policy")
-            .unwrap()
-            .0
+        JsonStateStore::new(path).read::<PolicyState>("policy").unwrap().0
     }
 
     #[actix_rt::test]
@@ -832,26 +556,17 @@ mod actor {
         let clock = ManualClock::new(noon());
         let h = service(&path, &clock, &Metrics::default());
 
-        let out: Gated<(), &str> =
-            dispatch_through(&h, nudge("cli:1", MSG), || async { Err("outlet down") }).await;
+        let out: Gated<(), &str> = dispatch_through(&h, nudge("cli:1", MSG), || async { Err("outlet down") }).await;
         assert!(matches!(out, Gated::Failed("outlet down")));
-        assert_eq!(
-            h.call(Snapshot).await.unwrap().state.remaining_today,
-            8,
-            "nothing charged"
-        );
+        assert_eq!(h.call(Snapshot).await.unwrap().state.remaining_today, 8, "nothing charged");
         assert!(stored(&path).fires.is_empty());
 
-        let out: Gated<u8, &str> =
-            dispatch_through(&h, nudge("cli:1", MSG), || async { Ok(7) }).await;
+        let out: Gated<u8, &str> = dispatch_through(&h, nudge("cli:1", MSG), || async { Ok(7) }).await;
         assert!(matches!(out, Gated::Delivered(7)));
         assert_eq!(h.call(Snapshot).await.unwrap().state.remaining_today, 7);
         assert_eq!(stored(&path).fires.len(), 1);
-        let out: Gated<u8, &str> =
-            dispatch_through(&h, nudge("cli:1", MSG), || async { Ok(7) }).await;
-        let Gated::Denied(v) = out else {
-            panic!("expected a denial")
-        };
+        let out: Gated<u8, &str> = dispatch_through(&h, nudge("cli:1", MSG), || async { Ok(7) }).await;
+        let Gated::Denied(v) = out else { panic!("expected a denial") };
         assert_eq!(v.layer, Some(PolicyLayer::SessionCooldown));
     }
 
@@ -864,22 +579,12 @@ mod actor {
         let a = service(&path, &clock, &metrics);
         let b = service(&path, &clock, &metrics);
         assert!(b.call(check(MSG)).await.unwrap().allow);
-        a.call(RecordFired(nudge("cli:1", MSG)))
-            .await
-            .unwrap()
-            .unwrap();
+        a.call(RecordFired(nudge("cli:1", MSG))).await.unwrap().unwrap();
         let v = b.call(check(MSG)).await.unwrap();
-        assert_eq!(
-            v.layer,
-            Some(PolicyLayer::SessionCooldown),
-            "b hydrated a's fire: {v:?}"
-        );
+        assert_eq!(v.layer, Some(PolicyLayer::SessionCooldown), "b hydrated a's fire: {v:?}");
         // b's own fire merges with a's instead of overwriting it.
         clock.advance(Duration::hours(3));
-        b.call(RecordFired(nudge("tg:2", "other")))
-            .await
-            .unwrap()
-            .unwrap();
+        b.call(RecordFired(nudge("tg:2", "other"))).await.unwrap().unwrap();
         assert_eq!(stored(&path).fires.len(), 2);
         assert_eq!(a.call(Snapshot).await.unwrap().state.remaining_today, 6);
     }
@@ -890,10 +595,7 @@ mod actor {
         let path = dir.path().join("state.json");
         let clock = ManualClock::new(noon());
         let h = service(&path, &clock, &Metrics::default());
-        let cron = RecordCronFire {
-            topic: Some("water".into()),
-            content: "Hydrate!".into(),
-        };
+        let cron = RecordCronFire { topic: Some("water".into()), content: "Hydrate!".into() };
         h.call(cron).await.unwrap().unwrap();
         let v = h.call(check(MSG)).await.unwrap();
         assert_eq!(v.layer, Some(PolicyLayer::ContentDedup), "{v:?}");
@@ -906,17 +608,8 @@ mod actor {
         let path = dir.path().join("state.json");
         let metrics = Metrics::default();
         let a = service(&path, &ManualClock::new(noon()), &metrics);
-        let s = FeedbackSummary {
-            overall: Rate {
-                accepted: 1,
-                dismissed: 9,
-            },
-            ..Default::default()
-        };
-        assert!(matches!(
-            a.call(ApplyTuning(s)).await.unwrap().unwrap(),
-            Tuning::Tightened { .. }
-        ));
+        let s = FeedbackSummary { overall: Rate { accepted: 1, dismissed: 9 }, ..Default::default() };
+        assert!(matches!(a.call(ApplyTuning(s)).await.unwrap().unwrap(), Tuning::Tightened { .. }));
         assert!((stored(&path).multiplier - 0.6).abs() < 1e-9);
         assert_eq!(metrics.snapshot()[0].name, "NudgePolicy");
     }

@@ -3,12 +3,11 @@
 
 /// Words too common to name a topic, sorted (binary search).
 const STOPWORDS: &[&str] = &[
-    "about", "after", "again", "also", "and", "are", "before", "but", "can", "could", "did",
-    "does", "don't", "dont", "for", "forget", "from", "had", "has", "have", "here", "how", "just",
-    "let", "make", "may", "maybe", "might", "need", "not", "now", "please", "quick", "remember",
-    "remind", "reminder", "should", "some", "still", "than", "that", "the", "their", "them",
-    "then", "there", "these", "they", "this", "time", "today", "tomorrow", "was", "were", "what",
-    "when", "where", "which", "while", "will", "with", "would", "you", "your", "yours",
+    "about", "after", "again", "also", "and", "are", "before", "but", "can", "could", "did", "does", "don't", "dont",
+    "for", "forget", "from", "had", "has", "have", "here", "how", "just", "let", "make", "may", "maybe", "might",
+    "need", "not", "now", "please", "quick", "remember", "remind", "reminder", "should", "some", "still", "than",
+    "that", "the", "their", "them", "then", "there", "these", "they", "this", "time", "today", "tomorrow", "was",
+    "were", "what", "when", "where", "which", "while", "will", "with", "would", "you", "your", "yours",
 ];
 
 /// The topic tag of a message: its longest word that is not a stop word (at least three
@@ -38,12 +37,7 @@ pub fn topic_of(content: &str) -> String {
 /// letters is never one.
 fn is_stopword(word: &str) -> bool {
     word.is_ascii()
-        && STOPWORDS
-            .binary_search_by(|stop| {
-                stop.bytes()
-                    .cmp(word.bytes().map(|b| b.to_ascii_lowercase()))
-            })
-            .is_ok()
+        && STOPWORDS.binary_search_by(|stop| stop.bytes().cmp(word.bytes().map(|b| b.to_ascii_lowercase()))).is_ok()
 }
 
 fn strip_plural(word: &str) -> &str {
@@ -105,10 +99,7 @@ mod tests {
     fn topics_meet_across_wordings() {
         assert_eq!(topic_of("Take your medication"), "medication");
         assert_eq!(topic_of("Reminder: medications at 9"), "medication");
-        assert_eq!(
-            topic_of("Call mom about the dentist appointment"),
-            "appointment"
-        );
+        assert_eq!(topic_of("Call mom about the dentist appointment"), "appointment");
         assert_eq!(topic_of("hi"), "general");
         assert_eq!(topic_of("12345 678"), "general");
     }

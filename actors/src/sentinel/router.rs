@@ -7,11 +7,7 @@ use raven_proto::{ExecutionResult, PlannerDecision};
 pub trait Router {
     /// Deliver (or queue) `decision`; `nudge_id` correlates the feedback log. For
     /// spawn_agent the executor runs its own policy check.
-    fn route<'a>(
-        &'a self,
-        decision: &'a PlannerDecision,
-        nudge_id: &'a str,
-    ) -> LocalBoxFuture<'a, ExecutionResult>;
+    fn route<'a>(&'a self, decision: &'a PlannerDecision, nudge_id: &'a str) -> LocalBoxFuture<'a, ExecutionResult>;
 
     /// Deferred decisions whose session has settled, taken out of the heap: the runner
     /// routes them as nudges, through the gate again.

@@ -10,9 +10,7 @@ use crate::context::plan::{plan_for_day, PlanSlot, SlotKind};
 use crate::context::{Assemble, AssemblerService, AttentionChanged, RememberLastDecision};
 use crate::feedback::{FeedbackSummary, NudgeFeedbackTracker, Source};
 use crate::planner::{AnalyzeDay, Decide, Planned, PlannerService};
-use crate::policy::{
-    dispatch_through, ApplyTuning, Check, Gated, Nudge, NudgePolicyService, Snapshot,
-};
+use crate::policy::{dispatch_through, ApplyTuning, Check, Gated, Nudge, NudgePolicyService, Snapshot};
 use crate::supervise::Handle;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -63,13 +61,7 @@ pub struct SentinelRunner {
 
 impl SentinelRunner {
     pub fn new(deps: RunnerDeps) -> Self {
-        SentinelRunner {
-            d: deps,
-            analysis: None,
-            skip_cache: None,
-            seq: 0,
-            stats: RunnerStats::default(),
-        }
+        SentinelRunner { d: deps, analysis: None, skip_cache: None, seq: 0, stats: RunnerStats::default() }
     }
 
     pub fn stats(&self) -> &RunnerStats {
@@ -94,11 +86,7 @@ impl SentinelRunner {
         match self.d.assembler.call(Assemble { now, policy }).await {
             Ok((ctx, degraded)) => {
                 let mut outcome = self.tick_with_context(ctx).await;
-                outcome.notes.extend(
-                    degraded
-                        .into_iter()
-                        .map(|(f, why)| format!("degraded {f}: {why}")),
-                );
+                outcome.notes.extend(degraded.into_iter().map(|(f, why)| format!("degraded {f}: {why}")));
                 outcome
             }
             Err(e) => {
@@ -125,69 +113,40 @@ impl SentinelRunner {
         let deadlines = parse_deadlines(&ctx.memory_md, self.d.tz);
         let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines);
         self.maybe_daily_analysis(&ctx, &mut notes).await;
-        self.refresh_memory_state(&ctx, summary, &plan, &mut notes)
-            .await;
+        self.refresh_memory_state(&ctx, summary, &plan, &mut notes).await;
         if let Some(hook) = self.d.discovery.as_mut() {
             hook.maybe_run(now).await;
         }
 
         let window = Duration::seconds(self.d.cfg.slot_window_s as i64);
-        let open: Vec<&PlanSlot> = plan
-            .iter()
-            .filter(|s| s.is_open(now, window) && !self.fired_today(&ctx, &s.topic, now))
-            .collect();
+        let open: Vec<&PlanSlot> =
+            plan.iter().filter(|s| s.is_open(now, window) && !self.fired_today(&ctx, &s.topic, now)).collect();
         if let Some(slot) = open.iter().find(|s| s.kind == SlotKind::Recurring) {
             self.stats.scheduled_fires += 1;
             let decision = slot_decision(slot, &ctx, "scheduled recurring slot");
-            return self
-                .finish(
-                    decision,
-                    Some(slot.topic.clone()),
-                    "scheduled_fire",
-                    &ctx,
-                    notes,
-                )
-                .await;
+            return self.finish(decision, Some(slot.topic.clone()), "scheduled_fire", &ctx, notes).await;
         }
 
         if let Some(fast) = self.fast_path_rules(&ctx) {
             self.remember(fast.clone()).await;
-            return TickOutcome {
-                decision: fast,
-                result: None,
-                nudge_id: None,
-                route: "fast_path_skip".into(),
-                notes,
-            };
+            return TickOutcome { decision: fast, result: None, nudge_id: None, route: "fast_path_skip".into(), notes };
         }
 
         self.stats.planner_calls += 1;
         let planned = match self.d.planner.call_async(Decide(ctx.clone())).await {
             Ok(p) => p,
-            Err(e) => Planned {
-                decision: PlannerDecision::skip(format!("planner_error:{e}")),
-                error: Some(e.to_string()),
-            },
+            Err(e) => {
+                Planned { decision: PlannerDecision::skip(format!("planner_error:{e}")), error: Some(e.to_string()) }
+            }
         };
         if let Some(err) = &planned.error {
             notes.push(format!("planner failed: {err}"));
             // Outage fallback: only high-priority deadline slots, and only through the gate.
-            let high = open.iter().find(|s| {
-                s.kind == SlotKind::Deadline && s.priority == raven_proto::Priority::High
-            });
+            let high = open.iter().find(|s| s.kind == SlotKind::Deadline && s.priority == raven_proto::Priority::High);
             if let Some(slot) = high {
                 self.stats.deadline_fallbacks += 1;
-                let decision =
-                    slot_decision(slot, &ctx, "planner down: high-priority deadline fallback");
-                return self
-                    .finish(
-                        decision,
-                        Some(slot.topic.clone()),
-                        "deadline_fallback",
-                        &ctx,
-                        notes,
-                    )
-                    .await;
+                let decision = slot_decision(slot, &ctx, "planner down: high-priority deadline fallback");
+                return self.finish(decision, Some(slot.topic.clone()), "deadline_fallback", &ctx, notes).await;
             }
         }
         let decision = planned.decision;
@@ -211,10 +170,8 @@ impl SentinelRunner {
         notes: Vec<String>,
     ) -> TickOutcome {
         let mut outcome = self.route(decision.clone(), topic, route, notes).await;
-        self.skip_cache = (decision.action == Action::Skip).then(|| SkipCache {
-            signature: context_signature(ctx),
-            at: ctx.now,
-        });
+        self.skip_cache =
+            (decision.action == Action::Skip).then(|| SkipCache { signature: context_signature(ctx), at: ctx.now });
         self.remember(decision).await;
         if outcome.route.is_empty() {
             outcome.route = route.into();
@@ -234,11 +191,7 @@ impl SentinelRunner {
         }
     }
 
-    async fn maybe_retune_policy(
-        &mut self,
-        now: DateTime<Utc>,
-        notes: &mut Vec<String>,
-    ) -> FeedbackSummary {
+    async fn maybe_retune_policy(&mut self, now: DateTime<Utc>, notes: &mut Vec<String>) -> FeedbackSummary {
         let summary = match self.d.tracker.summary(now) {
             Ok(s) => s,
             Err(e) => {
@@ -267,12 +220,7 @@ impl SentinelRunner {
         if self.analysis.is_some() {
             return;
         }
-        match self
-            .d
-            .planner
-            .call_async(AnalyzeDay(ctx.clone(), today))
-            .await
-        {
+        match self.d.planner.call_async(AnalyzeDay(ctx.clone(), today)).await {
             Ok(Ok(a)) => {
                 self.stats.daily_analyses += 1;
                 if let Err(e) = daily_analysis::save(&path, &a) {
@@ -307,12 +255,7 @@ impl SentinelRunner {
         };
         match updater.update(&input) {
             Ok(report) => {
-                notes.extend(
-                    report
-                        .failed
-                        .iter()
-                        .map(|(s, why)| format!("attention section `{s}` kept: {why}")),
-                );
+                notes.extend(report.failed.iter().map(|(s, why)| format!("attention section `{s}` kept: {why}")));
                 if report.written {
                     let _ = self.d.assembler.call(AttentionChanged).await;
                 }
@@ -333,10 +276,7 @@ impl SentinelRunner {
 
     fn fired_today(&self, ctx: &PlannerContext, topic: &str, now: DateTime<Utc>) -> bool {
         let midnight = self.local_midnight(now);
-        ctx.fire_history
-            .get(topic)
-            .and_then(|h| h.last_fired)
-            .is_some_and(|t| t >= midnight)
+        ctx.fire_history.get(topic).and_then(|h| h.last_fired).is_some_and(|t| t >= midnight)
     }
 
     /// The skip-only rules: quiet hours, and an unchanged context after a skip.
@@ -346,15 +286,9 @@ impl SentinelRunner {
             return Some(PlannerDecision::skip("fast_path:quiet_hours"));
         }
         let ttl = Duration::seconds(self.d.cfg.skip_cache_ttl_s as i64);
-        let last_was_skip = ctx
-            .last_decision
-            .as_ref()
-            .is_some_and(|d| d.action == Action::Skip);
+        let last_was_skip = ctx.last_decision.as_ref().is_some_and(|d| d.action == Action::Skip);
         if let Some(cache) = &self.skip_cache {
-            if last_was_skip
-                && ctx.now - cache.at < ttl
-                && cache.signature == context_signature(ctx)
-            {
+            if last_was_skip && ctx.now - cache.at < ttl && cache.signature == context_signature(ctx) {
                 self.stats.skipped_unchanged += 1;
                 return Some(PlannerDecision::skip("fast_path:unchanged_context"));
             }
@@ -364,12 +298,7 @@ impl SentinelRunner {
 
     fn next_nudge_id(&mut self, now: DateTime<Utc>) -> String {
         self.seq += 1;
-        format!(
-            "n-{}-{}-{}",
-            now.format("%Y%m%dT%H%M%S"),
-            std::process::id(),
-            self.seq
-        )
+        format!("n-{}-{}-{}", now.format("%Y%m%dT%H%M%S"), std::process::id(), self.seq)
     }
 
     async fn route(
@@ -379,13 +308,8 @@ impl SentinelRunner {
         route: &str,
         notes: Vec<String>,
     ) -> TickOutcome {
-        let mut outcome = TickOutcome {
-            decision: decision.clone(),
-            result: None,
-            nudge_id: None,
-            route: route.into(),
-            notes,
-        };
+        let mut outcome =
+            TickOutcome { decision: decision.clone(), result: None, nudge_id: None, route: route.into(), notes };
         let now = self.d.clock.now();
         match decision.action {
             Action::Skip => {}
@@ -445,8 +369,7 @@ impl SentinelRunner {
                 .await;
                 outcome.result = Some(match gated {
                     Gated::Delivered(r) => {
-                        let topic =
-                            topic.unwrap_or_else(|| crate::policy::topic::topic_of(&nudge.content));
+                        let topic = topic.unwrap_or_else(|| crate::policy::topic::topic_of(&nudge.content));
                         if let Err(e) = self.d.tracker.record_dispatched(
                             &id,
                             &topic,
@@ -469,9 +392,7 @@ impl SentinelRunner {
                             v.reason
                         ))
                     }
-                    Gated::Unavailable(e) => {
-                        ExecutionResult::failed(format!("policy unavailable: {e}"))
-                    }
+                    Gated::Unavailable(e) => ExecutionResult::failed(format!("policy unavailable: {e}")),
                 });
             }
         }
@@ -481,18 +402,10 @@ impl SentinelRunner {
 
 /// A plan slot as a decision: the pre-planned message, to the most recently active session.
 fn slot_decision(slot: &PlanSlot, ctx: &PlannerContext, why: &str) -> PlannerDecision {
-    let mut d = PlannerDecision::with_message(
-        Action::Nudge,
-        slot.message.clone(),
-        format!("{why}: {}", slot.topic),
-    );
+    let mut d = PlannerDecision::with_message(Action::Nudge, slot.message.clone(), format!("{why}: {}", slot.topic));
     d.priority = slot.priority;
     d.proactivity_score = 1.0;
-    d.target_session = ctx
-        .active_sessions
-        .iter()
-        .max_by_key(|s| s.last_active)
-        .map(|s| s.session_key.clone());
+    d.target_session = ctx.active_sessions.iter().max_by_key(|s| s.last_active).map(|s| s.session_key.clone());
     d
 }
 

@@ -14,9 +14,7 @@ pub struct RunnerService {
 
 impl RunnerService {
     pub fn new(runner: SentinelRunner) -> Self {
-        RunnerService {
-            runner: Rc::new(Mutex::new(runner)),
-        }
+        RunnerService { runner: Rc::new(Mutex::new(runner)) }
     }
 }
 
@@ -67,10 +65,7 @@ impl Serve<GetStats> for RunnerService {
 }
 
 /// Polls the deferred nudges every `every` until the returned handle is aborted.
-pub fn spawn_defer_loop(
-    runner: Handle<RunnerService>,
-    every: std::time::Duration,
-) -> actix_rt::task::JoinHandle<()> {
+pub fn spawn_defer_loop(runner: Handle<RunnerService>, every: std::time::Duration) -> actix_rt::task::JoinHandle<()> {
     actix_rt::spawn(async move {
         let mut interval = actix_rt::time::interval(every);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -84,10 +79,7 @@ pub fn spawn_defer_loop(
 }
 
 /// Ticks every `every` on the current arbiter until the returned handle is aborted.
-pub fn spawn_tick_loop(
-    runner: Handle<RunnerService>,
-    every: std::time::Duration,
-) -> actix_rt::task::JoinHandle<()> {
+pub fn spawn_tick_loop(runner: Handle<RunnerService>, every: std::time::Duration) -> actix_rt::task::JoinHandle<()> {
     actix_rt::spawn(async move {
         let mut interval = actix_rt::time::interval(every);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

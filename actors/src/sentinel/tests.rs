@@ -27,11 +27,7 @@ struct Recording {
 }
 
 impl Router for Recording {
-    fn route<'a>(
-        &'a self,
-        d: &'a PlannerDecision,
-        _id: &'a str,
-    ) -> LocalBoxFuture<'a, ExecutionResult> {
+    fn route<'a>(&'a self, d: &'a PlannerDecision, _id: &'a str) -> LocalBoxFuture<'a, ExecutionResult> {
         self.routed.borrow_mut().push(d.clone());
         Box::pin(async { ExecutionResult::delivered(vec!["jsonl:test".into()]) })
     }
@@ -57,11 +53,7 @@ fn at(h: u32, m: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 2, h, m, 0).unwrap()
 }
 
-fn rig_with(
-    start_at: DateTime<Utc>,
-    policy_cfg: PolicyConfig,
-    assembler_policy: RestartPolicy,
-) -> Rig {
+fn rig_with(start_at: DateTime<Utc>, policy_cfg: PolicyConfig, assembler_policy: RestartPolicy) -> Rig {
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());
     dir.ensure().unwrap();
@@ -76,19 +68,12 @@ fn rig_with(
     );
     let store = Arc::new(JsonStateStore::new(dir.state()));
     let policy = start(
-        NudgePolicyService::new(
-            NudgePolicy::new(policy_cfg, chrono_tz::Tz::UTC),
-            Some(store),
-            clock.shared(),
-        ),
+        NudgePolicyService::new(NudgePolicy::new(policy_cfg, chrono_tz::Tz::UTC), Some(store), clock.shared()),
         &metrics,
         RestartPolicy::default(),
     );
-    let assembler = start(
-        AssemblerService::new(ContextAssembler::new(&dir, ContextConfig::default())),
-        &metrics,
-        assembler_policy,
-    );
+    let assembler =
+        start(AssemblerService::new(ContextAssembler::new(&dir, ContextConfig::default())), &metrics, assembler_policy);
     let router = Rc::new(Recording::default());
     let runner = SentinelRunner::new(RunnerDeps {
         assembler,
@@ -97,29 +82,13 @@ fn rig_with(
         router: router.clone(),
         clock: clock.shared(),
         tz: chrono_tz::Tz::UTC,
-        tracker: NudgeFeedbackTracker::new(
-            dir.feedback(),
-            FeedbackConfig::default(),
-            chrono_tz::Tz::UTC,
-        ),
-        attention: Some(AttentionUpdater::new(
-            dir.attention(),
-            producers::defaults(),
-        )),
+        tracker: NudgeFeedbackTracker::new(dir.feedback(), FeedbackConfig::default(), chrono_tz::Tz::UTC),
+        attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
         cfg: SentinelConfig::default(),
         discovery: None,
         daily_analysis: None,
     });
-    Rig {
-        _tmp: tmp,
-        dir,
-        clock,
-        calls,
-        provider,
-        router,
-        runner,
-        metrics,
-    }
+    Rig { _tmp: tmp, dir, clock, calls, provider, router, runner, metrics }
 }
 
 fn rig(start_at: DateTime<Utc>) -> Rig {
@@ -175,11 +144,7 @@ async fn a_recurring_slot_fires_without_the_llm_once_a_day() {
     assert!(out.nudge_id.is_some());
     let routed = r.router.routed.borrow().clone();
     assert_eq!(routed.len(), 1);
-    assert!(routed[0]
-        .nudge_message
-        .as_deref()
-        .unwrap()
-        .contains("medication"));
+    assert!(routed[0].nudge_message.as_deref().unwrap().contains("medication"));
     // Still inside the slot's window: it does not fire again today.
     r.clock.set(at(9, 20));
     let out = r.runner.tick_once().await;
@@ -190,9 +155,7 @@ async fn a_recurring_slot_fires_without_the_llm_once_a_day() {
     assert_eq!(r.runner.tick_once().await.route, "scheduled_fire");
     assert_eq!(r.router.routed.borrow().len(), 2);
     // The fire went through the gate and into the shared ledger.
-    let (state, _) = JsonStateStore::new(r.dir.state())
-        .read::<PolicyState>("policy")
-        .unwrap();
+    let (state, _) = JsonStateStore::new(r.dir.state()).read::<PolicyState>("policy").unwrap();
     assert_eq!(state.fires.len(), 2);
     assert_eq!(state.fires[0].topic, "medication");
 }
@@ -200,53 +163,30 @@ async fn a_recurring_slot_fires_without_the_llm_once_a_day() {
 #[actix_rt::test]
 async fn a_one_shot_deadline_slot_goes_to_the_planner() {
     let mut r = rig(at(16, 0));
-    std::fs::write(
-        r.dir.memory(),
-        "- [ ] Submit the report due: 2026-03-02 17:00 !high\n",
-    )
-    .unwrap();
+    std::fs::write(r.dir.memory(), "- [ ] Submit the report due: 2026-03-02 17:00 !high\n").unwrap();
     let out = r.runner.tick_once().await;
     assert_eq!(r.calls.get(), 1, "the planner decides a deadline slot");
     assert_eq!(out.decision.action, Action::Skip);
-    assert!(
-        out.notes
-            .iter()
-            .any(|n| n.contains("unfired deadline slot")),
-        "{:?}",
-        out.notes
-    );
+    assert!(out.notes.iter().any(|n| n.contains("unfired deadline slot")), "{:?}", out.notes);
     assert!(r.router.routed.borrow().is_empty());
 }
 
 #[actix_rt::test]
 async fn planner_down_fires_a_high_deadline_through_the_policy_but_not_a_low_one() {
     let mut r = rig(at(16, 0));
-    r.provider.set(Err(ProviderError::Http {
-        status: 503,
-        body: "down".into(),
-    }));
-    std::fs::write(
-        r.dir.memory(),
-        "- [ ] Submit the report due: 2026-03-02 17:00 !high\n",
-    )
-    .unwrap();
+    r.provider.set(Err(ProviderError::Http { status: 503, body: "down".into() }));
+    std::fs::write(r.dir.memory(), "- [ ] Submit the report due: 2026-03-02 17:00 !high\n").unwrap();
     let out = r.runner.tick_once().await;
     assert_eq!(out.route, "deadline_fallback", "{out:?}");
     assert_eq!(out.decision.priority, Priority::High);
     assert!(out.result.unwrap().delivered);
     assert_eq!(r.router.routed.borrow().len(), 1);
-    let (state, _) = JsonStateStore::new(r.dir.state())
-        .read::<PolicyState>("policy")
-        .unwrap();
+    let (state, _) = JsonStateStore::new(r.dir.state()).read::<PolicyState>("policy").unwrap();
     assert_eq!(state.fires.len(), 1, "recorded by the gate");
 
     let mut low = rig(at(16, 0));
     low.provider.set(Err(ProviderError::Timeout(100)));
-    std::fs::write(
-        low.dir.memory(),
-        "- [ ] Water the plants due: 2026-03-02 17:00 !low\n",
-    )
-    .unwrap();
+    std::fs::write(low.dir.memory(), "- [ ] Water the plants due: 2026-03-02 17:00 !low\n").unwrap();
     let out = low.runner.tick_once().await;
     assert_eq!(out.decision.action, Action::Skip);
     assert!(out.decision.reason.starts_with("planner_error:"));
@@ -255,18 +195,10 @@ async fn planner_down_fires_a_high_deadline_through_the_policy_but_not_a_low_one
 
 #[actix_rt::test]
 async fn the_deadline_fallback_still_obeys_the_gate() {
-    let cfg = PolicyConfig {
-        max_per_day: 0,
-        ..Default::default()
-    };
+    let cfg = PolicyConfig { max_per_day: 0, ..Default::default() };
     let mut r = rig_with(at(16, 0), cfg, RestartPolicy::default());
-    r.provider
-        .set(Err(ProviderError::Transport("refused".into())));
-    std::fs::write(
-        r.dir.memory(),
-        "- [ ] Submit the report due: 2026-03-02 17:00 !high\n",
-    )
-    .unwrap();
+    r.provider.set(Err(ProviderError::Transport("refused".into())));
+    std::fs::write(r.dir.memory(), "- [ ] Submit the report due: 2026-03-02 17:00 !high\n").unwrap();
     let out = r.runner.tick_once().await;
     assert_eq!(out.route, "deadline_fallback:denied");
     assert!(out.result.unwrap().error.unwrap().contains("day_quota"));
@@ -275,11 +207,8 @@ async fn the_deadline_fallback_still_obeys_the_gate() {
 
 #[actix_rt::test]
 async fn an_assembler_panic_is_a_skip_and_the_next_tick_works() {
-    let faulty = RestartPolicy {
-        panic_at: Some(1),
-        backoff_initial: std::time::Duration::from_millis(1),
-        ..Default::default()
-    };
+    let faulty =
+        RestartPolicy { panic_at: Some(1), backoff_initial: std::time::Duration::from_millis(1), ..Default::default() };
     let mut r = rig_with(at(12, 0), PolicyConfig::default(), faulty);
     let out = r.runner.tick_once().await;
     assert_eq!(out.route, "degraded");
@@ -288,12 +217,7 @@ async fn an_assembler_panic_is_a_skip_and_the_next_tick_works() {
     let out = r.runner.tick_once().await;
     assert_eq!(out.route, "skip", "{out:?}");
     assert_eq!(r.calls.get(), 1);
-    let assembler = r
-        .metrics
-        .snapshot()
-        .into_iter()
-        .find(|m| m.name == "ContextAssembler")
-        .unwrap();
+    let assembler = r.metrics.snapshot().into_iter().find(|m| m.name == "ContextAssembler").unwrap();
     assert_eq!(assembler.restarts, 1);
 }
 
@@ -306,38 +230,23 @@ async fn a_planner_nudge_is_routed_and_logged_for_feedback() {
     let out = r.runner.tick_once().await;
     assert_eq!(out.route, "nudge");
     let id = out.nudge_id.unwrap();
-    let tracker = NudgeFeedbackTracker::new(
-        r.dir.feedback(),
-        FeedbackConfig::default(),
-        chrono_tz::Tz::UTC,
-    );
+    let tracker = NudgeFeedbackTracker::new(r.dir.feedback(), FeedbackConfig::default(), chrono_tz::Tz::UTC);
     let records = tracker.records().unwrap();
     assert_eq!(records.len(), 1);
     assert_eq!(records[0].nudge_id, id);
     // The attention file was refreshed by the tick.
-    assert!(std::fs::read_to_string(r.dir.attention())
-        .unwrap()
-        .contains("## Today's plan"));
+    assert!(std::fs::read_to_string(r.dir.attention()).unwrap().contains("## Today's plan"));
 }
 
 #[actix_rt::test]
 async fn the_runner_actor_ticks_and_reports_stats() {
     let r = rig(at(12, 0));
     let metrics = r.metrics.clone();
-    let h = start(
-        RunnerService::new(r.runner),
-        &metrics,
-        RestartPolicy::default(),
-    );
+    let h = start(RunnerService::new(r.runner), &metrics, RestartPolicy::default());
     assert_eq!(h.call_async(Tick).await.unwrap().route, "skip");
     assert_eq!(h.call(GetStats).await.unwrap().unwrap().ticks, 1);
     let names: Vec<_> = metrics.snapshot().into_iter().map(|m| m.name).collect();
-    for n in [
-        "Planner",
-        "NudgePolicy",
-        "ContextAssembler",
-        "SentinelRunner",
-    ] {
+    for n in ["Planner", "NudgePolicy", "ContextAssembler", "SentinelRunner"] {
         assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
     }
 }
@@ -346,11 +255,7 @@ async fn the_runner_actor_ticks_and_reports_stats() {
 async fn the_interval_loop_keeps_ticking() {
     let r = rig(at(12, 0));
     let metrics = r.metrics.clone();
-    let h = start(
-        RunnerService::new(r.runner),
-        &metrics,
-        RestartPolicy::default(),
-    );
+    let h = start(RunnerService::new(r.runner), &metrics, RestartPolicy::default());
     let loop_task = spawn_tick_loop(h.clone(), std::time::Duration::from_millis(2));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     let mut ticks = 0;

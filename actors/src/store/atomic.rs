@@ -18,11 +18,7 @@ impl FileLock {
         if let Some(dir) = lock_path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(lock_path)?;
+        let file = OpenOptions::new().create(true).truncate(false).write(true).open(lock_path)?;
         // Fully qualified: std's own File::lock would shadow fs2's method on newer Rust.
         fs2::FileExt::lock_exclusive(&file)?;
         Ok(FileLock { file })
@@ -45,20 +41,13 @@ pub fn lock_path_for(path: &Path) -> PathBuf {
 /// Replaces `path` with `bytes` so that a reader (or a crash) sees either the old or the
 /// new content, never a torn one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
     tmp_name.push(format!(".tmp-{}", std::process::id()));
     let tmp = dir.join(tmp_name);
     let result = (|| {
-        let mut f = OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .write(true)
-            .open(&tmp)?;
+        let mut f = OpenOptions::new().create(true).truncate(true).write(true).open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)?;
@@ -74,18 +63,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// `<name>.corrupt-<UTC timestamp>`, never overwriting an earlier copy.
 pub fn keep_aside(path: &Path) -> std::io::Result<PathBuf> {
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
-    let name = path
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
+    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
     let mut n = 0;
     loop {
-        let suffix = if n == 0 {
-            String::new()
-        } else {
-            format!(".{n}")
-        };
+        let suffix = if n == 0 { String::new() } else { format!(".{n}") };
         let aside = path.with_file_name(format!("{name}.corrupt-{stamp}{suffix}"));
         if !aside.exists() {
             std::fs::copy(path, &aside)?;

@@ -18,16 +18,9 @@ use std::sync::Mutex;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("state file {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("state file {path}: section `{section}` cannot be encoded: {message}")]
-    Encode {
-        path: PathBuf,
-        section: String,
-        message: String,
-    },
+    Encode { path: PathBuf, section: String, message: String },
 }
 
 /// Identifies one version of the file on disk, so readers can skip re-parsing it when
@@ -51,11 +44,7 @@ impl JsonStateStore {
     pub fn new(path: impl Into<PathBuf>) -> Self {
         let path = path.into();
         let lock_path = lock_path_for(&path);
-        JsonStateStore {
-            path,
-            lock_path,
-            notices: Mutex::new(Vec::new()),
-        }
+        JsonStateStore { path, lock_path, notices: Mutex::new(Vec::new()) }
     }
 
     pub fn path(&self) -> &Path {
@@ -75,11 +64,7 @@ impl JsonStateStore {
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_nanos() as i128)
             .unwrap_or(0);
-        Some(Stamp {
-            ino,
-            len: meta.len(),
-            mtime_ns,
-        })
+        Some(Stamp { ino, len: meta.len(), mtime_ns })
     }
 
     /// Takes the recovery notices gathered so far.
@@ -88,25 +73,16 @@ impl JsonStateStore {
     }
 
     fn io(&self, source: std::io::Error) -> StoreError {
-        StoreError::Io {
-            path: self.path.clone(),
-            source,
-        }
+        StoreError::Io { path: self.path.clone(), source }
     }
 
     fn notice(&self, message: String) {
         tracing::error!("{message}");
-        self.notices
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(message);
+        self.notices.lock().unwrap_or_else(|p| p.into_inner()).push(message);
     }
 
     /// Reads one section (its default when absent), with the file's stamp.
-    pub fn read<T: DeserializeOwned + Default>(
-        &self,
-        section: &str,
-    ) -> Result<(T, Option<Stamp>), StoreError> {
+    pub fn read<T: DeserializeOwned + Default>(&self, section: &str) -> Result<(T, Option<Stamp>), StoreError> {
         let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
         let root = self.load_root()?;
         let value = self.section_of(&root, section);
@@ -129,12 +105,11 @@ impl JsonStateStore {
             message: e.to_string(),
         })?;
         root.insert(section.to_owned(), encoded);
-        let bytes =
-            serde_json::to_vec_pretty(&Value::Object(root)).map_err(|e| StoreError::Encode {
-                path: self.path.clone(),
-                section: section.to_owned(),
-                message: e.to_string(),
-            })?;
+        let bytes = serde_json::to_vec_pretty(&Value::Object(root)).map_err(|e| StoreError::Encode {
+            path: self.path.clone(),
+            section: section.to_owned(),
+            message: e.to_string(),
+        })?;
         write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
         Ok(out)
     }
@@ -168,11 +143,7 @@ impl JsonStateStore {
 
     /// One section decoded; a section of the wrong shape is kept aside (a copy of the whole
     /// file) and read as its default, so the other sections survive.
-    fn section_of<T: DeserializeOwned + Default>(
-        &self,
-        root: &Map<String, Value>,
-        section: &str,
-    ) -> T {
+    fn section_of<T: DeserializeOwned + Default>(&self, root: &Map<String, Value>, section: &str) -> T {
         let Some(v) = root.get(section) else {
             return T::default();
         };
@@ -210,10 +181,7 @@ mod tests {
         store.update("b", |c: &mut Counter| c.n += 5).unwrap();
         assert_eq!(store.read::<Counter>("a").unwrap().0, Counter { n: 2 });
         assert_eq!(store.read::<Counter>("b").unwrap().0, Counter { n: 5 });
-        assert_eq!(
-            store.read::<Counter>("missing").unwrap().0,
-            Counter::default()
-        );
+        assert_eq!(store.read::<Counter>("missing").unwrap().0, Counter::default());
     }
 
     #[test]
@@ -227,33 +195,16 @@ mod tests {
 
         let notices = store.take_notices();
         assert_eq!(notices.len(), 1);
-        assert!(
-            notices[0].contains(&path.display().to_string()),
-            "{}",
-            notices[0]
-        );
+        assert!(notices[0].contains(&path.display().to_string()), "{}", notices[0]);
         let aside: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| {
-                p.file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with("state.json.corrupt-")
-            })
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("state.json.corrupt-"))
             .collect();
         assert_eq!(aside.len(), 1, "{aside:?}");
         assert!(notices[0].contains(&aside[0].display().to_string()));
-        assert_eq!(
-            std::fs::read(&aside[0]).unwrap(),
-            garbage,
-            "the copy is byte-identical"
-        );
-        assert_eq!(
-            store.read::<Counter>("a").unwrap().0,
-            Counter { n: 1 },
-            "started empty"
-        );
+        assert_eq!(std::fs::read(&aside[0]).unwrap(), garbage, "the copy is byte-identical");
+        assert_eq!(store.read::<Counter>("a").unwrap().0, Counter { n: 1 }, "started empty");
     }
 
     #[test]

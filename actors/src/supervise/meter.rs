@@ -20,10 +20,7 @@ pub struct Meter {
 
 impl Meter {
     pub fn new(name: impl Into<String>) -> Self {
-        Meter {
-            name: name.into(),
-            ..Meter::default()
-        }
+        Meter { name: name.into(), ..Meter::default() }
     }
 
     pub fn name(&self) -> &str {
@@ -117,10 +114,7 @@ pub struct Metrics {
 impl Metrics {
     pub fn register(&self, name: &str) -> Arc<Meter> {
         let meter = Arc::new(Meter::new(name));
-        self.meters
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(meter.clone());
+        self.meters.lock().unwrap_or_else(|p| p.into_inner()).push(meter.clone());
         meter
     }
 
@@ -154,58 +148,20 @@ pub fn render_table(rows: &[MeterSnapshot]) -> String {
 }
 
 /// A metric family: name, type, help, and how to read it off a snapshot.
-type Series = (
-    &'static str,
-    &'static str,
-    &'static str,
-    fn(&MeterSnapshot) -> f64,
-);
+type Series = (&'static str, &'static str, &'static str, fn(&MeterSnapshot) -> f64);
 
 /// Prometheus text exposition format (version 0.0.4).
 pub fn render_prometheus(rows: &[MeterSnapshot]) -> String {
     let series: [Series; 7] = [
-        (
-            "raven_actor_messages_received_total",
-            "counter",
-            "Messages sent to the actor.",
-            |r| r.received as f64,
-        ),
-        (
-            "raven_actor_messages_handled_total",
-            "counter",
-            "Messages handled successfully.",
-            |r| r.handled as f64,
-        ),
-        (
-            "raven_actor_messages_failed_total",
-            "counter",
-            "Messages whose handling failed.",
-            |r| r.failed as f64,
-        ),
-        (
-            "raven_actor_mailbox_depth",
-            "gauge",
-            "Messages waiting in the mailbox.",
-            |r| r.mailbox_depth as f64,
-        ),
-        (
-            "raven_actor_restarts_total",
-            "counter",
-            "Restarts by the supervisor.",
-            |r| r.restarts as f64,
-        ),
-        (
-            "raven_actor_handle_seconds_mean",
-            "gauge",
-            "Mean handling time.",
-            |r| r.mean_handle_us / 1e6,
-        ),
-        (
-            "raven_actor_crash_loop",
-            "gauge",
-            "1 when the actor gave up restarting.",
-            |r| f64::from(u8::from(r.crash_loop)),
-        ),
+        ("raven_actor_messages_received_total", "counter", "Messages sent to the actor.", |r| r.received as f64),
+        ("raven_actor_messages_handled_total", "counter", "Messages handled successfully.", |r| r.handled as f64),
+        ("raven_actor_messages_failed_total", "counter", "Messages whose handling failed.", |r| r.failed as f64),
+        ("raven_actor_mailbox_depth", "gauge", "Messages waiting in the mailbox.", |r| r.mailbox_depth as f64),
+        ("raven_actor_restarts_total", "counter", "Restarts by the supervisor.", |r| r.restarts as f64),
+        ("raven_actor_handle_seconds_mean", "gauge", "Mean handling time.", |r| r.mean_handle_us / 1e6),
+        ("raven_actor_crash_loop", "gauge", "1 when the actor gave up restarting.", |r| {
+            f64::from(u8::from(r.crash_loop))
+        }),
     ];
     let mut out = String::new();
     for (name, kind, help, value) in series {

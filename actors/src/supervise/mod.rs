@@ -56,17 +56,11 @@ pub use futures_util::future::LocalBoxFuture;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ActorError {
     #[error("actor {actor} panicked while handling a message: {message}")]
-    Panicked {
-        actor: &'static str,
-        message: String,
-    },
+    Panicked { actor: &'static str, message: String },
     #[error("actor {actor} is crash-looping and no longer serves")]
     CrashLoop { actor: &'static str },
     #[error("actor {actor} is unreachable: {message}")]
-    Mailbox {
-        actor: &'static str,
-        message: String,
-    },
+    Mailbox { actor: &'static str, message: String },
 }
 
 /// Restart policy: exponential backoff, and a limit of restarts per window.
@@ -135,8 +129,7 @@ impl<S: Service> Supervised for ServiceActor<S> {
         self.meter.on_restart();
         let now = Instant::now();
         let window = self.policy.window;
-        self.recent_restarts
-            .retain(|t| now.duration_since(*t) < window);
+        self.recent_restarts.retain(|t| now.duration_since(*t) < window);
         self.recent_restarts.push(now);
         let n = self.recent_restarts.len() as u32;
         if n > self.policy.max_restarts {
@@ -148,17 +141,8 @@ impl<S: Service> Supervised for ServiceActor<S> {
             );
             return;
         }
-        let backoff = self
-            .policy
-            .backoff_initial
-            .saturating_mul(1 << (n - 1).min(16))
-            .min(self.policy.backoff_max);
-        tracing::warn!(
-            actor = self.inner.name(),
-            restart = n,
-            ?backoff,
-            "restarting actor"
-        );
+        let backoff = self.policy.backoff_initial.saturating_mul(1 << (n - 1).min(16)).min(self.policy.backoff_max);
+        tracing::warn!(actor = self.inner.name(), restart = n, ?backoff, "restarting actor");
         self.inner.restarting();
         // Hold the mailbox for the backoff: queued messages wait, nothing is dropped.
         ctx.wait(actix::clock::sleep(backoff).into_actor(self));
@@ -281,11 +265,7 @@ pub struct Handle<S: Service> {
 
 impl<S: Service> Clone for Handle<S> {
     fn clone(&self) -> Self {
-        Handle {
-            addr: self.addr.clone(),
-            meter: self.meter.clone(),
-            name: self.name,
-        }
+        Handle { addr: self.addr.clone(), meter: self.meter.clone(), name: self.name }
     }
 }
 
@@ -296,10 +276,7 @@ impl<S: Service> Handle<S> {
         M: Request,
     {
         self.meter.on_send();
-        self.addr
-            .send(Call(msg))
-            .await
-            .unwrap_or_else(|e| Err(self.undelivered(e)))
+        self.addr.send(Call(msg)).await.unwrap_or_else(|e| Err(self.undelivered(e)))
     }
 
     /// Calls an awaiting handler.
@@ -309,19 +286,13 @@ impl<S: Service> Handle<S> {
         M: Request,
     {
         self.meter.on_send();
-        self.addr
-            .send(CallAsync(msg))
-            .await
-            .unwrap_or_else(|e| Err(self.undelivered(e)))
+        self.addr.send(CallAsync(msg)).await.unwrap_or_else(|e| Err(self.undelivered(e)))
     }
 
     /// A message that never reached (or never left) the mailbox.
     fn undelivered(&self, e: MailboxError) -> ActorError {
         self.meter.on_send_failed();
-        ActorError::Mailbox {
-            actor: self.name,
-            message: e.to_string(),
-        }
+        ActorError::Mailbox { actor: self.name, message: e.to_string() }
     }
 
     /// Fire and forget, from any thread (a file watcher's, say).
@@ -346,12 +317,8 @@ pub fn start<S: Service>(service: S, metrics: &Metrics, policy: RestartPolicy) -
     let name = service.name();
     let meter = metrics.register(name);
     let m = meter.clone();
-    let addr = Supervisor::start(move |_| ServiceActor {
-        inner: service,
-        meter: m,
-        policy,
-        recent_restarts: Vec::new(),
-    });
+    let addr =
+        Supervisor::start(move |_| ServiceActor { inner: service, meter: m, policy, recent_restarts: Vec::new() });
     Handle { addr, meter, name }
 }
 

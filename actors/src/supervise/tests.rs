@@ -30,8 +30,7 @@ impl Serve<Bump> for Flaky {
         if msg.panic {
             panic!("injected failure");
         }
-        self.persisted
-            .store(self.count, std::sync::atomic::Ordering::SeqCst);
+        self.persisted.store(self.count, std::sync::atomic::Ordering::SeqCst);
         (self.count, self.reloads)
     }
 }
@@ -47,11 +46,7 @@ fn fast_policy(max_restarts: u32) -> RestartPolicy {
 }
 
 fn flaky() -> Flaky {
-    Flaky {
-        count: 0,
-        persisted: Default::default(),
-        reloads: 0,
-    }
+    Flaky { count: 0, persisted: Default::default(), reloads: 0 }
 }
 
 #[actix_rt::test]
@@ -60,10 +55,7 @@ async fn a_handler_panic_restarts_the_actor_and_the_next_message_is_served() {
     let h = start(flaky(), &metrics, fast_policy(5));
     assert_eq!(h.call(Bump { panic: false }).await.unwrap(), (1, 0));
     let err = h.call(Bump { panic: true }).await.unwrap_err();
-    assert!(
-        matches!(err, ActorError::Panicked { actor: "flaky", .. }),
-        "{err:?}"
-    );
+    assert!(matches!(err, ActorError::Panicked { actor: "flaky", .. }), "{err:?}");
     // The half-done increment of the panicking handler is discarded by the reload.
     assert_eq!(h.call(Bump { panic: false }).await.unwrap(), (2, 1));
     let snap = &metrics.snapshot()[0];
@@ -93,10 +85,7 @@ async fn a_crash_loop_beyond_the_limit_is_reported_not_hidden() {
     let metrics = Metrics::default();
     let h = start(flaky(), &metrics, fast_policy(2));
     for _ in 0..3 {
-        assert!(matches!(
-            h.call(Bump { panic: true }).await,
-            Err(ActorError::Panicked { .. })
-        ));
+        assert!(matches!(h.call(Bump { panic: true }).await, Err(ActorError::Panicked { .. })));
     }
     let err = h.call(Bump { panic: false }).await.unwrap_err();
     assert_eq!(err, ActorError::CrashLoop { actor: "flaky" });
@@ -104,8 +93,7 @@ async fn a_crash_loop_beyond_the_limit_is_reported_not_hidden() {
     assert_eq!(snap.restarts, 3);
     assert!(snap.crash_loop);
     assert!(render_table(&metrics.snapshot()).contains("CRASH-LOOP"));
-    assert!(render_prometheus(&metrics.snapshot())
-        .contains("raven_actor_crash_loop{actor=\"flaky\"} 1"));
+    assert!(render_prometheus(&metrics.snapshot()).contains("raven_actor_crash_loop{actor=\"flaky\"} 1"));
 }
 
 struct Slow {
@@ -142,25 +130,13 @@ impl ServeAsync<Wait> for Slow {
 #[actix_rt::test]
 async fn a_panic_inside_an_awaiting_handler_restarts_the_actor_too() {
     let metrics = Metrics::default();
-    let h = start(
-        Slow {
-            calls: Default::default(),
-        },
-        &metrics,
-        fast_policy(5),
-    );
+    let h = start(Slow { calls: Default::default() }, &metrics, fast_policy(5));
     assert_eq!(h.call_async(Wait { panic: false }).await.unwrap(), 1);
     let err = h.call_async(Wait { panic: true }).await.unwrap_err();
-    assert!(
-        matches!(err, ActorError::Panicked { actor: "slow", .. }),
-        "{err:?}"
-    );
+    assert!(matches!(err, ActorError::Panicked { actor: "slow", .. }), "{err:?}");
     assert_eq!(h.call_async(Wait { panic: false }).await.unwrap(), 2);
     let snap = &metrics.snapshot()[0];
-    assert_eq!(
-        (snap.restarts, snap.handled, snap.failed, snap.mailbox_depth),
-        (1, 2, 1, 0)
-    );
+    assert_eq!((snap.restarts, snap.handled, snap.failed, snap.mailbox_depth), (1, 2, 1, 0));
 }
 
 #[actix_rt::test]
@@ -168,16 +144,10 @@ async fn the_fault_switch_panics_at_the_nth_message_once() {
     assert_eq!(parse_fault("Planner:3,flaky:2", "flaky"), Some(2));
     assert_eq!(parse_fault("Planner:3", "flaky"), None);
     let metrics = Metrics::default();
-    let policy = RestartPolicy {
-        panic_at: Some(2),
-        ..fast_policy(5)
-    };
+    let policy = RestartPolicy { panic_at: Some(2), ..fast_policy(5) };
     let h = start(flaky(), &metrics, policy);
     assert!(h.call(Bump { panic: false }).await.is_ok());
-    assert!(matches!(
-        h.call(Bump { panic: false }).await,
-        Err(ActorError::Panicked { .. })
-    ));
+    assert!(matches!(h.call(Bump { panic: false }).await, Err(ActorError::Panicked { .. })));
     assert!(h.call(Bump { panic: false }).await.is_ok());
     assert_eq!(metrics.snapshot()[0].restarts, 1);
 }

@@ -21,28 +21,18 @@ impl FileWatch {
 /// place or removed. The caller forwards it into its actor (`Handle::do_send` is safe from
 /// any thread).
 pub fn watch_file(path: &Path, on_change: impl Fn() + Send + 'static) -> notify::Result<FileWatch> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     std::fs::create_dir_all(&dir).map_err(notify::Error::io)?;
     let name = path.file_name().map(|n| n.to_owned());
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         let Ok(event) = res else { return };
-        let relevant = matches!(
-            event.kind,
-            EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_)
-        );
+        let relevant = matches!(event.kind, EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_));
         if relevant && event.paths.iter().any(|p| p.file_name() == name.as_deref()) {
             on_change();
         }
     })?;
     watcher.watch(&dir, RecursiveMode::NonRecursive)?;
-    Ok(FileWatch {
-        _watcher: watcher,
-        path: path.to_owned(),
-    })
+    Ok(FileWatch { _watcher: watcher, path: path.to_owned() })
 }
 
 #[cfg(test)]

@@ -15,16 +15,8 @@ pub fn run(cmd: ConfigCommand, dir: &DataDir) -> Result<(), String> {
         ConfigCommand::Show => {
             let path = dir.config();
             let (_, provenance) = RavenConfig::load(&path).map_err(|e| e.to_string())?;
-            let presence = if path.exists() {
-                ""
-            } else {
-                " (not present: all defaults)"
-            };
-            println!(
-                "# data dir: {}\n# config:   {}{presence}",
-                dir.root().display(),
-                path.display()
-            );
+            let presence = if path.exists() { "" } else { " (not present: all defaults)" };
+            println!("# data dir: {}\n# config:   {}{presence}", dir.root().display(), path.display());
             print!("{}", provenance.render());
             Ok(())
         }

@@ -7,7 +7,5 @@ use raven_actors::data_dir::DataDir;
 
 /// The effective config of a data dir, or a message naming the file and the key.
 pub fn load_config(dir: &DataDir) -> Result<RavenConfig, String> {
-    RavenConfig::load(&dir.config())
-        .map(|(c, _)| c)
-        .map_err(|e| e.to_string())
+    RavenConfig::load(&dir.config()).map(|(c, _)| c).map_err(|e| e.to_string())
 }

@@ -49,27 +49,16 @@ pub enum PolicyCommand {
 }
 
 pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
-    let PolicyCommand::Explain {
-        content,
-        priority,
-        session,
-        action,
-        topic,
-        at,
-    } = cmd;
+    let PolicyCommand::Explain { content, priority, session, action, topic, at } = cmd;
     let config = load_config(dir)?;
     let now = match at {
         Some(s) => DateTime::parse_from_rfc3339(&s)
             .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| {
-                format!("--at `{s}` is not an RFC 3339 time ({e}); e.g. 2026-03-02T12:00:00Z")
-            })?,
+            .map_err(|e| format!("--at `{s}` is not an RFC 3339 time ({e}); e.g. 2026-03-02T12:00:00Z"))?,
         None => Utc::now(),
     };
     let store = JsonStateStore::new(dir.state());
-    let (state, _) = store
-        .read::<PolicyState>("policy")
-        .map_err(|e| e.to_string())?;
+    let (state, _) = store.read::<PolicyState>("policy").map_err(|e| e.to_string())?;
     // Recovery notices (a corrupt file kept aside) were logged by the store on stderr.
     let fires = state.fires.len();
     let mut policy = NudgePolicy::new(config.policy, config.general.timezone);
@@ -96,36 +85,19 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
         None if verdict.bypassed.is_empty() => println!("verdict: allow"),
         None => {
             let names: Vec<_> = verdict.bypassed.iter().map(|l| l.name()).collect();
-            println!(
-                "verdict: allow (high priority bypassed {})",
-                names.join(", ")
-            );
+            println!("verdict: allow (high priority bypassed {})", names.join(", "));
         }
         Some(layer) => println!("verdict: deny at {layer}: {}", verdict.reason),
     }
     println!("at:      {now} ({})", config.general.timezone);
-    println!(
-        "topic:   {}",
-        topic.unwrap_or_else(|| raven_actors::policy::topic::topic_of(&content))
-    );
-    println!(
-        "ledger:  {} ({fires} fires on record)",
-        dir.state().display()
-    );
+    println!("topic:   {}", topic.unwrap_or_else(|| raven_actors::policy::topic::topic_of(&content)));
+    println!("ledger:  {} ({fires} fires on record)", dir.state().display());
     println!("layers:");
     for (layer, outcome) in trace {
-        let bypass = if layer.high_priority_may_bypass() {
-            "  (high priority may bypass)"
-        } else {
-            ""
-        };
+        let bypass = if layer.high_priority_may_bypass() { "  (high priority may bypass)" } else { "" };
         let line = match outcome {
             Ok(()) => format!("  {:>3} {:<22} pass{bypass}", layer.number(), layer.name()),
-            Err(why) => format!(
-                "  {:>3} {:<22} DENY  {why}{bypass}",
-                layer.number(),
-                layer.name()
-            ),
+            Err(why) => format!("  {:>3} {:<22} DENY  {why}{bypass}", layer.number(), layer.name()),
         };
         println!("{line}");
     }

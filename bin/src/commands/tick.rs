@@ -16,9 +16,8 @@ pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), 
     let config = load_config(dir)?;
     let clock: SharedClock = match at {
         Some(s) => {
-            let t = DateTime::parse_from_rfc3339(&s).map_err(|e| {
-                format!("--at `{s}` is not an RFC 3339 time ({e}); e.g. 2026-03-02T12:00:00Z")
-            })?;
+            let t = DateTime::parse_from_rfc3339(&s)
+                .map_err(|e| format!("--at `{s}` is not an RFC 3339 time ({e}); e.g. 2026-03-02T12:00:00Z"))?;
             Arc::new(ManualClock::new(t.with_timezone(&Utc)))
         }
         None => Arc::new(SystemClock),
@@ -28,35 +27,17 @@ pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), 
         // Outbox retries and settled defers first, as the long-running loops would.
         if let Ok(Ok(r)) = engine.hub.call_async(RetryOutbox).await {
             if r.delivered + r.still_queued > 0 {
-                println!(
-                    "outbox:   {} delivered, {} still queued",
-                    r.delivered, r.still_queued
-                );
+                println!("outbox:   {} delivered, {} still queued", r.delivered, r.still_queued);
             }
         }
-        for d in engine
-            .runner
-            .call_async(PollDeferred)
-            .await
-            .map_err(|e| e.to_string())?
-        {
-            let how = d
-                .result
-                .and_then(|r| r.error)
-                .unwrap_or_else(|| "delivered".into());
+        for d in engine.runner.call_async(PollDeferred).await.map_err(|e| e.to_string())? {
+            let how = d.result.and_then(|r| r.error).unwrap_or_else(|| "delivered".into());
             println!("deferred: {} ({how})", d.route);
         }
-        let outcome = engine
-            .runner
-            .call_async(Tick)
-            .await
-            .map_err(|e| e.to_string())?;
+        let outcome = engine.runner.call_async(Tick).await.map_err(|e| e.to_string())?;
         let d = &outcome.decision;
         println!("route:    {}", outcome.route);
-        println!(
-            "decision: {} ({}, score {:.2}): {}",
-            d.action, d.priority, d.proactivity_score, d.reason
-        );
+        println!("decision: {} ({}, score {:.2}): {}", d.action, d.priority, d.proactivity_score, d.reason);
         if let Some(r) = &outcome.result {
             match &r.error {
                 None => println!("result:   delivered to {}", r.targets.join(", ")),

@@ -14,12 +14,10 @@ pub(super) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, WireError> {
 }
 
 pub(super) fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, WireError> {
-    let (value, used) = bincode::serde::decode_from_slice(body, config())
-        .map_err(|e| WireError::Decode(e.to_string()))?;
+    let (value, used) =
+        bincode::serde::decode_from_slice(body, config()).map_err(|e| WireError::Decode(e.to_string()))?;
     if used != body.len() {
-        return Err(WireError::Trailing {
-            trailing: body.len() - used,
-        });
+        return Err(WireError::Trailing { trailing: body.len() - used });
     }
     Ok(value)
 }

@@ -49,11 +49,7 @@ pub struct Hello {
 
 impl Hello {
     pub fn new(peer: impl Into<String>) -> Self {
-        Hello {
-            magic: MAGIC,
-            version: PROTOCOL_VERSION,
-            peer: peer.into(),
-        }
+        Hello { magic: MAGIC, version: PROTOCOL_VERSION, peer: peer.into() }
     }
 
     /// Accepts only our magic and our version.
@@ -62,10 +58,7 @@ impl Hello {
             return Err(WireError::BadMagic);
         }
         if self.version != PROTOCOL_VERSION {
-            return Err(WireError::VersionMismatch {
-                peer: self.version,
-                ours: PROTOCOL_VERSION,
-            });
+            return Err(WireError::VersionMismatch { peer: self.version, ours: PROTOCOL_VERSION });
         }
         Ok(())
     }
@@ -75,10 +68,7 @@ impl Hello {
 pub fn encode_frame<T: Serialize>(value: &T, max: usize) -> Result<Vec<u8>, WireError> {
     let body = codec::encode(value)?;
     if body.len() > max {
-        return Err(WireError::TooLarge {
-            len: body.len(),
-            max,
-        });
+        return Err(WireError::TooLarge { len: body.len(), max });
     }
     let mut out = Vec::with_capacity(PREFIX + body.len());
     out.extend_from_slice(&(body.len() as u32).to_be_bytes());
@@ -101,11 +91,7 @@ fn checked_len(prefix: [u8; PREFIX], max: usize) -> Result<usize, WireError> {
 }
 
 /// Writes one frame to a blocking writer.
-pub fn write_frame<T: Serialize>(
-    w: &mut impl Write,
-    value: &T,
-    max: usize,
-) -> Result<(), WireError> {
+pub fn write_frame<T: Serialize>(w: &mut impl Write, value: &T, max: usize) -> Result<(), WireError> {
     w.write_all(&encode_frame(value, max)?)?;
     w.flush()?;
     Ok(())
@@ -113,10 +99,7 @@ pub fn write_frame<T: Serialize>(
 
 /// Reads one frame from a blocking reader. `Ok(None)` is a clean end of stream between
 /// frames; an end inside a frame is [`WireError::Truncated`].
-pub fn read_frame<T: DeserializeOwned>(
-    r: &mut impl Read,
-    max: usize,
-) -> Result<Option<T>, WireError> {
+pub fn read_frame<T: DeserializeOwned>(r: &mut impl Read, max: usize) -> Result<Option<T>, WireError> {
     let mut prefix = [0u8; PREFIX];
     let mut got = 0;
     while got < PREFIX {
@@ -147,10 +130,7 @@ pub struct FrameDecoder {
 
 impl FrameDecoder {
     pub fn new(max: usize) -> Self {
-        FrameDecoder {
-            buf: Vec::new(),
-            max,
-        }
+        FrameDecoder { buf: Vec::new(), max }
     }
 
     pub fn push(&mut self, bytes: &[u8]) {

@@ -62,11 +62,7 @@ impl AttentionUpdater {
     pub fn new(path: impl Into<PathBuf>, producers: Vec<Box<dyn Producer>>) -> Self {
         let path = path.into();
         let lock_path = lock_path_for(&path);
-        AttentionUpdater {
-            path,
-            lock_path,
-            producers,
-        }
+        AttentionUpdater { path, lock_path, producers }
     }
 
     pub fn path(&self) -> &Path {
@@ -85,16 +81,11 @@ impl AttentionUpdater {
             match catch_unwind(AssertUnwindSafe(|| p.produce(input))) {
                 Ok(Ok(body)) => bodies.push((p.section(), body)),
                 Ok(Err(e)) => report.failed.push((p.section(), e)),
-                Err(_) => report
-                    .failed
-                    .push((p.section(), "producer panicked".into())),
+                Err(_) => report.failed.push((p.section(), "producer panicked".into())),
             }
         }
         for (section, why) in &report.failed {
-            tracing::warn!(
-                section,
-                "attention producer failed, its section is left as it was: {why}"
-            );
+            tracing::warn!(section, "attention producer failed, its section is left as it was: {why}");
         }
         // Phase two, under the lock.
         let _lock = FileLock::exclusive(&self.lock_path)?;
@@ -103,14 +94,8 @@ impl AttentionUpdater {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(e) => return Err(e),
         };
-        let start = if current.is_empty() {
-            "# Attention\n\n".to_owned()
-        } else {
-            current.clone()
-        };
-        let next = bodies.iter().fold(start, |text, (title, body)| {
-            sections::splice(&text, title, body)
-        });
+        let start = if current.is_empty() { "# Attention\n\n".to_owned() } else { current.clone() };
+        let next = bodies.iter().fold(start, |text, (title, body)| sections::splice(&text, title, body));
         if next != current {
             write_atomic(&self.path, next.as_bytes())?;
             report.written = true;

@@ -40,11 +40,7 @@ impl Producer for UpcomingDeadlines {
                 continue;
             }
             let when = d.due.with_timezone(&input.tz).format("%Y-%m-%d %H:%M");
-            let overdue = if d.due < input.now {
-                " — overdue"
-            } else {
-                ""
-            };
+            let overdue = if d.due < input.now { " — overdue" } else { "" };
             let _ = writeln!(out, "- {when} {} ({}){overdue}", d.title, d.priority);
         }
         Ok(or_none(out))
@@ -85,22 +81,9 @@ impl Producer for RecentEngagement {
             Some(a) => format!("{:.0}% of {}", a * 100.0, r.samples()),
             None => "no verdicts".into(),
         };
-        let mut out = format!(
-            "- accepted: {} (high priority: {})\n",
-            pct(f.overall),
-            pct(f.high_priority)
-        );
-        let mut topics: Vec<_> = f
-            .by_topic
-            .iter()
-            .filter(|(_, t)| t.rate.dismissed > 0)
-            .collect();
-        topics.sort_by(|a, b| {
-            b.1.rate
-                .dismissed
-                .cmp(&a.1.rate.dismissed)
-                .then(a.0.cmp(b.0))
-        });
+        let mut out = format!("- accepted: {} (high priority: {})\n", pct(f.overall), pct(f.high_priority));
+        let mut topics: Vec<_> = f.by_topic.iter().filter(|(_, t)| t.rate.dismissed > 0).collect();
+        topics.sort_by(|a, b| b.1.rate.dismissed.cmp(&a.1.rate.dismissed).then(a.0.cmp(b.0)));
         for (topic, t) in topics.into_iter().take(5) {
             let _ = writeln!(out, "- dismissed `{topic}` {}x", t.rate.dismissed);
         }
@@ -118,11 +101,7 @@ impl Producer for Routines {
     fn produce(&self, input: &ProducerInput) -> Result<String, String> {
         let mut out = String::new();
         for r in &input.routines {
-            let _ = writeln!(
-                out,
-                "- {} around {:02}:00 (seen on {} days)",
-                r.topic, r.hour, r.days_seen
-            );
+            let _ = writeln!(out, "- {} around {:02}:00 (seen on {} days)", r.topic, r.hour, r.days_seen);
         }
         Ok(or_none(out))
     }
@@ -142,10 +121,6 @@ impl Producer for DailyFocus {
 
     fn produce(&self, input: &ProducerInput) -> Result<String, String> {
         let a = input.daily_analysis.as_ref().ok_or("no daily analysis")?;
-        Ok(format!(
-            "- focus: {}\n- watch out: {}",
-            a.focus.trim(),
-            a.watch_out.trim()
-        ))
+        Ok(format!("- focus: {}\n- watch out: {}", a.focus.trim(), a.watch_out.trim()))
     }
 }

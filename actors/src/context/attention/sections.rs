@@ -77,9 +77,6 @@ mod tests {
     #[test]
     fn select_picks_named_sections() {
         let text = "## A\na\n\n## B\nb\n\n## C\nc\n";
-        assert_eq!(
-            select(text, &["C".into(), "A".into()]),
-            "## A\na\n\n## C\nc"
-        );
+        assert_eq!(select(text, &["C".into(), "A".into()]), "## A\na\n\n## C\nc");
     }
 }

@@ -29,11 +29,7 @@ fn input() -> ProducerInput {
         tz: Tz::UTC,
         memory_md: "- [ ] Submit taxes due: 2026-03-02 17:00 !high\n".into(),
         history_md: String::new(),
-        routines: vec![Routine {
-            topic: "medication".into(),
-            hour: 9,
-            days_seen: 3,
-        }],
+        routines: vec![Routine { topic: "medication".into(), hour: 9, days_seen: 3 }],
         feedback: FeedbackSummary::default(),
         plan: Vec::new(),
         daily_analysis: None,
@@ -48,50 +44,27 @@ fn a_second_identical_tick_leaves_the_file_and_its_mtime_alone() {
     assert!(u.update(&input()).unwrap().written);
     let before = std::fs::metadata(&path).unwrap().modified().unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        text.contains("## Upcoming deadlines\n- 2026-03-02 17:00 Submit taxes (high)"),
-        "{text}"
-    );
-    assert!(
-        text.contains("## Routines\n- medication around 09:00"),
-        "{text}"
-    );
+    assert!(text.contains("## Upcoming deadlines\n- 2026-03-02 17:00 Submit taxes (high)"), "{text}");
+    assert!(text.contains("## Routines\n- medication around 09:00"), "{text}");
     std::thread::sleep(std::time::Duration::from_millis(5));
     let report = u.update(&input()).unwrap();
     assert!(!report.written);
-    assert_eq!(
-        report.skipped,
-        vec!["Daily focus"],
-        "the LLM-backed producer is skipped, not failed"
-    );
+    assert_eq!(report.skipped, vec!["Daily focus"], "the LLM-backed producer is skipped, not failed");
     assert!(report.failed.is_empty());
     assert!(!text.contains("## Daily focus"));
-    assert_eq!(
-        std::fs::metadata(&path).unwrap().modified().unwrap(),
-        before
-    );
+    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), before);
 }
 
 #[test]
 fn a_failing_producer_keeps_its_old_section_and_the_others_update() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("attention.md");
-    AttentionUpdater::new(
-        &path,
-        vec![
-            Box::new(Fixed("A", Ok("a1"))),
-            Box::new(Fixed("B", Ok("b1"))),
-        ],
-    )
-    .update(&input())
-    .unwrap();
+    AttentionUpdater::new(&path, vec![Box::new(Fixed("A", Ok("a1"))), Box::new(Fixed("B", Ok("b1")))])
+        .update(&input())
+        .unwrap();
     let u = AttentionUpdater::new(
         &path,
-        vec![
-            Box::new(Fixed("A", Err("source down"))),
-            Box::new(Fixed("B", Ok("b2"))),
-            Box::new(Panics),
-        ],
+        vec![Box::new(Fixed("A", Err("source down"))), Box::new(Fixed("B", Ok("b2"))), Box::new(Panics)],
     );
     let report = u.update(&input()).unwrap();
     assert!(report.written);
@@ -113,9 +86,6 @@ fn hand_written_sections_survive_every_update() {
         u.update(&input()).unwrap();
     }
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        text.starts_with(&format!("# Attention\n\n{mine}")),
-        "{text}"
-    );
+    assert!(text.starts_with(&format!("# Attention\n\n{mine}")), "{text}");
     assert!(!text.contains("stale"));
 }
