@@ -118,6 +118,9 @@ async fn an_outlet_failure_charges_no_quota_lands_in_the_outbox_and_a_retry_deli
     let t = r.engine.runner.call_async(Tick).await.unwrap();
     let result = t.result.unwrap();
     assert!(!result.delivered);
+    // The next tick decides the same nudge: the outbox keeps one copy, not two.
+    r.clock.advance(Duration::seconds(10));
+    r.engine.runner.call_async(Tick).await.unwrap();
     assert!(result.error.unwrap().contains("outbox"));
     assert_eq!(r.fires(), 0, "no quota charged");
     assert_eq!(r.engine.policy.call(Snapshot).await.unwrap().state.remaining_today, 8);
@@ -133,6 +136,8 @@ async fn an_outlet_failure_charges_no_quota_lands_in_the_outbox_and_a_retry_deli
     let report = r.engine.hub.call_async(RetryOutbox).await.unwrap().unwrap();
     assert_eq!((report.delivered, report.still_queued), (1, 0));
     assert_eq!(r.engine.hub.call_async(RetryOutbox).await.unwrap().unwrap().delivered, 0);
+    r.engine.policy.call(Snapshot).await.unwrap();
+    assert_eq!(r.fires(), 1, "the late delivery is recorded then, so the gate knows it went out");
     let out = r.dir.root().join("blocked/out.jsonl");
     assert_eq!(lines(&out).len(), 1);
     // A redelivery of the same id is dropped by the receiver.
