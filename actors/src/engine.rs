@@ -8,7 +8,7 @@ use crate::context::{AssemblerService, AttentionChanged, ContextAssembler};
 use crate::data_dir::DataDir;
 use crate::executor::defer::{DeferManager, DeferService};
 use crate::executor::dispatcher::NudgeDispatcher;
-use crate::executor::hub::{DeliveryHubService, RegisterOutlet};
+use crate::executor::hub::{DeliveryHubService, RegisterOutlet, RetryOutbox};
 use crate::executor::injector::{InjectorService, NudgeInjector};
 use crate::executor::outlets::{CliOutlet, JsonlOutlet, Outlet, WebhookOutlet};
 use crate::executor::spawn::{OneCallSubagent, ProactiveSpawn};
@@ -19,7 +19,7 @@ use crate::planner::provider::SharedProvider;
 use crate::planner::rules::RulesProvider;
 use crate::planner::{PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService};
-use crate::sentinel::{Router, RunnerDeps, RunnerService, SentinelRunner};
+use crate::sentinel::{spawn_defer_loop, spawn_tick_loop, Router, RunnerDeps, RunnerService, SentinelRunner};
 use crate::store::JsonStateStore;
 use crate::supervise::{start, Handle, Metrics, RestartPolicy};
 use crate::watch::{watch_file, FileWatch};
@@ -89,6 +89,28 @@ pub fn configured_outlets(dir: &DataDir, config: &RavenConfig) -> Result<Vec<Arc
 }
 
 impl Engine {
+    /// The long-running loops: the Sentinel tick (only when `sentinel.enabled`), the
+    /// DeferManager poll and the outbox retry. Abort the handles to stop them.
+    pub fn spawn_loops(&self, config: &RavenConfig) -> Vec<actix_rt::task::JoinHandle<()>> {
+        let mut loops = Vec::new();
+        if config.sentinel.enabled {
+            loops.push(spawn_tick_loop(self.runner.clone(), Duration::from_secs(config.sentinel.interval_s)));
+        }
+        loops.push(spawn_defer_loop(self.runner.clone(), Duration::from_secs(config.executor.defer_poll_s.max(1))));
+        let hub = self.hub.clone();
+        let every = Duration::from_secs(config.delivery.outbox_backoff_s.max(1) as u64);
+        loops.push(actix_rt::spawn(async move {
+            let mut interval = actix_rt::time::interval(every);
+            loop {
+                interval.tick().await;
+                if let Ok(Err(e)) = hub.call_async(RetryOutbox).await {
+                    tracing::error!("outbox retry failed: {e}");
+                }
+            }
+        }));
+        loops
+    }
+
     /// Starts the actors on the current actix arbiter, as configured.
     pub fn start(dir: &DataDir, config: &RavenConfig, clock: SharedClock) -> Result<Engine, String> {
         Engine::start_with(dir, config, clock, Overrides::default())

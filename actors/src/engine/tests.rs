@@ -85,3 +85,35 @@ async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
     engine.runner.call_async(Tick).await.unwrap();
     assert_eq!(engine.runner.call(GetStats).await.unwrap().unwrap().daily_analyses, 2);
 }
+
+#[actix_rt::test]
+async fn the_loops_retry_the_outbox_and_poll_defers_on_their_own() {
+    use crate::executor::hub::{OutboxSnapshot, Post};
+    use raven_proto::OutboundText;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    let mut config = RavenConfig::default();
+    config.delivery.jsonl_path = "out.jsonl".into();
+    config.delivery.outbox_backoff_s = 1;
+    let engine = Engine::start(&dir, &config, clock.shared()).unwrap();
+    // The outlet fails once (its file is a directory): the message waits in the outbox.
+    let text = OutboundText::proactive("d-1", "jsonl", "me", "hello");
+    std::fs::create_dir_all(dir.root().join("out.jsonl")).unwrap();
+    assert!(engine.hub.call_async(Post::text(text)).await.unwrap().is_err());
+    std::fs::remove_dir(dir.root().join("out.jsonl")).unwrap();
+    clock.advance(D::seconds(5));
+    let loops = engine.spawn_loops(&config);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::time::Instant::now() < deadline {
+        if engine.hub.call(OutboxSnapshot).await.unwrap().unwrap().entries.is_empty() {
+            break;
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    for l in loops {
+        l.abort();
+    }
+    assert!(engine.hub.call(OutboxSnapshot).await.unwrap().unwrap().entries.is_empty());
+    assert_eq!(std::fs::read_to_string(dir.root().join("out.jsonl")).unwrap().lines().count(), 1);
+}

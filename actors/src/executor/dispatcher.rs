@@ -96,3 +96,20 @@ impl NudgeDispatcher {
         self.post(&self.targets(target), &render_menu(question, options), nudge_id, None).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_menu_is_the_finished_numbered_markdown() {
+        let options = [
+            MenuOption { title: "Draft the report".into(), reason: "due Friday".into() },
+            MenuOption { title: "Book the dentist".into(), reason: "you asked twice".into() },
+        ];
+        assert_eq!(
+            render_menu("Anything I can take off your plate?", &options),
+            "Anything I can take off your plate?\n\n1. **Draft the report** — due Friday\n2. **Book the dentist** — you asked twice\n\nReply with a number (or /pick N)."
+        );
+    }
+}
