@@ -20,6 +20,12 @@ impl ExecutionResult {
     pub fn failed(error: impl Into<String>) -> Self {
         ExecutionResult { delivered: false, targets: Vec::new(), error: Some(error.into()) }
     }
+
+    /// Not delivered because the gate said no; the error names the layer.
+    pub fn denied(v: &crate::Verdict) -> Self {
+        let layer = v.layer.map(|l| l.to_string()).unwrap_or_default();
+        ExecutionResult::failed(format!("denied at {layer}: {}", v.reason))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

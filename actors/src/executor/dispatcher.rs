@@ -76,13 +76,7 @@ impl NudgeDispatcher {
             return ExecutionResult::failed("a nudge without a message");
         };
         // What the gate records should the outbox deliver this late.
-        let fire = Nudge {
-            action: Action::Nudge,
-            session_key: None,
-            content: message.to_owned(),
-            priority: decision.priority,
-            topic: None,
-        };
+        let fire = Nudge { action: Action::Nudge, ..Nudge::of(decision, None) };
         self.post(&self.targets(decision.target_session.as_deref()), message, nudge_id, Some(&fire)).await
     }
 

@@ -106,11 +106,7 @@ impl ProactiveSpawn {
         .await;
         match gated {
             Gated::Delivered(r) => r,
-            Gated::Denied(v) => ExecutionResult::failed(format!(
-                "denied at {}: {}",
-                v.layer.map(|l| l.to_string()).unwrap_or_default(),
-                v.reason
-            )),
+            Gated::Denied(v) => ExecutionResult::denied(&v),
             Gated::Failed(e) => ExecutionResult::failed(e),
             Gated::Unavailable(e) => ExecutionResult::failed(format!("policy unavailable: {e}")),
         }

@@ -97,6 +97,17 @@ pub struct Nudge {
 }
 
 impl Nudge {
+    /// A nudge-family decision as the gate sees it.
+    pub fn of(d: &raven_proto::PlannerDecision, topic: Option<String>) -> Nudge {
+        Nudge {
+            action: d.action,
+            session_key: d.target_session.clone(),
+            content: d.nudge_message.clone().unwrap_or_default(),
+            priority: d.priority,
+            topic,
+        }
+    }
+
     pub fn as_request(&self) -> CheckRequest<'_> {
         CheckRequest {
             action: self.action,

@@ -322,13 +322,7 @@ impl SentinelRunner {
                 // Queued, not yet delivered: the gate checks now; the fire is recorded when
                 // the inject rides a reply or the defer goes out (through the gate again).
                 let id = self.next_nudge_id(now);
-                let nudge = Nudge {
-                    action: decision.action,
-                    session_key: decision.target_session.clone(),
-                    content: decision.nudge_message.clone().unwrap_or_default(),
-                    priority: decision.priority,
-                    topic: topic.clone(),
-                };
+                let nudge = Nudge::of(&decision, topic);
                 outcome.result = Some(match self.d.policy.call(Check(nudge)).await {
                     Ok(v) if v.allow => {
                         let r = self.d.router.route(&decision, &id).await;
@@ -339,24 +333,14 @@ impl SentinelRunner {
                     }
                     Ok(v) => {
                         outcome.route = format!("{route}:denied");
-                        ExecutionResult::failed(format!(
-                            "denied at {}: {}",
-                            v.layer.map(|l| l.to_string()).unwrap_or_default(),
-                            v.reason
-                        ))
+                        ExecutionResult::denied(&v)
                     }
                     Err(e) => ExecutionResult::failed(format!("policy unavailable: {e}")),
                 });
             }
             _ => {
                 let id = self.next_nudge_id(now);
-                let nudge = Nudge {
-                    action: decision.action,
-                    session_key: decision.target_session.clone(),
-                    content: decision.nudge_message.clone().unwrap_or_default(),
-                    priority: decision.priority,
-                    topic: topic.clone(),
-                };
+                let nudge = Nudge::of(&decision, topic.clone());
                 let router = self.d.router.clone();
                 let gated = dispatch_through(&self.d.policy, nudge.clone(), || async {
                     let r = router.route(&decision, &id).await;
@@ -386,11 +370,7 @@ impl SentinelRunner {
                     Gated::Failed(r) => r,
                     Gated::Denied(v) => {
                         outcome.route = format!("{route}:denied");
-                        ExecutionResult::failed(format!(
-                            "denied at {}: {}",
-                            v.layer.map(|l| l.to_string()).unwrap_or_default(),
-                            v.reason
-                        ))
+                        ExecutionResult::denied(&v)
                     }
                     Gated::Unavailable(e) => ExecutionResult::failed(format!("policy unavailable: {e}")),
                 });
