@@ -11,6 +11,7 @@ pub mod feedback;
 pub mod planner;
 pub mod policy;
 pub mod sentinel;
+pub mod spine;
 pub mod store;
 pub mod supervise;
 #[cfg(test)]

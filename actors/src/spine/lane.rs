@@ -1,0 +1,74 @@
+//! One conversation's serial lane: a local task taking its turns in order.
+
+use super::{LaneState, OriginClass, OriginPools, TurnHandler, TurnOutcome};
+use futures_util::future::{AbortHandle, Abortable};
+use raven_proto::{BusyPolicy, Origin, TurnRequest};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use tokio::sync::mpsc;
+
+/// Messages injected into a running turn.
+#[derive(Clone, Default, Debug)]
+pub struct Inbox(Rc<RefCell<VecDeque<String>>>);
+
+impl Inbox {
+    pub fn push(&self, m: String) {
+        self.0.borrow_mut().push_back(m);
+    }
+
+    /// Everything injected so far, oldest first; the turn merges them as user turns.
+    pub fn drain(&self) -> Vec<String> {
+        self.0.borrow_mut().drain(..).collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.borrow().is_empty()
+    }
+}
+
+pub(super) fn spawn(
+    state: Rc<RefCell<LaneState>>,
+    mut rx: mpsc::UnboundedReceiver<TurnRequest>,
+    handler: Rc<dyn TurnHandler>,
+    pools: OriginPools,
+    outcomes: Option<mpsc::UnboundedSender<(TurnRequest, TurnOutcome)>>,
+) {
+    actix_rt::spawn(async move {
+        while let Some(req) = rx.recv().await {
+            let pool = pools.pool(OriginClass::of(req.origin));
+            let Ok(_permit) = pool.acquire().await else { break };
+            let inbox = Inbox::default();
+            let (abort, registration) = AbortHandle::new_pair();
+            {
+                let mut s = state.borrow_mut();
+                s.queued = s.queued.saturating_sub(1);
+                s.running = Some((inbox.clone(), abort));
+            }
+            let turn = Abortable::new(handler.run(req.clone(), inbox.clone()), registration);
+            let outcome = turn.await.unwrap_or(TurnOutcome::Interrupted);
+            state.borrow_mut().running = None;
+            // An inject the turn never drained becomes the next turn: nothing is lost.
+            let leftover = inbox.drain();
+            if !leftover.is_empty() {
+                let next = TurnRequest::new(
+                    format!("{}-inject", req.request_id),
+                    Origin::User,
+                    req.conversation_id.clone(),
+                    req.channel.clone(),
+                    req.chat_id.clone(),
+                    leftover.join("\n"),
+                    BusyPolicy::Append,
+                    req.created_at,
+                );
+                let s = state.borrow_mut();
+                let _ = s.queue.send(next);
+                drop(s);
+                state.borrow_mut().queued += 1;
+            }
+            if let Some(tx) = &outcomes {
+                let _ = tx.send((req, outcome));
+            }
+        }
+    });
+}

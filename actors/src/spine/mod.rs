@@ -1,0 +1,158 @@
+//! The spine (spec §13): every turn, a user's or a proactive one, is a `TurnRequest`
+//! submitted to the Scheduler, which routes it to its conversation's serial lane.
+//!
+//! - One lane per conversation runs one turn at a time, in submission order; lanes of
+//!   different conversations run concurrently.
+//! - `OriginPools` bound the turns running at once per origin class (user: 4 by default), so a
+//!   turn blocked on `ask_user` holds its slot until answered or timed out.
+//! - BusyPolicy: APPEND queues a fresh turn; INJECT drops the message into the running turn's
+//!   inbox, which the turn drains at the top of each tool-loop iteration (an inject the turn
+//!   never drains becomes a fresh appended turn: nothing is lost); INTERRUPT cancels the
+//!   running turn. INJECT and INTERRUPT are user-only (`TurnRequest::new` demotes the rest).
+
+mod lane;
+
+pub use lane::Inbox;
+
+use futures_util::future::{AbortHandle, LocalBoxFuture};
+use raven_proto::{BusyPolicy, Origin, TurnRequest};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use tokio::sync::{mpsc, Semaphore};
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnOutcome {
+    Replied(String),
+    Failed(String),
+    Interrupted,
+}
+
+/// Runs one turn. The inbox holds messages injected while it runs.
+pub trait TurnHandler {
+    fn run(&self, req: TurnRequest, inbox: Inbox) -> LocalBoxFuture<'static, TurnOutcome>;
+}
+
+/// The two origin classes the pools bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OriginClass {
+    User,
+    System,
+}
+
+impl OriginClass {
+    pub fn of(o: Origin) -> OriginClass {
+        if o == Origin::User {
+            OriginClass::User
+        } else {
+            OriginClass::System
+        }
+    }
+}
+
+/// Concurrency bounds per origin class.
+#[derive(Clone)]
+pub struct OriginPools {
+    user: Rc<Semaphore>,
+    system: Rc<Semaphore>,
+}
+
+impl OriginPools {
+    /// The gateway's default is a user pool of 4.
+    pub fn new(user: usize, system: usize) -> Self {
+        OriginPools { user: Rc::new(Semaphore::new(user.max(1))), system: Rc::new(Semaphore::new(system.max(1))) }
+    }
+
+    pub fn pool(&self, class: OriginClass) -> Rc<Semaphore> {
+        match class {
+            OriginClass::User => self.user.clone(),
+            OriginClass::System => self.system.clone(),
+        }
+    }
+}
+
+/// What the Scheduler did with a submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Routed {
+    /// Queued behind the lane's running turn (or started at once).
+    Appended,
+    /// Dropped into the running turn's inbox.
+    Injected,
+    /// The running turn was cancelled; this one is queued next.
+    Interrupted,
+}
+
+pub(crate) struct LaneState {
+    pub queue: mpsc::UnboundedSender<TurnRequest>,
+    /// The running turn's inbox and abort handle, while one runs.
+    pub running: Option<(Inbox, AbortHandle)>,
+    pub queued: usize,
+}
+
+/// Routes turns to per-conversation lanes.
+#[derive(Clone)]
+pub struct Scheduler {
+    handler: Rc<dyn TurnHandler>,
+    pools: OriginPools,
+    lanes: Rc<RefCell<HashMap<String, Rc<RefCell<LaneState>>>>>,
+    outcomes: Option<mpsc::UnboundedSender<(TurnRequest, TurnOutcome)>>,
+}
+
+impl Scheduler {
+    pub fn new(handler: Rc<dyn TurnHandler>, pools: OriginPools) -> Self {
+        Scheduler { handler, pools, lanes: Default::default(), outcomes: None }
+    }
+
+    /// Every finished turn and its outcome is also sent here (tests, metrics, delivery).
+    pub fn with_outcomes(mut self, tx: mpsc::UnboundedSender<(TurnRequest, TurnOutcome)>) -> Self {
+        self.outcomes = Some(tx);
+        self
+    }
+
+    /// True while a turn of `conversation` is running.
+    pub fn has_inflight(&self, conversation: &str) -> bool {
+        self.lanes.borrow().get(conversation).is_some_and(|l| l.borrow().running.is_some())
+    }
+
+    /// Turns waiting in `conversation`'s lane behind the running one.
+    pub fn queued(&self, conversation: &str) -> usize {
+        self.lanes.borrow().get(conversation).map_or(0, |l| l.borrow().queued)
+    }
+
+    pub fn submit(&self, req: TurnRequest) -> Routed {
+        let lane = self.lane(&req.conversation_id);
+        let mut l = lane.borrow_mut();
+        match (req.busy_policy(), &l.running) {
+            (BusyPolicy::Inject, Some((inbox, _))) => {
+                inbox.push(req.content);
+                Routed::Injected
+            }
+            (BusyPolicy::Interrupt, Some((_, abort))) => {
+                abort.abort();
+                l.queued += 1;
+                let _ = l.queue.send(req);
+                Routed::Interrupted
+            }
+            _ => {
+                l.queued += 1;
+                let _ = l.queue.send(req);
+                Routed::Appended
+            }
+        }
+    }
+
+    fn lane(&self, conversation: &str) -> Rc<RefCell<LaneState>> {
+        if let Some(l) = self.lanes.borrow().get(conversation) {
+            return l.clone();
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let state = Rc::new(RefCell::new(LaneState { queue: tx, running: None, queued: 0 }));
+        self.lanes.borrow_mut().insert(conversation.to_owned(), state.clone());
+        lane::spawn(state.clone(), rx, self.handler.clone(), self.pools.clone(), self.outcomes.clone());
+        state
+    }
+}
+
+#[cfg(test)]
+mod tests;
