@@ -1,6 +1,7 @@
 //! raven-actors: the actors, the stores and the engine wiring. One folder per subsystem,
 //! named as in the spec.
 
+pub mod agent;
 pub mod clock;
 pub mod config;
 pub mod context;

@@ -20,15 +20,40 @@ pub enum Role {
 pub struct ChatMessage {
     pub role: Role,
     pub content: String,
+    /// An assistant message that called a tool: `[{id, type, function: {name, arguments}}]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Value>,
+    /// A tool result: the id of the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl ChatMessage {
+    fn plain(role: Role, content: impl Into<String>) -> Self {
+        ChatMessage { role, content: content.into(), tool_calls: None, tool_call_id: None }
+    }
+
     pub fn system(content: impl Into<String>) -> Self {
-        ChatMessage { role: Role::System, content: content.into() }
+        ChatMessage::plain(Role::System, content)
     }
 
     pub fn user(content: impl Into<String>) -> Self {
-        ChatMessage { role: Role::User, content: content.into() }
+        ChatMessage::plain(Role::User, content)
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Self {
+        ChatMessage::plain(Role::Assistant, content)
+    }
+
+    /// The assistant's call of `name` with `arguments`, under the id `id`.
+    pub fn tool_call(id: &str, name: &str, arguments: &Value) -> Self {
+        let call = serde_json::json!([{"id": id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}]);
+        ChatMessage { tool_calls: Some(call), ..ChatMessage::plain(Role::Assistant, "") }
+    }
+
+    /// The result of the call `id`.
+    pub fn tool_result(id: &str, content: impl Into<String>) -> Self {
+        ChatMessage { tool_call_id: Some(id.to_owned()), ..ChatMessage::plain(Role::Tool, content) }
     }
 }
 

@@ -1,0 +1,146 @@
+//! The agent loop (spec §13): `run_turn` over the Provider with tools, sessions persisted per
+//! conversation, and the origin gates: user-inbound hooks run for USER turns only; the
+//! after-send chain (injected nudges) is skipped for system-generated turns; a CRON turn
+//! cannot use the cron tool.
+
+pub mod broker;
+pub mod session;
+pub mod tools;
+
+use crate::clock::SharedClock;
+use crate::executor::injector::{ApplyInjects, InjectorService};
+use crate::feedback::tool::CURRENT_SESSION;
+use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider};
+use crate::spine::{Inbox, TurnHandler, TurnOutcome};
+use crate::supervise::Handle;
+use futures_util::future::LocalBoxFuture;
+use raven_proto::{Origin, TurnRequest};
+use session::SessionStore;
+use std::rc::Rc;
+use tools::{Tool, ToolCtx, TURN_ORIGIN};
+
+pub const AGENT_GENERATION: Generation = Generation { max_tokens: 1024, temperature: 0.3 };
+
+pub const SYSTEM_PROMPT: &str = "You are Raven, the user's personal assistant. Be brief and concrete. \
+Use the tools when they help; when a proactive nudge you sent gets a reaction, record it with nudge_feedback.";
+
+/// The line the system prompt gets per origin, so the model (and the rules provider) knows
+/// what kind of turn this is.
+pub fn origin_note(o: Origin) -> &'static str {
+    match o {
+        Origin::User => "turn origin: USER — the user wrote this.",
+        Origin::Sentinel => "turn origin: SENTINEL — a proactive check, not the user's words.",
+        Origin::Cron => "turn origin: CRON — a reminder the user scheduled; render it for the user.",
+        Origin::Heartbeat => "turn origin: HEARTBEAT — periodic task review.",
+        Origin::Subagent => "turn origin: SUBAGENT — a task handed to a helper agent.",
+    }
+}
+
+/// A hook on genuine user input; it may consume the message (a menu pick, say) and answer.
+pub trait InboundHook {
+    fn on_user_message(&self, req: &TurnRequest) -> Option<String>;
+}
+
+pub struct AgentLoop {
+    pub provider: SharedProvider,
+    pub tools: Vec<Rc<dyn Tool>>,
+    pub sessions: SessionStore,
+    pub injector: Option<Handle<InjectorService>>,
+    pub inbound_hooks: Vec<Rc<dyn InboundHook>>,
+    pub clock: SharedClock,
+    pub max_iterations: usize,
+}
+
+/// The loop as the spine's turn handler.
+#[derive(Clone)]
+pub struct Agent(pub Rc<AgentLoop>);
+
+impl TurnHandler for Agent {
+    fn run(&self, req: TurnRequest, inbox: Inbox) -> LocalBoxFuture<'static, TurnOutcome> {
+        let agent = self.0.clone();
+        let origin = req.origin;
+        let session = format!("{}:{}", req.channel, req.chat_id);
+        Box::pin(
+            TURN_ORIGIN.scope(origin, CURRENT_SESSION.scope(session, async move { agent.run_turn(req, inbox).await })),
+        )
+    }
+}
+
+impl AgentLoop {
+    pub async fn run_turn(&self, req: TurnRequest, inbox: Inbox) -> TurnOutcome {
+        let now = self.clock.now();
+        let (channel, chat_id) = (req.channel.as_str(), req.chat_id.as_str());
+        if req.origin.is_user_input() {
+            for hook in &self.inbound_hooks {
+                if let Some(answer) = hook.on_user_message(&req) {
+                    return TurnOutcome::Replied(answer);
+                }
+            }
+        }
+        let mut messages = vec![ChatMessage::system(format!("{SYSTEM_PROMPT}\n{}", origin_note(req.origin)))];
+        messages.extend(self.sessions.history(channel, chat_id));
+        messages.push(ChatMessage::user(&req.content));
+        self.persist(channel, chat_id, Role::User, &req.content, now);
+        let ctx = ToolCtx {
+            conversation_id: req.conversation_id.clone(),
+            channel: channel.into(),
+            chat_id: chat_id.into(),
+            now,
+        };
+        let schemas: Vec<_> = self.tools.iter().map(|t| t.schema()).collect();
+        let mut reply = None;
+        for i in 0..self.max_iterations {
+            // Mid-turn user input: merged as user turns before the next model call.
+            for injected in inbox.drain() {
+                self.persist(channel, chat_id, Role::User, &injected, self.clock.now());
+                messages.push(ChatMessage::user(injected));
+            }
+            let call = CompletionRequest {
+                messages: messages.clone(),
+                tools: schemas.clone(),
+                tool_choice: None,
+                generation: AGENT_GENERATION,
+                context: None,
+            };
+            match self.provider.complete(&call).await {
+                Err(e) => return TurnOutcome::Failed(e.to_string()),
+                Ok(ProviderReply::Text(t)) => {
+                    reply = Some(t);
+                    break;
+                }
+                Ok(ProviderReply::ToolCall { name, arguments }) => {
+                    let id = format!("call_{i}");
+                    messages.push(ChatMessage::tool_call(&id, &name, &arguments));
+                    let result = match self.tools.iter().find(|t| t.schema().name == name) {
+                        Some(tool) => tool.call(&arguments, &ctx).await,
+                        None => format!("error: no tool named `{name}`"),
+                    };
+                    messages.push(ChatMessage::tool_result(&id, result));
+                }
+            }
+        }
+        let mut reply = reply.unwrap_or_else(|| format!("(stopped after {} tool calls)", self.max_iterations));
+        // The after-send chain: never on a system-generated reply.
+        if !req.origin.is_system_generated() {
+            if let Some(injector) = &self.injector {
+                let apply = ApplyInjects {
+                    session: format!("{channel}:{chat_id}"),
+                    content: reply.clone(),
+                    origin: req.origin,
+                };
+                reply = injector.call(apply).await.unwrap_or(reply);
+            }
+        }
+        self.persist(channel, chat_id, Role::Assistant, &reply, self.clock.now());
+        TurnOutcome::Replied(reply)
+    }
+
+    fn persist(&self, channel: &str, chat_id: &str, role: Role, content: &str, at: chrono::DateTime<chrono::Utc>) {
+        if let Err(e) = self.sessions.append(channel, chat_id, role, content, at) {
+            tracing::warn!("session not saved: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

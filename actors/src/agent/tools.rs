@@ -1,0 +1,98 @@
+//! The agent's tools. A tool answers with text (the tool result the model reads); refusals
+//! and errors are results too, never failures of the turn.
+
+use crate::feedback::tool::{nudge_feedback, tool_schema as feedback_schema};
+use crate::feedback::NudgeFeedbackTracker;
+use crate::planner::provider::ToolSchema;
+use chrono::{DateTime, Utc};
+use futures_util::future::LocalBoxFuture;
+use raven_proto::Origin;
+use serde_json::{json, Value};
+use std::rc::Rc;
+
+tokio::task_local! {
+    /// The origin of the turn running in this lane task: the cron tool refuses CRON turns.
+    pub static TURN_ORIGIN: Origin;
+}
+
+/// What a tool knows of the turn calling it.
+#[derive(Debug, Clone)]
+pub struct ToolCtx {
+    pub conversation_id: String,
+    pub channel: String,
+    pub chat_id: String,
+    pub now: DateTime<Utc>,
+}
+
+pub trait Tool {
+    fn schema(&self) -> ToolSchema;
+    fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String>;
+}
+
+/// The jobs store behind the cron tool (it comes with the cron service).
+pub trait CronJobs {
+    fn add(&self, spec: &Value, ctx: &ToolCtx) -> Result<String, String>;
+    fn list(&self) -> Result<Vec<String>, String>;
+    fn remove(&self, id: &str) -> Result<bool, String>;
+}
+
+/// `cron(action: add|list|remove, ...)`.
+pub struct CronTool {
+    pub jobs: Rc<dyn CronJobs>,
+}
+
+impl Tool for CronTool {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "cron".into(),
+            description: "Schedule, list or remove the user's reminders.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "action": {"type": "string", "enum": ["add", "list", "remove"]},
+                    "message": {"type": "string"},
+                    "at": {"type": "string", "description": "RFC 3339 time for a one-shot job"},
+                    "every_s": {"type": "integer"},
+                    "cron": {"type": "string", "description": "5 or 6 field cron expression"},
+                    "tz": {"type": "string"},
+                    "id": {"type": "string"}
+                },
+                "required": ["action"]
+            }),
+        }
+    }
+
+    fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
+        Box::pin(async move {
+            // A cron turn must not schedule more cron jobs (a runaway loop otherwise).
+            if TURN_ORIGIN.try_with(|o| *o) == Ok(Origin::Cron) {
+                return "refused: a scheduled (cron) turn cannot create, list or remove cron jobs".into();
+            }
+            let r = match args.get("action").and_then(Value::as_str) {
+                Some("add") => self.jobs.add(args, ctx).map(|id| format!("scheduled job {id}")),
+                Some("list") => self.jobs.list().map(|l| if l.is_empty() { "no jobs".into() } else { l.join("\n") }),
+                Some("remove") => {
+                    let id = args.get("id").and_then(Value::as_str).unwrap_or_default();
+                    self.jobs.remove(id).map(|gone| if gone { format!("removed {id}") } else { format!("no job {id}") })
+                }
+                other => Err(format!("unknown action {other:?}: use add, list or remove")),
+            };
+            r.unwrap_or_else(|e| format!("error: {e}"))
+        })
+    }
+}
+
+/// `nudge_feedback(verdict, nudge_id, reason)`.
+pub struct FeedbackTool {
+    pub tracker: Rc<NudgeFeedbackTracker>,
+}
+
+impl Tool for FeedbackTool {
+    fn schema(&self) -> ToolSchema {
+        feedback_schema()
+    }
+
+    fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
+        Box::pin(async move { nudge_feedback(&self.tracker, args, ctx.now).unwrap_or_else(|e| format!("error: {e}")) })
+    }
+}
