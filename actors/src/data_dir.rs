@@ -79,6 +79,10 @@ impl DataDir {
         self.user_memory().join("behaviors.md")
     }
 
+    pub fn jobs(&self) -> PathBuf {
+        self.root.join("cron").join("jobs.json")
+    }
+
     pub fn sessions(&self) -> PathBuf {
         self.root.join("sessions")
     }

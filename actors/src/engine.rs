@@ -1,17 +1,23 @@
 //! Wiring: every actor of the engine, built from a data dir and its config, each supervised
 //! and metered, sharing one clock and one state store.
 
+use crate::agent::broker::{AskUserTool, QuestionBroker};
+use crate::agent::session::SessionStore;
+use crate::agent::tools::{CronTool, FeedbackTool, Tool};
+use crate::agent::{Agent, AgentLoop, AgentSubagent};
 use crate::clock::SharedClock;
 use crate::config::RavenConfig;
 use crate::context::attention::{producers, AttentionUpdater};
 use crate::context::{AssemblerService, AttentionChanged, ContextAssembler};
+use crate::cron::store::JobsStore;
+use crate::cron::tool::JobsCron;
 use crate::data_dir::DataDir;
 use crate::executor::defer::{DeferManager, DeferService};
 use crate::executor::dispatcher::NudgeDispatcher;
-use crate::executor::hub::{DeliveryHubService, RegisterOutlet, RetryOutbox};
+use crate::executor::hub::{DeliveryHubService, Post, RegisterOutlet, RetryOutbox};
 use crate::executor::injector::{InjectorService, NudgeInjector};
 use crate::executor::outlets::{CliOutlet, JsonlOutlet, Outlet, WebhookOutlet};
-use crate::executor::spawn::{OneCallSubagent, ProactiveSpawn};
+use crate::executor::spawn::ProactiveSpawn;
 use crate::executor::Executors;
 use crate::feedback::NudgeFeedbackTracker;
 use crate::planner::openai::OpenAiProvider;
@@ -20,6 +26,7 @@ use crate::planner::rules::RulesProvider;
 use crate::planner::{PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService};
 use crate::sentinel::{spawn_defer_loop, spawn_tick_loop, Router, RunnerDeps, RunnerService, SentinelRunner};
+use crate::spine::{OriginPools, Scheduler};
 use crate::store::JsonStateStore;
 use crate::supervise::{start, Handle, Metrics, RestartPolicy};
 use crate::watch::{watch_file, FileWatch};
@@ -39,6 +46,9 @@ pub struct Engine {
     pub injector: Handle<InjectorService>,
     pub defer: Handle<DeferService>,
     pub runner: Handle<RunnerService>,
+    /// Where user and proactive turns reach the agent.
+    pub scheduler: Scheduler,
+    pub questions: Rc<QuestionBroker>,
     pub provider_name: String,
     /// Kept alive: dropping it stops the attention.md watch.
     _attention_watch: Option<FileWatch>,
@@ -181,13 +191,47 @@ impl Engine {
             restart("DeferManager"),
         );
         let dispatcher = NudgeDispatcher::new(hub.clone(), config.delivery.default_targets.clone());
+        let questions = hub.clone();
+        let broker = Rc::new(QuestionBroker::new(
+            Duration::from_secs(config.agent.ask_user_timeout_s),
+            // On a channel the question goes out as text; the next inbound message answers it.
+            Box::new(move |conversation, q| {
+                let (channel, chat_id) = raven_proto::split_target(conversation);
+                let text =
+                    raven_proto::OutboundText::proactive(format!("ask-{}", q.batch), &channel, &chat_id, q.render());
+                let hub = questions.clone();
+                actix_rt::spawn(async move {
+                    let _ = hub.call_async(Post::text(text)).await;
+                });
+            }),
+        ));
+        let tools: Vec<Rc<dyn Tool>> = vec![
+            Rc::new(FeedbackTool {
+                tracker: Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz)),
+            }),
+            Rc::new(AskUserTool { broker: broker.clone() }),
+            Rc::new(CronTool { jobs: Rc::new(JobsCron { store: JobsStore::new(dir.jobs()), tz }) }),
+        ];
+        let agent = Rc::new(AgentLoop {
+            provider: provider.clone(),
+            tools,
+            sessions: SessionStore::new(dir.sessions()),
+            injector: Some(injector.clone()),
+            inbound_hooks: Vec::new(),
+            clock: clock.clone(),
+            max_iterations: config.agent.max_iterations,
+        });
+        let scheduler = Scheduler::new(
+            Rc::new(Agent(agent.clone())),
+            OriginPools::new(config.agent.user_pool, config.agent.system_pool),
+        );
         let router: Rc<dyn Router> = match o.router {
             Some(r) => r,
             None => Rc::new(Executors {
                 dispatcher: dispatcher.clone(),
                 injector: injector.clone(),
                 defer: defer.clone(),
-                spawn: ProactiveSpawn::new(policy.clone(), Rc::new(OneCallSubagent::new(provider)), dispatcher),
+                spawn: ProactiveSpawn::new(policy.clone(), Rc::new(AgentSubagent::new(agent)), dispatcher),
             }),
         };
         let runner = SentinelRunner::new(RunnerDeps {
@@ -214,6 +258,8 @@ impl Engine {
             injector,
             defer,
             runner,
+            scheduler,
+            questions: broker,
             provider_name,
             _attention_watch: attention_watch,
         })

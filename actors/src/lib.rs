@@ -5,6 +5,7 @@ pub mod agent;
 pub mod clock;
 pub mod config;
 pub mod context;
+pub mod cron;
 pub mod data_dir;
 pub mod engine;
 pub mod executor;

@@ -24,6 +24,17 @@ enum Command {
     /// Ask the NudgePolicy gate.
     #[command(subcommand)]
     Policy(commands::policy::PolicyCommand),
+    /// Say something to the agent: one user turn on an engine embedded in this process.
+    Say {
+        /// The message (`/remind in 10m <text>` works without an LLM).
+        text: String,
+        /// The conversation, `channel:chat_id`.
+        #[arg(long, default_value = "cli:local")]
+        session: String,
+        /// Pretend it is this RFC 3339 time (a manual clock).
+        #[arg(long, value_name = "RFC3339")]
+        at: Option<String>,
+    },
     /// Run one Sentinel tick now, on an engine embedded in this process.
     Tick {
         /// Tick at this RFC 3339 time instead of now (a manual clock).
@@ -45,6 +56,7 @@ fn main() -> ExitCode {
         Command::Config(c) => commands::config::run(c, &dir),
         Command::Policy(c) => commands::policy::run(c, &dir),
         Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
+        Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -171,3 +171,26 @@ fn tick_delivers_through_the_configured_jsonl_outlet_and_retries_the_outbox() {
     assert_eq!(delivered.lines().count(), 1, "{delivered}");
     assert!(delivered.contains("Reminder: Call the bank is due at 12:30."));
 }
+
+#[test]
+fn say_with_no_llm_creates_reminders_and_answers_honestly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = raven(dir.path(), &["say", "/remind in 10m stretch your legs", "--at", "2026-03-02T12:00:00Z"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("Done: scheduled job job-"), "{}", text(&out.stdout));
+    let out = raven(dir.path(), &["say", "/remind at 18:30 call mum", "--at", "2026-03-02T12:00:00Z"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let jobs: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cron/jobs.json")).unwrap()).unwrap();
+    let jobs = jobs["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(jobs[0]["message"], "stretch your legs");
+    assert_eq!(jobs[0]["schedule"]["at"], "2026-03-02T12:10:00Z");
+    assert_eq!(jobs[1]["schedule"]["at"], "2026-03-02T18:30:00Z");
+    assert_eq!(jobs[1]["target"], "cli:local");
+    let out = raven(dir.path(), &["say", "how are you?"]);
+    assert!(text(&out.stdout).contains("No language model is configured"), "{}", text(&out.stdout));
+    // The conversation was kept as a session.
+    let session = std::fs::read_to_string(dir.path().join("sessions/cli_local.jsonl")).unwrap();
+    assert_eq!(session.lines().count(), 6);
+}

@@ -142,5 +142,48 @@ impl AgentLoop {
     }
 }
 
+/// The real SubagentManager: an isolated `run_turn` (SUBAGENT origin, its own conversation)
+/// for ProactiveSpawn, whose result the spawn delivers to the originating channel.
+pub struct AgentSubagent {
+    pub agent: Rc<AgentLoop>,
+    seq: std::cell::Cell<u64>,
+}
+
+impl AgentSubagent {
+    pub fn new(agent: Rc<AgentLoop>) -> Self {
+        AgentSubagent { agent, seq: Default::default() }
+    }
+}
+
+impl crate::executor::spawn::SubagentManager for AgentSubagent {
+    fn spawn<'a>(
+        &'a self,
+        task: &'a str,
+        channel: &'a str,
+        chat_id: &'a str,
+    ) -> LocalBoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            self.seq.set(self.seq.get() + 1);
+            let n = format!("{}-{}", std::process::id(), self.seq.get());
+            let req = TurnRequest::new(
+                format!("spawn-{n}"),
+                Origin::Subagent,
+                format!("subagent:{n}"),
+                "subagent",
+                n.clone(),
+                format!("{task}\n(for {channel}:{chat_id})"),
+                raven_proto::BusyPolicy::Append,
+                self.agent.clock.now(),
+            );
+            let run = TURN_ORIGIN.scope(Origin::Subagent, self.agent.run_turn(req, Inbox::default()));
+            match run.await {
+                TurnOutcome::Replied(text) => Ok(text),
+                TurnOutcome::Failed(e) => Err(e),
+                TurnOutcome::Interrupted => Err("interrupted".into()),
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -23,6 +23,7 @@ pub struct RavenConfig {
     pub llm: LlmConfig,
     pub delivery: DeliveryConfig,
     pub executor: ExecutorConfig,
+    pub agent: AgentConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,6 +150,26 @@ impl Default for ExecutorConfig {
             defer_max_wait_minutes: 240,
             defer_poll_s: 60,
         }
+    }
+}
+
+/// The agent loop and the spine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgentConfig {
+    /// Tool-loop iterations per turn.
+    pub max_iterations: usize,
+    /// Concurrent user turns (a turn waiting on ask_user holds its slot).
+    pub user_pool: usize,
+    /// Concurrent proactive turns (sentinel, cron, heartbeat, subagent).
+    pub system_pool: usize,
+    /// One ask_user call's budget for all its questions (`tools.ask_user.timeout`).
+    pub ask_user_timeout_s: u64,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig { max_iterations: 8, user_pool: 4, system_pool: 2, ask_user_timeout_s: 600 }
     }
 }
 

@@ -3,8 +3,6 @@
 //! spawns through a `SubagentManager`, and delivers the result through the dispatcher.
 
 use super::dispatcher::NudgeDispatcher;
-use crate::planner::provider::{ChatMessage, CompletionRequest, ProviderReply, SharedProvider};
-use crate::planner::PLANNER_GENERATION;
 use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::supervise::Handle;
 use futures_util::future::LocalBoxFuture;
@@ -19,45 +17,6 @@ pub trait SubagentManager {
         channel: &'a str,
         chat_id: &'a str,
     ) -> LocalBoxFuture<'a, Result<String, String>>;
-}
-
-/// Until the agent loop lands: one provider call with the task.
-pub struct OneCallSubagent {
-    provider: SharedProvider,
-}
-
-impl OneCallSubagent {
-    pub fn new(provider: SharedProvider) -> Self {
-        OneCallSubagent { provider }
-    }
-}
-
-impl SubagentManager for OneCallSubagent {
-    fn spawn<'a>(
-        &'a self,
-        task: &'a str,
-        _channel: &'a str,
-        _chat_id: &'a str,
-    ) -> LocalBoxFuture<'a, Result<String, String>> {
-        Box::pin(async move {
-            let req = CompletionRequest {
-                messages: vec![
-                    ChatMessage::system(
-                        "You are a helper agent of Raven. Do the task and answer with the result only.",
-                    ),
-                    ChatMessage::user(task),
-                ],
-                tools: Vec::new(),
-                tool_choice: None,
-                generation: PLANNER_GENERATION,
-                context: None,
-            };
-            match self.provider.complete(&req).await.map_err(|e| e.to_string())? {
-                ProviderReply::Text(t) => Ok(t),
-                ProviderReply::ToolCall { arguments, .. } => Ok(arguments.to_string()),
-            }
-        })
-    }
 }
 
 #[derive(Clone)]

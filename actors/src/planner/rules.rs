@@ -102,6 +102,10 @@ impl Provider for RulesProvider {
 
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         Box::pin(async move {
+            // An agent turn (no planner context, no forced tool): the embedded agent.
+            if req.context.is_none() && req.tool_choice.is_none() {
+                return Ok(agent_reply(req));
+            }
             let ctx = req
                 .context
                 .as_deref()
@@ -115,5 +119,120 @@ impl Provider for RulesProvider {
             }
             Ok(ProviderReply::ToolCall { name: TOOL_NAME.into(), arguments: self.decide(ctx) })
         })
+    }
+}
+
+pub const NO_MODEL: &str = "No language model is configured, so I can only handle reminders: \
+`/remind in 10m <text>` or `/remind at 18:30 <text>`. To talk with me, set `[llm] base_url` \
+(and `api_key_env`) in config.toml.";
+
+/// The embedded agent: what needs no language model. A CRON turn renders its reminder, a
+/// `/remind` creates a cron job through the cron tool, anything else gets an honest answer.
+fn agent_reply(req: &CompletionRequest) -> ProviderReply {
+    use super::provider::Role;
+    let system = req.messages.iter().find(|m| m.role == Role::System).map(|m| m.content.as_str()).unwrap_or("");
+    let Some(last) = req.messages.last() else { return ProviderReply::Text(NO_MODEL.into()) };
+    if last.role == Role::Tool {
+        return ProviderReply::Text(format!("Done: {}.", last.content.trim_end_matches('.')));
+    }
+    let text = last.content.trim();
+    if system.contains("turn origin: CRON") {
+        return ProviderReply::Text(format!("⏰ Reminder: {text}"));
+    }
+    if system.contains("turn origin: SUBAGENT") {
+        return ProviderReply::Text(format!("No language model is configured, so the task “{text}” was not run."));
+    }
+    let Some(rest) = text.strip_prefix("/remind") else { return ProviderReply::Text(NO_MODEL.into()) };
+    if !req.tools.iter().any(|t| t.name == "cron") {
+        return ProviderReply::Text("Reminders need the cron service, which is not running here.".into());
+    }
+    match parse_remind(rest.trim()) {
+        Some(arguments) => ProviderReply::ToolCall { name: "cron".into(), arguments },
+        None => ProviderReply::Text("Write it as `/remind in 10m <text>` or `/remind at 18:30 <text>`.".into()),
+    }
+}
+
+/// `in 10m <text>` (s, m, h, d) or `at HH:MM <text>` → the cron tool's `add` arguments.
+pub fn parse_remind(rest: &str) -> Option<Value> {
+    let (kind, rest) = rest.split_once(' ')?;
+    let (when, message) = rest.trim().split_once(' ')?;
+    let message = message.trim();
+    if message.is_empty() {
+        return None;
+    }
+    match kind {
+        "in" => {
+            let (n, unit) = when.split_at(when.find(|c: char| !c.is_ascii_digit())?);
+            let n: i64 = n.parse().ok()?;
+            let secs = match unit {
+                "s" => n,
+                "m" | "min" => n * 60,
+                "h" => n * 3600,
+                "d" => n * 86_400,
+                _ => return None,
+            };
+            (secs > 0).then(|| json!({"action": "add", "message": message, "in_s": secs}))
+        }
+        "at" => {
+            chrono::NaiveTime::parse_from_str(when, "%H:%M").ok()?;
+            Some(json!({"action": "add", "message": message, "at_local": when}))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod agent_tests {
+    use super::*;
+    use crate::planner::provider::{ChatMessage, ToolSchema};
+
+    fn request(origin_note: &str, user: &str, with_cron: bool) -> CompletionRequest {
+        let tools = if with_cron {
+            vec![ToolSchema { name: "cron".into(), description: String::new(), parameters: json!({}) }]
+        } else {
+            Vec::new()
+        };
+        CompletionRequest {
+            messages: vec![ChatMessage::system(origin_note), ChatMessage::user(user)],
+            tools,
+            tool_choice: None,
+            generation: crate::planner::PLANNER_GENERATION,
+            context: None,
+        }
+    }
+
+    #[test]
+    fn a_cron_turn_renders_its_reminder() {
+        let r = agent_reply(&request("turn origin: CRON — …", "Take your medication", true));
+        assert_eq!(r, ProviderReply::Text("⏰ Reminder: Take your medication".into()));
+    }
+
+    #[test]
+    fn remind_in_and_at_become_cron_tool_calls() {
+        let r = agent_reply(&request("turn origin: USER", "/remind in 10m stretch your legs", true));
+        assert_eq!(
+            r,
+            ProviderReply::ToolCall {
+                name: "cron".into(),
+                arguments: json!({"action": "add", "message": "stretch your legs", "in_s": 600})
+            }
+        );
+        let r = agent_reply(&request("turn origin: USER", "/remind at 18:30 call mum", true));
+        assert_eq!(
+            r,
+            ProviderReply::ToolCall {
+                name: "cron".into(),
+                arguments: json!({"action": "add", "message": "call mum", "at_local": "18:30"})
+            }
+        );
+        for bad in ["/remind in ten call", "/remind at 25:99 x", "/remind tomorrow x", "/remind in 10m"] {
+            assert!(matches!(agent_reply(&request("turn origin: USER", bad, true)), ProviderReply::Text(_)), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_plain_message_gets_an_honest_answer() {
+        let r = agent_reply(&request("turn origin: USER", "how are you?", true));
+        assert_eq!(r, ProviderReply::Text(NO_MODEL.into()));
     }
 }

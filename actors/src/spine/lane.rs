@@ -1,6 +1,7 @@
 //! One conversation's serial lane: a local task taking its turns in order.
 
 use super::{LaneState, OriginClass, OriginPools, TurnHandler, TurnOutcome};
+
 use futures_util::future::{AbortHandle, Abortable};
 use raven_proto::{BusyPolicy, Origin, TurnRequest};
 use std::cell::RefCell;
@@ -33,6 +34,7 @@ pub(super) fn spawn(
     handler: Rc<dyn TurnHandler>,
     pools: OriginPools,
     outcomes: Option<mpsc::UnboundedSender<(TurnRequest, TurnOutcome)>>,
+    waiters: super::Waiters,
 ) {
     actix_rt::spawn(async move {
         while let Some(req) = rx.recv().await {
@@ -65,6 +67,9 @@ pub(super) fn spawn(
                 let _ = s.queue.send(next);
                 drop(s);
                 state.borrow_mut().queued += 1;
+            }
+            if let Some(w) = waiters.borrow_mut().remove(&req.request_id) {
+                let _ = w.send(outcome.clone());
             }
             if let Some(tx) = &outcomes {
                 let _ = tx.send((req, outcome));

@@ -97,11 +97,15 @@ pub struct Scheduler {
     pools: OriginPools,
     lanes: Rc<RefCell<HashMap<String, Rc<RefCell<LaneState>>>>>,
     outcomes: Option<mpsc::UnboundedSender<(TurnRequest, TurnOutcome)>>,
+    waiters: Waiters,
 }
+
+/// Callers waiting for a given request's outcome.
+pub(crate) type Waiters = Rc<RefCell<HashMap<String, tokio::sync::oneshot::Sender<TurnOutcome>>>>;
 
 impl Scheduler {
     pub fn new(handler: Rc<dyn TurnHandler>, pools: OriginPools) -> Self {
-        Scheduler { handler, pools, lanes: Default::default(), outcomes: None }
+        Scheduler { handler, pools, lanes: Default::default(), outcomes: None, waiters: Default::default() }
     }
 
     /// Every finished turn and its outcome is also sent here (tests, metrics, delivery).
@@ -118,6 +122,19 @@ impl Scheduler {
     /// Turns waiting in `conversation`'s lane behind the running one.
     pub fn queued(&self, conversation: &str) -> usize {
         self.lanes.borrow().get(conversation).map_or(0, |l| l.borrow().queued)
+    }
+
+    /// Submits and returns a receiver for this request's outcome (an injected message has
+    /// none of its own: its receiver closes).
+    pub fn submit_wait(&self, req: TurnRequest) -> (Routed, tokio::sync::oneshot::Receiver<TurnOutcome>) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.waiters.borrow_mut().insert(req.request_id.clone(), tx);
+        let id = req.request_id.clone();
+        let routed = self.submit(req);
+        if routed == Routed::Injected {
+            self.waiters.borrow_mut().remove(&id);
+        }
+        (routed, rx)
     }
 
     pub fn submit(&self, req: TurnRequest) -> Routed {
@@ -149,7 +166,14 @@ impl Scheduler {
         let (tx, rx) = mpsc::unbounded_channel();
         let state = Rc::new(RefCell::new(LaneState { queue: tx, running: None, queued: 0 }));
         self.lanes.borrow_mut().insert(conversation.to_owned(), state.clone());
-        lane::spawn(state.clone(), rx, self.handler.clone(), self.pools.clone(), self.outcomes.clone());
+        lane::spawn(
+            state.clone(),
+            rx,
+            self.handler.clone(),
+            self.pools.clone(),
+            self.outcomes.clone(),
+            self.waiters.clone(),
+        );
         state
     }
 }

@@ -1,5 +1,6 @@
 pub mod config;
 pub mod policy;
+pub mod say;
 pub mod tick;
 
 use raven_actors::config::RavenConfig;

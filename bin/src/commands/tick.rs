@@ -12,16 +12,21 @@ use raven_actors::sentinel::{PollDeferred, Tick};
 use raven_actors::supervise::render_table;
 use std::sync::Arc;
 
-pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), String> {
-    let config = load_config(dir)?;
-    let clock: SharedClock = match at {
+/// The system clock, or a manual one stopped at `--at`.
+pub fn clock_at(at: Option<String>) -> Result<SharedClock, String> {
+    match at {
         Some(s) => {
             let t = DateTime::parse_from_rfc3339(&s)
                 .map_err(|e| format!("--at `{s}` is not an RFC 3339 time ({e}); e.g. 2026-03-02T12:00:00Z"))?;
-            Arc::new(ManualClock::new(t.with_timezone(&Utc)))
+            Ok(Arc::new(ManualClock::new(t.with_timezone(&Utc))))
         }
-        None => Arc::new(SystemClock),
-    };
+        None => Ok(Arc::new(SystemClock)),
+    }
+}
+
+pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), String> {
+    let config = load_config(dir)?;
+    let clock = clock_at(at)?;
     actix_rt::System::new().block_on(async move {
         let engine = Engine::start(dir, &config, clock)?;
         // Outbox retries and settled defers first, as the long-running loops would.

@@ -1,0 +1,146 @@
+//! `cron/jobs.json`: the user's scheduled jobs, under its own lock (`jobs.json.lock`) with
+//! atomic replace. A file that does not parse is an error naming the file and the position;
+//! it is left untouched and nothing writes over it until it parses again.
+
+use crate::store::{lock_path_for, write_atomic, FileLock};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Schedule {
+    /// Once, at an absolute time.
+    At { at: DateTime<Utc> },
+    /// Every `every_s` seconds from `anchor`.
+    Every { every_s: u64, anchor: DateTime<Utc> },
+    /// A 5- or 6-field cron expression in an IANA zone.
+    Cron { expr: String, tz: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    pub id: String,
+    pub message: String,
+    pub schedule: Schedule,
+    /// `channel:chat_id` the job delivers to; `None` for a silent job.
+    pub target: Option<String>,
+    pub created_at: DateTime<Utc>,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    #[serde(default)]
+    pub topic: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobsFile {
+    #[serde(default)]
+    pub jobs: Vec<Job>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JobsError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path} is malformed at line {line}, column {column}: {message}; it was left untouched")]
+    Malformed { path: PathBuf, line: usize, column: usize, message: String },
+}
+
+#[derive(Debug, Clone)]
+pub struct JobsStore {
+    path: PathBuf,
+    lock_path: PathBuf,
+}
+
+impl JobsStore {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        let lock_path = lock_path_for(&path);
+        JobsStore { path, lock_path }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn io(&self, source: std::io::Error) -> JobsError {
+        JobsError::Io { path: self.path.clone(), source }
+    }
+
+    fn parse(&self, text: &str) -> Result<JobsFile, JobsError> {
+        if text.trim().is_empty() {
+            return Ok(JobsFile::default());
+        }
+        serde_json::from_str(text).map_err(|e| JobsError::Malformed {
+            path: self.path.clone(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+    }
+
+    fn read_unlocked(&self) -> Result<JobsFile, JobsError> {
+        match std::fs::read_to_string(&self.path) {
+            Ok(t) => self.parse(&t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(JobsFile::default()),
+            Err(e) => Err(self.io(e)),
+        }
+    }
+
+    pub fn load(&self) -> Result<JobsFile, JobsError> {
+        let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
+        self.read_unlocked()
+    }
+
+    /// Read-modify-write under the lock; a malformed file is never written over.
+    pub fn update<R>(&self, f: impl FnOnce(&mut JobsFile) -> R) -> Result<R, JobsError> {
+        let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
+        let mut file = self.read_unlocked()?;
+        let out = f(&mut file);
+        let bytes = serde_json::to_vec_pretty(&file).map_err(|e| self.io(e.into()))?;
+        write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn job(id: &str) -> Job {
+        Job {
+            id: id.into(),
+            message: "stretch".into(),
+            schedule: Schedule::At { at: Utc.with_ymd_and_hms(2026, 3, 2, 12, 10, 0).unwrap() },
+            target: Some("cli:local".into()),
+            created_at: Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap(),
+            enabled: true,
+            topic: None,
+        }
+    }
+
+    #[test]
+    fn jobs_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = JobsStore::new(dir.path().join("cron/jobs.json"));
+        s.update(|f| f.jobs.push(job("a"))).unwrap();
+        assert_eq!(s.load().unwrap().jobs, vec![job("a")]);
+    }
+
+    #[test]
+    fn a_malformed_file_is_named_with_its_position_and_left_byte_identical() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jobs.json");
+        let bad = b"{\"jobs\": [\n  {\"id\": \"a\",, }\n]}";
+        std::fs::write(&path, bad).unwrap();
+        let s = JobsStore::new(&path);
+        let err = s.update(|f| f.jobs.push(job("b"))).unwrap_err().to_string();
+        assert!(err.contains(&path.display().to_string()) && err.contains("line 2"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), bad);
+    }
+}

@@ -1,0 +1,38 @@
+//! `raven say TEXT`: one user turn on an engine embedded in this process, through the spine
+//! and the agent loop; the reply is printed. With no LLM configured the embedded agent
+//! handles `/remind in 10m …` and `/remind at 18:30 …` (jobs in `cron/jobs.json`).
+
+use super::load_config;
+use super::tick::clock_at;
+use raven_actors::data_dir::DataDir;
+use raven_actors::engine::Engine;
+use raven_actors::spine::TurnOutcome;
+use raven_proto::{BusyPolicy, Origin, TurnRequest};
+
+pub fn run(dir: &DataDir, text: String, session: String, at: Option<String>) -> Result<(), String> {
+    let config = load_config(dir)?;
+    let clock = clock_at(at)?;
+    let (channel, chat_id) = raven_proto::split_target(&session);
+    actix_rt::System::new().block_on(async move {
+        let engine = Engine::start(dir, &config, clock.clone())?;
+        let req = TurnRequest::new(
+            format!("say-{}", std::process::id()),
+            Origin::User,
+            format!("{channel}:{chat_id}"),
+            channel,
+            chat_id,
+            text,
+            BusyPolicy::Append,
+            clock.now(),
+        );
+        let (_, reply) = engine.scheduler.submit_wait(req);
+        match reply.await.map_err(|_| "the turn was dropped".to_owned())? {
+            TurnOutcome::Replied(text) => {
+                println!("{text}");
+                Ok(())
+            }
+            TurnOutcome::Failed(e) => Err(format!("the turn failed: {e}")),
+            TurnOutcome::Interrupted => Err("the turn was interrupted".into()),
+        }
+    })
+}
