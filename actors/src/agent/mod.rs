@@ -142,6 +142,39 @@ impl AgentLoop {
     }
 }
 
+/// How a channel's inbound user message enters (the gateway's and the REPL's dispatch):
+/// the answer to a pending ask_user question, else an INJECT into the conversation's
+/// running turn, else a fresh turn.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Inbound {
+    Answered,
+    Routed(crate::spine::Routed),
+}
+
+pub fn dispatch_inbound(
+    scheduler: &crate::spine::Scheduler,
+    broker: &broker::QuestionBroker,
+    mut req: TurnRequest,
+) -> (Inbound, Option<tokio::sync::oneshot::Receiver<TurnOutcome>>) {
+    if broker.pending_req(&req.conversation_id).is_some() && broker.reply(&req.conversation_id, &req.content) {
+        return (Inbound::Answered, None);
+    }
+    if scheduler.has_inflight(&req.conversation_id) {
+        req = TurnRequest::new(
+            req.request_id,
+            req.origin,
+            req.conversation_id,
+            req.channel,
+            req.chat_id,
+            req.content,
+            raven_proto::BusyPolicy::Inject,
+            req.created_at,
+        );
+    }
+    let (routed, rx) = scheduler.submit_wait(req);
+    (Inbound::Routed(routed), Some(rx))
+}
+
 /// The real SubagentManager: an isolated `run_turn` (SUBAGENT origin, its own conversation)
 /// for ProactiveSpawn, whose result the spawn delivers to the originating channel.
 pub struct AgentSubagent {

@@ -331,3 +331,22 @@ async fn user_inbound_hooks_run_for_user_turns_only() {
     assert_eq!(next(&mut rx).await.1, TurnOutcome::Replied("picked option 2".into()));
     assert_eq!((seen.get(), provider.calls.get()), (1, 1), "consumed before the model was called");
 }
+
+#[actix_rt::test]
+async fn an_inbound_message_answers_a_pending_question_instead_of_starting_a_turn() {
+    use super::{dispatch_inbound, Inbound};
+    let dir = tempfile::tempdir().unwrap();
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let b = broker(Duration::from_secs(30), asked.clone());
+    let tools: Vec<Rc<dyn Tool>> = vec![Rc::new(AskUserTool { broker: b.clone() })];
+    let (s, mut rx) = spine(agent(dir.path(), Rc::new(Echo::default()), tools), 4);
+    let (first, _) = dispatch_inbound(&s, &b, turn("tg:7", Origin::User, "ask me", BusyPolicy::Append));
+    assert_eq!(first, Inbound::Routed(Routed::Appended));
+    while asked.borrow().is_empty() {
+        actix_rt::time::sleep(Duration::from_millis(1)).await;
+    }
+    let (second, _) = dispatch_inbound(&s, &b, turn("tg:7", Origin::User, "2", BusyPolicy::Append));
+    assert_eq!(second, Inbound::Answered, "the reply answered the question");
+    assert_eq!(next(&mut rx).await.1, TurnOutcome::Replied("done: {\"answers\":[\"blue\"]}".into()));
+    assert_eq!(s.queued("tg:7"), 0, "no turn was started for the answer");
+}

@@ -117,3 +117,37 @@ async fn the_loops_retry_the_outbox_and_poll_defers_on_their_own() {
     assert!(engine.hub.call(OutboxSnapshot).await.unwrap().unwrap().entries.is_empty());
     assert_eq!(std::fs::read_to_string(dir.root().join("out.jsonl")).unwrap().lines().count(), 1);
 }
+
+#[actix_rt::test]
+async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_channel() {
+    use crate::sentinel::Tick;
+    use crate::testing::Scripted;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    let mut config = RavenConfig::default();
+    config.delivery.jsonl_path = "out.jsonl".into();
+    // The planner asks for a spawn. The subagent's turn gets the same scripted answer, a
+    // `planner_decision` call of a tool it does not have, until its iteration cap: what that
+    // turn produced is still the result delivered to jsonl:me.
+    let p = Scripted::answering(serde_json::json!({"action": "spawn_agent", "reason": "r", "proactivity_score": 0.9,
+        "spawn_task": "Summarise the week", "target_session": "jsonl:me"}));
+    let o = Overrides { provider: Some(Rc::new(p.clone())), ..Overrides::default() };
+    let engine = Engine::start_with(&dir, &config, clock.shared(), o).unwrap();
+    let out = engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(out.route, "spawn_agent");
+    let r = out.result.unwrap();
+    assert!(r.delivered, "{r:?}");
+    let delivered = std::fs::read_to_string(dir.root().join("out.jsonl")).unwrap();
+    assert!(
+        delivered.contains("\"chat_id\":\"me\"") && delivered.contains("stopped after 8 tool calls"),
+        "{delivered}"
+    );
+    // The subagent ran in its own conversation, not the user's session.
+    assert!(!dir.sessions().join("jsonl_me.jsonl").exists());
+    assert!(std::fs::read_dir(dir.sessions()).unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with("subagent_")));
+}
