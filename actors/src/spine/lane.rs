@@ -3,9 +3,11 @@
 use super::{LaneState, OriginClass, OriginPools, TurnHandler, TurnOutcome};
 
 use futures_util::future::{AbortHandle, Abortable};
+use futures_util::FutureExt;
 use raven_proto::{BusyPolicy, Origin, TurnRequest};
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use tokio::sync::mpsc;
 
@@ -47,8 +49,16 @@ pub(super) fn spawn(
                 s.queued = s.queued.saturating_sub(1);
                 s.running = Some((inbox.clone(), abort));
             }
-            let turn = Abortable::new(handler.run(req.clone(), inbox.clone()), registration);
-            let outcome = turn.await.unwrap_or(TurnOutcome::Interrupted);
+            // A turn that panics fails alone: the lane (and its queue) lives on.
+            let turn = AssertUnwindSafe(handler.run(req.clone(), inbox.clone())).catch_unwind();
+            let outcome = match Abortable::new(turn, registration).await {
+                Err(_aborted) => TurnOutcome::Interrupted,
+                Ok(Ok(outcome)) => outcome,
+                Ok(Err(_panic)) => {
+                    tracing::error!(conversation = %req.conversation_id, "a turn panicked; the lane goes on");
+                    TurnOutcome::Failed("the turn panicked".into())
+                }
+            };
             state.borrow_mut().running = None;
             // An inject the turn never drained becomes the next turn: nothing is lost.
             let leftover = inbox.drain();

@@ -173,3 +173,24 @@ async fn a_full_user_pool_holds_the_next_turn_until_a_slot_frees() {
     }
     assert!(done.contains(&"c5".to_owned()), "the fifth waited and then ran: {done:?}");
 }
+
+#[actix_rt::test]
+async fn a_panicking_turn_fails_alone_and_the_lane_serves_the_next() {
+    struct Boom;
+    impl TurnHandler for Boom {
+        fn run(&self, req: TurnRequest, _: Inbox) -> LocalBoxFuture<'static, TurnOutcome> {
+            Box::pin(async move {
+                if req.content == "boom" {
+                    panic!("turn bug");
+                }
+                TurnOutcome::Replied(req.content)
+            })
+        }
+    }
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let s = Scheduler::new(Rc::new(Boom), OriginPools::new(4, 2)).with_outcomes(tx);
+    s.submit(user("a", "boom"));
+    s.submit(user("a", "after"));
+    assert_eq!(next(&mut rx).await.1, TurnOutcome::Failed("the turn panicked".into()));
+    assert_eq!(next(&mut rx).await.1, TurnOutcome::Replied("after".into()));
+}
