@@ -10,3 +10,7 @@ cargo bench -q -p raven-actors --bench policy_check 2>/dev/null | grep -v '^$'
 echo
 echo "== Sentinel tick (baseline: reading MEMORY.md and history.md) =="
 cargo bench -q -p raven-actors --bench tick 2>/dev/null | grep -v '^$'
+
+echo
+echo "== Spine: 1,000 conversations x 10 turns (baseline: the same turns run directly) =="
+cargo bench -q -p raven-actors --bench spine 2>/dev/null | grep -v '^$'
