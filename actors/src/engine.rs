@@ -178,15 +178,7 @@ impl Engine {
             restart("NudgeInjector"),
         );
         let defer = start(
-            DeferService::new(
-                DeferManager::new(
-                    store.clone(),
-                    dir.sessions(),
-                    chrono::Duration::minutes(x.defer_idle_minutes),
-                    chrono::Duration::minutes(x.defer_max_wait_minutes),
-                ),
-                clock.clone(),
-            ),
+            DeferService::new(DeferManager::in_data_dir(dir, Some(store.clone()), x), clock.clone()),
             &metrics,
             restart("DeferManager"),
         );

@@ -6,6 +6,7 @@
 //! workers' bodies, run only by the parent with `--ignored --exact <name>`.
 
 use chrono::{Duration, Utc};
+use raven_actors::data_dir::DataDir;
 use raven_actors::executor::defer::{DeferManager, Deferred};
 use raven_actors::executor::injector::{NudgeInjector, PendingInject};
 use raven_actors::store::JsonStateStore;
@@ -96,13 +97,9 @@ fn two_processes_never_consume_an_inject_twice_and_never_lose_one() {
     assert_eq!(unique.len(), INJECTS, "an inject was lost");
 }
 
+/// The engine's defer manager on `dir` as a data dir (settles after 10 idle minutes).
 fn defer_manager(dir: &Path) -> DeferManager {
-    DeferManager::new(
-        Arc::new(JsonStateStore::new(dir.join("state.json"))),
-        dir.join("sessions"),
-        Duration::minutes(10),
-        Duration::hours(4),
-    )
+    DeferManager::in_data_dir(&DataDir::new(dir), None, &Default::default())
 }
 
 #[test]
@@ -113,9 +110,10 @@ fn defer_registrar() {
     d.defer_condition = Some("the thread settles".into());
     d.target_session = Some(SESSION.into());
     // The user is mid-conversation: the defer cannot settle yet.
-    std::fs::create_dir_all(dir.join("sessions")).unwrap();
+    let sessions = DataDir::new(&dir).sessions();
+    std::fs::create_dir_all(&sessions).unwrap();
     let line = serde_json::json!({"role": "user", "content": "hi", "at": Utc::now().to_rfc3339()});
-    std::fs::write(dir.join("sessions/cli_1.jsonl"), format!("{line}\n")).unwrap();
+    std::fs::write(sessions.join("cli_1.jsonl"), format!("{line}\n")).unwrap();
     defer_manager(&dir).register(Deferred { id: "d-1".into(), decision: d, registered_at: Utc::now() }).unwrap();
     println!("READY");
     std::thread::sleep(std::time::Duration::from_secs(60));

@@ -50,6 +50,21 @@ impl DeferManager {
         DeferManager { store, sessions, idle, max_wait }
     }
 
+    /// On the data dir's sessions, with the configured idle and wait times; `store` is the
+    /// process's one store (`None`: open the data dir's state file).
+    pub fn in_data_dir(
+        dir: &crate::data_dir::DataDir,
+        store: Option<Arc<JsonStateStore>>,
+        x: &crate::config::ExecutorConfig,
+    ) -> Self {
+        DeferManager::new(
+            store.unwrap_or_else(|| Arc::new(JsonStateStore::new(dir.state()))),
+            dir.sessions(),
+            Duration::minutes(x.defer_idle_minutes),
+            Duration::minutes(x.defer_max_wait_minutes),
+        )
+    }
+
     pub fn register(&self, d: Deferred) -> Result<(), StoreError> {
         self.store.update(SECTION, |h: &mut DeferHeap| {
             if !h.entries.iter().any(|e| e.id == d.id) {
@@ -165,17 +180,14 @@ mod tests {
 
     fn talk(dir: &std::path::Path, session_file: &str, at: DateTime<Utc>) {
         let line = serde_json::json!({"role": "user", "content": "hi", "at": at.to_rfc3339()});
-        std::fs::create_dir_all(dir.join("sessions")).unwrap();
-        std::fs::write(dir.join("sessions").join(session_file), format!("{line}\n")).unwrap();
+        let sessions = crate::data_dir::DataDir::new(dir.join("data")).sessions();
+        std::fs::create_dir_all(&sessions).unwrap();
+        std::fs::write(sessions.join(session_file), format!("{line}\n")).unwrap();
     }
 
+    /// The defaults: settled after 10 idle minutes, expired after 4 hours.
     fn manager(dir: &std::path::Path) -> DeferManager {
-        DeferManager::new(
-            Arc::new(JsonStateStore::new(dir.join("state.json"))),
-            dir.join("sessions"),
-            Duration::minutes(10),
-            Duration::hours(4),
-        )
+        DeferManager::in_data_dir(&crate::data_dir::DataDir::new(dir.join("data")), None, &Default::default())
     }
 
     #[test]
