@@ -3,6 +3,7 @@
 //! Nothing here depends on another Raven crate; every type that crosses an actor or a
 //! process boundary lives here so both sides of a socket agree on it.
 
+pub mod control;
 pub mod decision;
 pub mod delivery;
 pub mod outcome;

@@ -1,7 +1,6 @@
 //! Per-actor metrics: messages received, handled, failed, current mailbox depth, handling
 //! time and restarts. Lock-free counters, read by `raven status` and `raven metrics`.
 
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
@@ -92,18 +91,7 @@ impl Meter {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MeterSnapshot {
-    pub name: String,
-    pub received: u64,
-    pub handled: u64,
-    pub failed: u64,
-    pub mailbox_depth: u64,
-    pub restarts: u64,
-    pub mean_handle_us: f64,
-    pub max_handle_us: f64,
-    pub crash_loop: bool,
-}
+pub use raven_proto::control::MeterSnapshot;
 
 /// Every meter of the engine, in start order.
 #[derive(Debug, Clone, Default)]

@@ -1,0 +1,86 @@
+use super::*;
+use futures_util::future::LocalBoxFuture;
+use raven_proto::control::{ControlRequest, ControlResponse};
+use std::rc::Rc;
+
+struct Pongs;
+
+impl ControlHandler for Pongs {
+    fn handle(&self, req: ControlRequest) -> LocalBoxFuture<'static, ControlResponse> {
+        Box::pin(async move {
+            match req {
+                ControlRequest::Ping => ControlResponse::Pong { pid: std::process::id() },
+                ControlRequest::Status => ControlResponse::Status { pid: std::process::id(), actors: Vec::new() },
+            }
+        })
+    }
+}
+
+async fn server(path: &std::path::Path) {
+    let listener = bind(path).await.unwrap();
+    actix_rt::spawn(serve(listener, Rc::new(Pongs)));
+}
+
+#[actix_rt::test]
+async fn a_request_is_answered_and_the_socket_is_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run/raven.sock");
+    server(&path).await;
+    let mut c = ControlClient::connect(&path).await.unwrap();
+    assert_eq!(c.server_pid(), Some(std::process::id()));
+    assert_eq!(c.request(ControlRequest::Ping).await.unwrap(), ControlResponse::Pong { pid: std::process::id() });
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::metadata(path.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
+    }
+}
+
+#[actix_rt::test]
+async fn garbage_and_a_4_gib_prefix_close_only_their_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raven.sock");
+    server(&path).await;
+    let mut good = ControlClient::connect(&path).await.unwrap();
+    let mut bad = ControlClient::connect(&path).await.unwrap();
+    bad.send_raw(&[0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8]).await.unwrap();
+    assert!(bad.request(ControlRequest::Ping).await.is_err(), "the garbage connection is closed");
+    assert!(matches!(good.request(ControlRequest::Ping).await.unwrap(), ControlResponse::Pong { .. }));
+    let mut huge = ControlClient::connect(&path).await.unwrap();
+    huge.send_raw(&u32::MAX.to_be_bytes()).await.unwrap();
+    assert!(huge.request(ControlRequest::Ping).await.is_err(), "the 4 GiB prefix connection is closed");
+    assert!(matches!(good.request(ControlRequest::Status).await.unwrap(), ControlResponse::Status { .. }));
+}
+
+#[actix_rt::test]
+async fn a_stale_socket_is_replaced_and_a_live_one_refused_with_its_pid() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raven.sock");
+    // A socket file nobody listens on, as a killed supervisor leaves it.
+    drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
+    assert!(path.exists());
+    server(&path).await;
+    let err = bind(&path).await.unwrap_err();
+    assert!(matches!(err, IpcError::AlreadyRunning { pid, .. } if pid == std::process::id()), "{err}");
+    assert!(err.to_string().starts_with(&format!("already running (pid {})", std::process::id())));
+}
+
+#[actix_rt::test]
+async fn a_client_of_another_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raven.sock");
+    server(&path).await;
+    let mut c = ControlClient::connect(&path).await.unwrap();
+    let mut other = raven_proto::wire::Hello::new("old");
+    other.version += 1;
+    // A fresh connection speaking another version gets no greeting back.
+    use interprocess::local_socket::tokio::{prelude::*, Stream};
+    let name = path.as_path().to_fs_name::<interprocess::local_socket::GenericFilePath>().unwrap();
+    let s = Stream::connect(name).await.unwrap();
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    (&s).write_all(&raven_proto::wire::encode_frame(&other, raven_proto::wire::MAX_FRAME).unwrap()).await.unwrap();
+    let mut buf = [0u8; 64];
+    assert_eq!((&s).read(&mut buf).await.unwrap(), 0, "closed without an answer");
+    assert!(c.request(ControlRequest::Ping).await.is_ok(), "others unaffected");
+}

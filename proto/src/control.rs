@@ -1,0 +1,51 @@
+//! The control socket's protocol: a client (the REPL, the gateway, `raven status`) sends
+//! numbered requests; the supervisor answers each by number and may push events between.
+
+use serde::{Deserialize, Serialize};
+
+/// One actor's mailbox metrics, as `raven status` shows them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeterSnapshot {
+    pub name: String,
+    pub received: u64,
+    pub handled: u64,
+    pub failed: u64,
+    pub mailbox_depth: u64,
+    pub restarts: u64,
+    pub mean_handle_us: f64,
+    pub max_handle_us: f64,
+    pub crash_loop: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ControlRequest {
+    Ping,
+    Status,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ControlResponse {
+    Pong { pid: u32 },
+    Status { pid: u32, actors: Vec<MeterSnapshot> },
+    Error { message: String },
+}
+
+/// Client → server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientFrame {
+    pub id: u64,
+    pub request: ControlRequest,
+}
+
+/// Server → client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ServerFrame {
+    Response {
+        id: u64,
+        response: ControlResponse,
+    },
+    /// Pushed without a request (a proactive message for the REPL, say).
+    Event {
+        text: String,
+    },
+}
