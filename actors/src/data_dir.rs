@@ -79,6 +79,11 @@ impl DataDir {
         self.user_memory().join("behaviors.md")
     }
 
+    /// The supervisor's control socket.
+    pub fn socket(&self) -> PathBuf {
+        self.root.join("raven.sock")
+    }
+
     pub fn jobs(&self) -> PathBuf {
         self.root.join("cron").join("jobs.json")
     }

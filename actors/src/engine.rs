@@ -260,3 +260,23 @@ impl Engine {
 
 #[cfg(test)]
 mod tests;
+
+/// The control socket's handler on a running engine.
+pub struct EngineControl {
+    pub metrics: Metrics,
+}
+
+impl crate::ipc::ControlHandler for EngineControl {
+    fn handle(
+        &self,
+        req: raven_proto::control::ControlRequest,
+    ) -> futures_util::future::LocalBoxFuture<'static, raven_proto::control::ControlResponse> {
+        use raven_proto::control::{ControlRequest, ControlResponse};
+        let pid = std::process::id();
+        let response = match req {
+            ControlRequest::Ping => ControlResponse::Pong { pid },
+            ControlRequest::Status => ControlResponse::Status { pid, actors: self.metrics.snapshot() },
+        };
+        Box::pin(async move { response })
+    }
+}

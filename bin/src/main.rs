@@ -24,6 +24,10 @@ enum Command {
     /// Ask the NudgePolicy gate.
     #[command(subcommand)]
     Policy(commands::policy::PolicyCommand),
+    /// Run the supervisor: the engine and its control socket, until SIGINT/SIGTERM.
+    Up,
+    /// Show the running supervisor's actors and their mailbox metrics.
+    Status,
     /// Say something to the agent: one user turn on an engine embedded in this process.
     Say {
         /// The message (`/remind in 10m <text>` works without an LLM).
@@ -55,6 +59,8 @@ fn main() -> ExitCode {
     let result = raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
         Command::Config(c) => commands::config::run(c, &dir),
         Command::Policy(c) => commands::policy::run(c, &dir),
+        Command::Up => commands::up::run(&dir),
+        Command::Status => commands::status::run(&dir),
         Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
         Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
     });

@@ -1,7 +1,9 @@
 pub mod config;
 pub mod policy;
 pub mod say;
+pub mod status;
 pub mod tick;
+pub mod up;
 
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;

@@ -1,0 +1,85 @@
+//! `raven up` as a real process: ready on a fresh data dir, `raven status` lists its
+//! actors, a second one refuses with the pid, SIGTERM stops it cleanly, and after a SIGKILL
+//! the stale socket is replaced by the next start.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn up(dir: &Path) -> Child {
+    Command::new(support::raven_bin())
+        .arg("--data-dir")
+        .arg(dir)
+        .arg("up")
+        .env_remove("RAVEN_HOME")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start raven up")
+}
+
+/// Polls `raven status` until it answers (a few ms apart, 20 s at most).
+fn wait_ready(dir: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = support::raven(dir, &["status"]);
+        if out.status.success() {
+            return String::from_utf8_lossy(&out.stdout).into_owned();
+        }
+        assert!(Instant::now() < deadline, "raven up never became ready: {}", String::from_utf8_lossy(&out.stderr));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "raven up did not exit");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn up_serves_status_refuses_a_second_and_stops_on_sigterm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut first = up(dir);
+    let status = wait_ready(dir);
+    for actor in
+        ["NudgePolicy", "Planner", "ContextAssembler", "SentinelRunner", "DeliveryHub", "NudgeInjector", "DeferManager"]
+    {
+        assert!(status.contains(actor), "{actor} missing from:\n{status}");
+    }
+    assert!(status.contains(&format!("supervisor pid {}", first.id())), "{status}");
+
+    let second = support::raven(dir, &["up"]);
+    assert!(!second.status.success());
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains(&format!("already running (pid {})", first.id())), "{err}");
+
+    let term = Command::new("kill").args(["-TERM", &first.id().to_string()]).status().unwrap();
+    assert!(term.success());
+    assert!(wait_exit(&mut first).success(), "SIGTERM exits 0");
+    assert!(!dir.join("raven.sock").exists(), "the socket was closed");
+}
+
+#[test]
+fn after_a_sigkill_the_stale_socket_is_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut first = up(dir);
+    wait_ready(dir);
+    first.kill().unwrap(); // SIGKILL: nothing is cleaned up
+    first.wait().unwrap();
+    assert!(dir.join("raven.sock").exists(), "a killed supervisor leaves its socket file");
+    let mut again = up(dir);
+    let status = wait_ready(dir);
+    assert!(status.contains(&format!("supervisor pid {}", again.id())), "{status}");
+    again.kill().unwrap();
+    again.wait().unwrap();
+}
