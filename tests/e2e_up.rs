@@ -57,6 +57,20 @@ fn up_serves_status_refuses_a_second_and_stops_on_sigterm() {
     }
     assert!(status.contains(&format!("supervisor pid {}", first.id())), "{status}");
 
+    // A user message goes to the running supervisor over the socket and gets its reply.
+    let said = support::raven(dir, &["say", "/remind in 10m stretch"]);
+    assert!(said.status.success(), "{}", String::from_utf8_lossy(&said.stderr));
+    assert!(
+        String::from_utf8_lossy(&said.stdout).starts_with("Done: scheduled job"),
+        "{}",
+        String::from_utf8_lossy(&said.stdout)
+    );
+    assert!(std::fs::read_to_string(dir.join("cron/jobs.json")).unwrap().contains("stretch"));
+    let metrics = support::raven(dir, &["metrics"]);
+    let text = String::from_utf8_lossy(&metrics.stdout);
+    assert!(text.contains("# TYPE raven_actor_mailbox_depth gauge"), "{text}");
+    assert!(text.contains("raven_actor_messages_received_total{actor=\"NudgeInjector\"} 1"), "{text}");
+
     let second = support::raven(dir, &["up"]);
     assert!(!second.status.success());
     let err = String::from_utf8_lossy(&second.stderr);

@@ -264,6 +264,18 @@ mod tests;
 /// The control socket's handler on a running engine.
 pub struct EngineControl {
     pub metrics: Metrics,
+    pub scheduler: Scheduler,
+    pub questions: Rc<QuestionBroker>,
+}
+
+impl EngineControl {
+    pub fn of(engine: &Engine) -> Self {
+        EngineControl {
+            metrics: engine.metrics.clone(),
+            scheduler: engine.scheduler.clone(),
+            questions: engine.questions.clone(),
+        }
+    }
 }
 
 impl crate::ipc::ControlHandler for EngineControl {
@@ -271,11 +283,36 @@ impl crate::ipc::ControlHandler for EngineControl {
         &self,
         req: raven_proto::control::ControlRequest,
     ) -> futures_util::future::LocalBoxFuture<'static, raven_proto::control::ControlResponse> {
+        use crate::agent::{dispatch_inbound, Inbound};
+        use crate::spine::TurnOutcome;
         use raven_proto::control::{ControlRequest, ControlResponse};
         let pid = std::process::id();
         let response = match req {
             ControlRequest::Ping => ControlResponse::Pong { pid },
             ControlRequest::Status => ControlResponse::Status { pid, actors: self.metrics.snapshot() },
+            ControlRequest::Metrics => {
+                ControlResponse::Metrics { text: crate::supervise::render_prometheus(&self.metrics.snapshot()) }
+            }
+            ControlRequest::Inbound(turn) => {
+                if turn.origin != raven_proto::Origin::User {
+                    ControlResponse::Error { message: "only user messages come in from channels".into() }
+                } else {
+                    let (how, reply) = dispatch_inbound(&self.scheduler, &self.questions, turn);
+                    return Box::pin(async move {
+                        match (how, reply) {
+                            (Inbound::Routed(crate::spine::Routed::Injected), _) | (Inbound::Answered, _) => {
+                                ControlResponse::Reply { text: None }
+                            }
+                            (_, Some(rx)) => match rx.await {
+                                Ok(TurnOutcome::Replied(text)) => ControlResponse::Reply { text: Some(text) },
+                                Ok(TurnOutcome::Failed(e)) => ControlResponse::Error { message: e },
+                                Ok(TurnOutcome::Interrupted) | Err(_) => ControlResponse::Reply { text: None },
+                            },
+                            (_, None) => ControlResponse::Reply { text: None },
+                        }
+                    });
+                }
+            }
         };
         Box::pin(async move { response })
     }

@@ -28,6 +28,8 @@ enum Command {
     Up,
     /// Show the running supervisor's actors and their mailbox metrics.
     Status,
+    /// Print the running supervisor's actor metrics (Prometheus text format).
+    Metrics,
     /// Say something to the agent: one user turn on an engine embedded in this process.
     Say {
         /// The message (`/remind in 10m <text>` works without an LLM).
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Policy(c) => commands::policy::run(c, &dir),
         Command::Up => commands::up::run(&dir),
         Command::Status => commands::status::run(&dir),
+        Command::Metrics => commands::metrics::run(&dir),
         Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
         Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
     });

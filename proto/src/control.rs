@@ -21,13 +21,32 @@ pub struct MeterSnapshot {
 pub enum ControlRequest {
     Ping,
     Status,
+    /// Prometheus text format of every actor's metrics.
+    Metrics,
+    /// A user's message from a channel: answers a pending question, injects into a running
+    /// turn, or starts one; the reply comes back in the response.
+    Inbound(crate::TurnRequest),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ControlResponse {
-    Pong { pid: u32 },
-    Status { pid: u32, actors: Vec<MeterSnapshot> },
-    Error { message: String },
+    Pong {
+        pid: u32,
+    },
+    Status {
+        pid: u32,
+        actors: Vec<MeterSnapshot>,
+    },
+    Metrics {
+        text: String,
+    },
+    /// The turn's reply; `None` when the message answered a question or joined a running turn.
+    Reply {
+        text: Option<String>,
+    },
+    Error {
+        message: String,
+    },
 }
 
 /// Client → server.

@@ -11,6 +11,7 @@ impl ControlHandler for Pongs {
             match req {
                 ControlRequest::Ping => ControlResponse::Pong { pid: std::process::id() },
                 ControlRequest::Status => ControlResponse::Status { pid: std::process::id(), actors: Vec::new() },
+                other => ControlResponse::Error { message: format!("not served here: {other:?}") },
             }
         })
     }

@@ -23,7 +23,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         })?;
         let engine = Engine::start(dir, &config, Arc::new(SystemClock))?;
         let loops = engine.spawn_loops(&config);
-        let server = actix_rt::spawn(serve(listener, Rc::new(EngineControl { metrics: engine.metrics.clone() })));
+        let server = actix_rt::spawn(serve(listener, Rc::new(EngineControl::of(&engine))));
         tracing::info!(socket = %socket.display(), provider = %engine.provider_name, "ready in {:?}", started.elapsed());
         eprintln!("raven: ready on {} (pid {})", socket.display(), std::process::id());
         wait_for_signal().await;
