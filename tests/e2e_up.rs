@@ -9,6 +9,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn up(dir: &Path) -> Child {
+    // A free port for the gateway, so parallel tests (and a busy 8787) do not collide.
+    if !dir.join("config.toml").exists() {
+        std::fs::write(dir.join("config.toml"), "[gateway]\nlisten = \"127.0.0.1:0\"\n").unwrap();
+    }
     Command::new(support::raven_bin())
         .arg("--data-dir")
         .arg(dir)
@@ -29,6 +33,21 @@ fn wait_ready(dir: &Path) -> String {
             return String::from_utf8_lossy(&out.stdout).into_owned();
         }
         assert!(Instant::now() < deadline, "raven up never became ready: {}", String::from_utf8_lossy(&out.stderr));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The pid the gateway wrote into `gateway.addr`.
+fn wait_for_gateway_pid(dir: &Path) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(dir.join("gateway.addr"))
+            .ok()
+            .and_then(|l| l.trim().split_once(' ').and_then(|(_, p)| p.parse().ok()))
+        {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "no gateway.addr");
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -91,6 +110,13 @@ fn after_a_sigkill_the_stale_socket_is_replaced() {
     first.kill().unwrap(); // SIGKILL: nothing is cleaned up
     first.wait().unwrap();
     assert!(dir.join("raven.sock").exists(), "a killed supervisor leaves its socket file");
+    // Its gateway notices and leaves (it would hold the port otherwise).
+    let orphan: u32 = wait_for_gateway_pid(dir);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::path::Path::new(&format!("/proc/{orphan}")).exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(!std::path::Path::new(&format!("/proc/{orphan}")).exists(), "the orphaned gateway exited");
     let mut again = up(dir);
     let status = wait_ready(dir);
     assert!(status.contains(&format!("supervisor pid {}", again.id())), "{status}");

@@ -84,6 +84,11 @@ impl DataDir {
         self.root.join("raven.sock")
     }
 
+    /// Where `raven gateway` writes the address it listens on.
+    pub fn gateway_addr(&self) -> PathBuf {
+        self.root.join("gateway.addr")
+    }
+
     pub fn jobs(&self) -> PathBuf {
         self.root.join("cron").join("jobs.json")
     }

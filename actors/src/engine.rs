@@ -266,6 +266,7 @@ pub struct EngineControl {
     pub metrics: Metrics,
     pub scheduler: Scheduler,
     pub questions: Rc<QuestionBroker>,
+    pub hub: Handle<DeliveryHubService>,
 }
 
 impl EngineControl {
@@ -274,6 +275,7 @@ impl EngineControl {
             metrics: engine.metrics.clone(),
             scheduler: engine.scheduler.clone(),
             questions: engine.questions.clone(),
+            hub: engine.hub.clone(),
         }
     }
 }
@@ -293,13 +295,15 @@ impl crate::ipc::ControlHandler for EngineControl {
             ControlRequest::Metrics => {
                 ControlResponse::Metrics { text: crate::supervise::render_prometheus(&self.metrics.snapshot()) }
             }
-            ControlRequest::Inbound(turn) => {
+            ControlRequest::Inbound { turn, deliver } => {
                 if turn.origin != raven_proto::Origin::User {
                     ControlResponse::Error { message: "only user messages come in from channels".into() }
                 } else {
+                    let target = (turn.channel.clone(), turn.chat_id.clone(), turn.request_id.clone());
+                    let hub = self.hub.clone();
                     let (how, reply) = dispatch_inbound(&self.scheduler, &self.questions, turn);
                     return Box::pin(async move {
-                        match (how, reply) {
+                        let response = match (how, reply) {
                             (Inbound::Routed(crate::spine::Routed::Injected), _) | (Inbound::Answered, _) => {
                                 ControlResponse::Reply { text: None }
                             }
@@ -309,7 +313,21 @@ impl crate::ipc::ControlHandler for EngineControl {
                                 Ok(TurnOutcome::Interrupted) | Err(_) => ControlResponse::Reply { text: None },
                             },
                             (_, None) => ControlResponse::Reply { text: None },
+                        };
+                        if let (true, ControlResponse::Reply { text: Some(text) }) = (deliver, &response) {
+                            let (channel, chat_id, id) = target;
+                            let out = raven_proto::OutboundText {
+                                delivery_id: format!("reply-{id}"),
+                                channel,
+                                chat_id,
+                                content: text.clone(),
+                                extras: Default::default(),
+                            };
+                            if let Ok(Err(e)) = hub.call_async(Post::text(out)).await {
+                                tracing::warn!("reply not delivered through the outlet: {e}");
+                            }
                         }
+                        response
                     });
                 }
             }

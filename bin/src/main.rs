@@ -26,6 +26,8 @@ enum Command {
     Policy(commands::policy::PolicyCommand),
     /// Run the supervisor: the engine and its control socket, until SIGINT/SIGTERM.
     Up,
+    /// Run the HTTP gateway (`raven up` starts and restarts it).
+    Gateway,
     /// Show the running supervisor's actors and their mailbox metrics.
     Status,
     /// Print the running supervisor's actor metrics (Prometheus text format).
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
         Command::Policy(c) => commands::policy::run(c, &dir),
         Command::Up => commands::up::run(&dir),
         Command::Status => commands::status::run(&dir),
+        Command::Gateway => commands::gateway::run(&dir),
         Command::Metrics => commands::metrics::run(&dir),
         Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
         Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),

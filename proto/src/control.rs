@@ -24,8 +24,12 @@ pub enum ControlRequest {
     /// Prometheus text format of every actor's metrics.
     Metrics,
     /// A user's message from a channel: answers a pending question, injects into a running
-    /// turn, or starts one; the reply comes back in the response.
-    Inbound(crate::TurnRequest),
+    /// turn, or starts one; the reply comes back in the response, and with `deliver` it also
+    /// goes out through the channel's outlet.
+    Inbound {
+        turn: crate::TurnRequest,
+        deliver: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

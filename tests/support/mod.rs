@@ -1,7 +1,8 @@
 //! Shared helpers of the end-to-end tests: the real `raven` binary, run as a process.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::SystemTime;
 
 /// `target/<profile>/raven`, built on demand when this test run did not build it.
 pub fn raven_bin() -> PathBuf {
@@ -19,10 +20,41 @@ pub fn raven_bin() -> PathBuf {
         let status = build.status().expect("run cargo build");
         assert!(status.success(), "building the raven binary failed");
     }
+    assert_fresh(&bin);
     bin
 }
 
+/// `cargo test --workspace` rebuilds the binary before running these tests, but
+/// `cargo test -p raven` does not: refuse to test a binary older than the sources.
+fn assert_fresh(bin: &Path) {
+    fn newest(dir: &Path) -> Option<SystemTime> {
+        std::fs::read_dir(dir)
+            .ok()?
+            .flatten()
+            .filter_map(|e| {
+                let p = e.path();
+                if p.is_dir() {
+                    newest(&p)
+                } else {
+                    e.metadata().ok()?.modified().ok()
+                }
+            })
+            .max()
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sources = ["bin/src", "actors/src", "proto/src"].iter().filter_map(|d| newest(&root.join(d))).max();
+    let built = std::fs::metadata(bin).and_then(|m| m.modified()).ok();
+    if let (Some(src), Some(built)) = (sources, built) {
+        assert!(
+            built >= src,
+            "{} is older than the sources: run `cargo build -p raven-bin` (or `cargo test --workspace`)",
+            bin.display()
+        );
+    }
+}
+
 /// Runs `raven --data-dir <dir> <args>` to completion.
+#[allow(dead_code)] // each test crate uses its own subset of these helpers
 pub fn raven(dir: &std::path::Path, args: &[&str]) -> Output {
     Command::new(raven_bin())
         .arg("--data-dir")

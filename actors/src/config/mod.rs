@@ -24,6 +24,7 @@ pub struct RavenConfig {
     pub delivery: DeliveryConfig,
     pub executor: ExecutorConfig,
     pub agent: AgentConfig,
+    pub gateway: GatewayConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,6 +150,30 @@ impl Default for ExecutorConfig {
             defer_idle_minutes: 10,
             defer_max_wait_minutes: 240,
             defer_poll_s: 60,
+        }
+    }
+}
+
+/// `raven gateway`: the HTTP side, spawned and restarted by `raven up`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GatewayConfig {
+    /// Spawn the gateway from `raven up`.
+    pub enabled: bool,
+    /// Address to listen on; port 0 picks a free one (written to `gateway.addr` in the data dir).
+    pub listen: String,
+    /// Environment variable holding the shared secret `POST /inbound` requires.
+    pub secret_env: String,
+    pub max_body_bytes: usize,
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        GatewayConfig {
+            enabled: true,
+            listen: "127.0.0.1:8787".into(),
+            secret_env: "RAVEN_GATEWAY_SECRET".into(),
+            max_body_bytes: 64 * 1024,
         }
     }
 }

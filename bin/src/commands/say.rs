@@ -29,7 +29,11 @@ pub fn run(dir: &DataDir, text: String, session: String, at: Option<String>) -> 
         );
         // A running supervisor takes the message over its socket; else an embedded engine.
         if let Ok(mut c) = ControlClient::connect(&dir.socket()).await {
-            return match c.request(ControlRequest::Inbound(req)).await.map_err(|e| e.to_string())? {
+            return match c
+                .request(ControlRequest::Inbound { turn: req, deliver: false })
+                .await
+                .map_err(|e| e.to_string())?
+            {
                 ControlResponse::Reply { text } => {
                     println!("{}", text.unwrap_or_else(|| "(taken by the running turn)".into()));
                     Ok(())

@@ -9,7 +9,7 @@ use raven_actors::engine::{Engine, EngineControl};
 use raven_actors::ipc::{bind, serve, IpcError};
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub fn run(dir: &DataDir) -> Result<(), String> {
     let started = Instant::now();
@@ -24,11 +24,15 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         let engine = Engine::start(dir, &config, Arc::new(SystemClock))?;
         let loops = engine.spawn_loops(&config);
         let server = actix_rt::spawn(serve(listener, Rc::new(EngineControl::of(&engine))));
+        let gateway = config.gateway.enabled.then(|| actix_rt::spawn(keep_gateway_running(dir.clone())));
         tracing::info!(socket = %socket.display(), provider = %engine.provider_name, "ready in {:?}", started.elapsed());
-        eprintln!("raven: ready on {} (pid {})", socket.display(), std::process::id());
+        super::note(format!("raven: ready on {} (pid {})", socket.display(), std::process::id()));
         wait_for_signal().await;
-        eprintln!("raven: stopping");
+        super::note("raven: stopping");
         server.abort();
+        if let Some(g) = gateway {
+            g.abort(); // drops the child, which kill_on_drop stops
+        }
         for l in loops {
             l.abort();
         }
@@ -50,5 +54,38 @@ async fn wait_for_signal() {
         _ => {
             let _ = tokio::signal::ctrl_c().await;
         }
+    }
+}
+
+/// Runs `raven gateway` as a child and restarts it when it dies: after 200 ms, doubling up to
+/// 5 s while it keeps dying young, back to 200 ms once it has run for a minute.
+async fn keep_gateway_running(dir: DataDir) {
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            tracing::error!("cannot find the raven binary to start the gateway: {e}");
+            return;
+        }
+    };
+    let mut backoff = Duration::from_millis(200);
+    loop {
+        let started = Instant::now();
+        let child = tokio::process::Command::new(&exe)
+            .arg("--data-dir")
+            .arg(dir.root())
+            .arg("gateway")
+            .env(super::gateway::SUPERVISED, std::process::id().to_string())
+            .kill_on_drop(true)
+            .spawn();
+        let status = match child {
+            Ok(mut c) => c.wait().await.map(|s| s.to_string()).unwrap_or_else(|e| e.to_string()),
+            Err(e) => e.to_string(),
+        };
+        if started.elapsed() > Duration::from_secs(60) {
+            backoff = Duration::from_millis(200);
+        }
+        super::note(format!("raven: gateway exited ({status}); restarting in {backoff:?}"));
+        actix_rt::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(5));
     }
 }

@@ -1,0 +1,151 @@
+//! `raven gateway`: the channels that face the outside, as an HTTP server. `POST /inbound`
+//! (the webhook channel) turns a message into a USER turn on the supervisor, over the control
+//! socket; `GET /metrics` serves the supervisor's metrics in Prometheus text format. Each
+//! request opens its own socket connection, so a restarted supervisor is simply found again.
+
+use super::load_config;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use raven_actors::data_dir::DataDir;
+use raven_actors::ipc::ControlClient;
+use raven_proto::control::{ControlRequest, ControlResponse};
+use raven_proto::{BusyPolicy, Origin, TurnRequest};
+use serde::Deserialize;
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub const SECRET_HEADER: &str = "x-raven-secret";
+
+/// Set by `raven up` on the gateway it starts, to its own pid.
+pub const SUPERVISED: &str = "RAVEN_GATEWAY_SUPERVISED";
+
+struct Gateway {
+    socket: PathBuf,
+    secret: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Inbound {
+    chat_id: String,
+    text: String,
+    #[serde(default = "webhook")]
+    channel: String,
+}
+
+fn webhook() -> String {
+    "webhook".into()
+}
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(json!({"error": message.into()}))).into_response()
+}
+
+/// Compares without an early exit, so the time taken does not tell how much matched.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn ask(socket: &std::path::Path, req: ControlRequest) -> Result<ControlResponse, Response> {
+    let mut c = ControlClient::connect(socket)
+        .await
+        .map_err(|e| error(StatusCode::SERVICE_UNAVAILABLE, format!("the supervisor is not reachable: {e}")))?;
+    c.request(req).await.map_err(|e| error(StatusCode::BAD_GATEWAY, e.to_string()))
+}
+
+async fn inbound(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes) -> Response {
+    let Some(secret) = &g.secret else {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no shared secret is configured; set the gateway's secret_env variable",
+        );
+    };
+    let given = headers.get(SECRET_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
+    if !same_secret(given, secret.as_bytes()) {
+        return error(StatusCode::UNAUTHORIZED, "wrong or missing x-raven-secret");
+    }
+    let msg: Inbound = match serde_json::from_slice(&body) {
+        Ok(m) => m,
+        Err(e) => return error(StatusCode::BAD_REQUEST, format!("body must be {{\"chat_id\", \"text\"}} JSON: {e}")),
+    };
+    if msg.text.trim().is_empty() || msg.chat_id.trim().is_empty() {
+        return error(StatusCode::BAD_REQUEST, "chat_id and text must not be empty");
+    }
+    let conversation = format!("{}:{}", msg.channel, msg.chat_id);
+    let turn = TurnRequest::new(
+        format!("in-{}-{}", std::process::id(), chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()),
+        Origin::User,
+        conversation,
+        msg.channel,
+        msg.chat_id,
+        msg.text,
+        BusyPolicy::Append,
+        chrono::Utc::now(),
+    );
+    match ask(&g.socket, ControlRequest::Inbound { turn, deliver: true }).await {
+        Ok(ControlResponse::Reply { text }) => (StatusCode::OK, Json(json!({"reply": text}))).into_response(),
+        Ok(ControlResponse::Error { message }) => error(StatusCode::UNPROCESSABLE_ENTITY, message),
+        Ok(other) => error(StatusCode::BAD_GATEWAY, format!("unexpected answer: {other:?}")),
+        Err(r) => r,
+    }
+}
+
+async fn metrics(State(g): State<Arc<Gateway>>) -> Response {
+    match ask(&g.socket, ControlRequest::Metrics).await {
+        Ok(ControlResponse::Metrics { text }) => {
+            ([("content-type", "text/plain; version=0.0.4")], text).into_response()
+        }
+        Ok(other) => error(StatusCode::BAD_GATEWAY, format!("unexpected answer: {other:?}")),
+        Err(r) => r,
+    }
+}
+
+pub fn run(dir: &DataDir) -> Result<(), String> {
+    let config = load_config(dir)?;
+    let g = &config.gateway;
+    let secret = std::env::var(&g.secret_env).ok().filter(|s| !s.is_empty());
+    if secret.is_none() {
+        tracing::warn!("no {} set: POST /inbound answers 503 until one is", g.secret_env);
+    }
+    let state = Arc::new(Gateway { socket: dir.socket(), secret });
+    let app = Router::new()
+        .route("/inbound", post(inbound))
+        .route("/metrics", get(metrics))
+        .layer(DefaultBodyLimit::max(g.max_body_bytes))
+        .with_state(state);
+    let listen = g.listen.clone();
+    let addr_file = dir.gateway_addr();
+    actix_rt::System::new().block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&listen)
+            .await
+            .map_err(|e| format!("gateway cannot listen on {listen}: {e}"))?;
+        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        // "<address> <pid>": where to reach it, and which process it is.
+        let line = format!("{bound} {}", std::process::id());
+        raven_actors::store::write_atomic(&addr_file, line.as_bytes()).map_err(|e| e.to_string())?;
+        super::note(format!("raven gateway: listening on http://{bound}"));
+        // Started by a supervisor: leave with it (a SIGKILLed one cannot stop us), so a new
+        // supervisor's gateway never finds its port taken by an orphan.
+        // The supervisor's pid comes in the environment: it may already be gone by now.
+        if let Some(parent) = std::env::var(SUPERVISED).ok().and_then(|p| p.parse::<u32>().ok()) {
+            actix_rt::spawn(async move {
+                loop {
+                    if std::os::unix::process::parent_id() != parent {
+                        super::note("raven gateway: the supervisor is gone; exiting");
+                        std::process::exit(0);
+                    }
+                    actix_rt::time::sleep(std::time::Duration::from_millis(200)).await;
+                }
+            });
+        }
+        axum::serve(listener, app).await.map_err(|e| format!("gateway stopped: {e}"))
+    })
+}
