@@ -21,3 +21,11 @@ pub fn note(line: impl std::fmt::Display) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "{line}");
 }
+
+/// The running supervisor's control socket, or a message saying how to start one.
+pub async fn connect_supervisor(dir: &DataDir) -> Result<raven_actors::ipc::ControlClient, String> {
+    let socket = dir.socket();
+    raven_actors::ipc::ControlClient::connect(&socket)
+        .await
+        .map_err(|e| format!("no supervisor answers on {} ({e}); start one with `raven up`", socket.display()))
+}
