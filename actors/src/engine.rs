@@ -267,6 +267,7 @@ pub struct EngineControl {
     pub scheduler: Scheduler,
     pub questions: Rc<QuestionBroker>,
     pub hub: Handle<DeliveryHubService>,
+    pub runner: Handle<RunnerService>,
 }
 
 impl EngineControl {
@@ -276,6 +277,7 @@ impl EngineControl {
             scheduler: engine.scheduler.clone(),
             questions: engine.questions.clone(),
             hub: engine.hub.clone(),
+            runner: engine.runner.clone(),
         }
     }
 }
@@ -294,6 +296,25 @@ impl crate::ipc::ControlHandler for EngineControl {
             ControlRequest::Status => ControlResponse::Status { pid, actors: self.metrics.snapshot() },
             ControlRequest::Metrics => {
                 ControlResponse::Metrics { text: crate::supervise::render_prometheus(&self.metrics.snapshot()) }
+            }
+            ControlRequest::Tick => {
+                let runner = self.runner.clone();
+                return Box::pin(async move {
+                    match runner.call_async(crate::sentinel::Tick).await {
+                        Ok(out) => {
+                            let to_cli = out
+                                .result
+                                .as_ref()
+                                .is_some_and(|r| r.delivered && r.targets.iter().any(|t| t.starts_with("cli:")));
+                            let cli_messages = match (to_cli, &out.decision.nudge_message) {
+                                (true, Some(m)) => vec![m.clone()],
+                                _ => Vec::new(),
+                            };
+                            ControlResponse::Ticked { route: out.route, cli_messages }
+                        }
+                        Err(e) => ControlResponse::Error { message: e.to_string() },
+                    }
+                });
             }
             ControlRequest::Inbound { turn, deliver } => {
                 if turn.origin != raven_proto::Origin::User {

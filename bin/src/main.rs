@@ -26,6 +26,8 @@ enum Command {
     Policy(commands::policy::PolicyCommand),
     /// Run the supervisor: the engine and its control socket, until SIGINT/SIGTERM.
     Up,
+    /// The interactive cli channel: attaches to a running supervisor, else runs an engine here.
+    Repl,
     /// Run the HTTP gateway (`raven up` starts and restarts it).
     Gateway,
     /// Show the running supervisor's actors and their mailbox metrics.
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Command::Up => commands::up::run(&dir),
         Command::Status => commands::status::run(&dir),
         Command::Gateway => commands::gateway::run(&dir),
+        Command::Repl => commands::repl::run(&dir),
         Command::Metrics => commands::metrics::run(&dir),
         Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
         Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),

@@ -30,6 +30,8 @@ pub enum ControlRequest {
         turn: crate::TurnRequest,
         deliver: bool,
     },
+    /// Run one Sentinel tick now.
+    Tick,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,6 +52,12 @@ pub enum ControlResponse {
     },
     Error {
         message: String,
+    },
+    /// What a tick did, and the proactive messages it delivered to `cli` targets (so an
+    /// attached REPL shows them).
+    Ticked {
+        route: String,
+        cli_messages: Vec<String>,
     },
 }
 

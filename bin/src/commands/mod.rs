@@ -2,6 +2,7 @@ pub mod config;
 pub mod gateway;
 pub mod metrics;
 pub mod policy;
+pub mod repl;
 pub mod say;
 pub mod status;
 pub mod tick;

@@ -1,0 +1,103 @@
+//! `raven repl` driven through a pty (tmux), with a supervisor running and with none: a user
+//! line gets a reply, and a proactive nudge shows with its marker.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One tmux server per test, on its own socket name.
+struct Tmux(String);
+
+impl Tmux {
+    fn new(tag: &str) -> Tmux {
+        assert!(Command::new("tmux").arg("-V").output().is_ok(), "tmux is needed to drive the REPL through a pty");
+        Tmux(format!("raven-{tag}-{}", std::process::id()))
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux").arg("-L").arg(&self.0).args(args).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn start(&self, cmd: &str) {
+        self.run(&["new-session", "-d", "-s", "t", "-x", "200", "-y", "50", cmd]);
+    }
+
+    fn send(&self, line: &str) {
+        self.run(&["send-keys", "-t", "t", line, "Enter"]);
+    }
+
+    /// Waits until the screen shows `text` (20 s at most) and returns the screen.
+    fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.run(&["capture-pane", "-t", "t", "-p", "-J"]);
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "never saw {text:?} on:\n{screen}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").arg("-L").arg(&self.0).arg("kill-server").output();
+    }
+}
+
+fn data_dir(dir: &Path) {
+    // No quiet hours: the test runs on the real clock, at any hour.
+    let config = "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
+    std::fs::write(dir.join("config.toml"), config).unwrap();
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    // Due in 20 minutes: the rules provider nudges it at once.
+    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
+}
+
+fn drive(dir: &Path, tag: &str, banner: &str) {
+    let t = Tmux::new(tag);
+    t.start(&format!("{} --data-dir {} repl", support::raven_bin().display(), dir.display()));
+    t.wait_for(banner);
+    t.send("hello");
+    t.wait_for("raven> No language model is configured");
+    t.send("/tick");
+    let screen = t.wait_for("(tick: nudge)");
+    assert!(screen.contains("[raven ⏰] Reminder: Call the bank is due at"), "{screen}");
+    t.send("/quit");
+}
+
+#[test]
+fn the_repl_works_with_no_supervisor() {
+    let tmp = tempfile::tempdir().unwrap();
+    data_dir(tmp.path());
+    drive(tmp.path(), "embedded", "no supervisor running; using an engine in this process");
+}
+
+#[test]
+fn the_repl_attaches_to_a_running_supervisor() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    data_dir(dir);
+    let mut up: Child = Command::new(support::raven_bin())
+        .arg("--data-dir")
+        .arg(dir)
+        .arg("up")
+        .env_remove("RAVEN_HOME")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !support::raven(dir, &["status"]).status.success() {
+        assert!(Instant::now() < deadline, "raven up never became ready");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drive(dir, "attached", &format!("attached to the supervisor (pid {})", up.id()));
+    up.kill().unwrap();
+    up.wait().unwrap();
+}
