@@ -14,3 +14,24 @@ cargo bench -q -p raven-actors --bench tick 2>/dev/null | grep -v '^$'
 echo
 echo "== Spine: 1,000 conversations x 10 turns (baseline: the same turns run directly) =="
 cargo bench -q -p raven-actors --bench spine 2>/dev/null | grep -v '^$'
+
+echo
+echo "== Control socket (baseline: a raw Unix stream ping-pong of the same frame) =="
+cargo bench -q -p raven-actors --bench socket 2>/dev/null | grep -v '^$'
+
+echo
+echo "== raven up: start-to-ready and idle memory =="
+cargo build -q --release -p raven-bin
+bin=target/release/raven
+dir=$(mktemp -d)
+trap 'kill -TERM "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+printf '[gateway]\nlisten = "127.0.0.1:0"\n' > "$dir/config.toml"
+start=$(date +%s%N)
+"$bin" --data-dir "$dir" up 2>/dev/null &
+pid=$!
+until "$bin" --data-dir "$dir" status >/dev/null 2>&1; do sleep 0.002; done
+ready=$(( ($(date +%s%N) - start) / 1000000 ))
+sleep 2
+rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+printf '%-52s %7d ms   (target <= 200 ms; includes the first status round trip)\n' "start to ready (socket answers)" "$ready"
+awk -v kb="$rss" 'BEGIN { printf "%-52s %7.1f MB  (target <= 20 MB; the gateway is a separate process)\n", "idle supervisor RSS", kb / 1024 }'
