@@ -31,7 +31,7 @@ fn main() {
     let (ours, raw) = actix_rt::System::new().block_on(async {
         let path = dir.join("raven.sock");
         let listener = bind(&path).await.unwrap();
-        actix_rt::spawn(serve(listener, Rc::new(Pong)));
+        actix_rt::spawn(serve(listener, Rc::new(Pong), path.clone()));
         let mut c = ControlClient::connect(&path).await.unwrap();
         let mut ours = Vec::with_capacity(ROUNDS);
         for _ in 0..ROUNDS {

@@ -44,11 +44,39 @@ fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The uid that owns the socket file: only its processes may talk to the supervisor.
+fn owner_uid(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        std::fs::metadata(path).ok().map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Whether the peer runs as `owner` (checked where the platform reports it; the socket's
+/// 0600 mode is the first fence).
+pub(crate) fn peer_allowed(stream: &Stream, owner: Option<u32>) -> Result<(), String> {
+    let Some(owner) = owner else { return Ok(()) };
+    match stream.peer_creds().ok().and_then(|c| c.euid()) {
+        Some(uid) if uid != owner => Err(format!("peer uid {uid} is not the owner {owner}")),
+        _ => Ok(()),
+    }
+}
+
 /// Accepts connections until the listener fails; each is served on its own local task.
-pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>) {
+/// `path` is the socket's path (its owner is the only uid served).
+pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: std::path::PathBuf) {
+    let owner = owner_uid(&path);
     loop {
         match listener.accept().await {
             Ok(stream) => {
+                if let Err(why) = peer_allowed(&stream, owner) {
+                    tracing::warn!("control connection refused: {why}");
+                    continue;
+                }
                 let h = handler.clone();
                 actix_rt::spawn(async move {
                     if let Err(e) = connection(stream, h).await {

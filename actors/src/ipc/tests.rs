@@ -19,7 +19,7 @@ impl ControlHandler for Pongs {
 
 async fn server(path: &std::path::Path) {
     let listener = bind(path).await.unwrap();
-    actix_rt::spawn(serve(listener, Rc::new(Pongs)));
+    actix_rt::spawn(serve(listener, Rc::new(Pongs), path.to_owned()));
 }
 
 #[actix_rt::test]
@@ -84,4 +84,19 @@ async fn a_client_of_another_version_is_refused() {
     let mut buf = [0u8; 64];
     assert_eq!((&s).read(&mut buf).await.unwrap(), 0, "closed without an answer");
     assert!(c.request(ControlRequest::Ping).await.is_ok(), "others unaffected");
+}
+
+#[actix_rt::test]
+async fn the_owner_of_the_socket_is_served_and_another_uid_would_not_be() {
+    use interprocess::local_socket::tokio::{prelude::*, Stream};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raven.sock");
+    let listener = bind(&path).await.unwrap();
+    let name = path.as_path().to_fs_name::<interprocess::local_socket::GenericFilePath>().unwrap();
+    let (client, accepted) = futures_util::future::join(Stream::connect(name), listener.accept()).await;
+    let (_client, accepted) = (client.unwrap(), accepted.unwrap());
+    let me = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&path).unwrap());
+    assert!(server::peer_allowed(&accepted, Some(me)).is_ok());
+    let err = server::peer_allowed(&accepted, Some(me + 1)).unwrap_err();
+    assert!(err.contains(&format!("peer uid {me}")), "{err}");
 }

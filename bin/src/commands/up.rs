@@ -23,7 +23,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         })?;
         let engine = Engine::start(dir, &config, Arc::new(SystemClock))?;
         let loops = engine.spawn_loops(&config);
-        let server = actix_rt::spawn(serve(listener, Rc::new(EngineControl::of(&engine))));
+        let server = actix_rt::spawn(serve(listener, Rc::new(EngineControl::of(&engine)), socket.clone()));
         let gateway = config.gateway.enabled.then(|| actix_rt::spawn(keep_gateway_running(dir.clone())));
         tracing::info!(socket = %socket.display(), provider = %engine.provider_name, "ready in {:?}", started.elapsed());
         super::note(format!("raven: ready on {} (pid {})", socket.display(), std::process::id()));
