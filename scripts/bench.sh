@@ -4,22 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== NudgePolicy check() (baseline: the 100-entry ledger) =="
-cargo bench -q -p raven-actors --bench policy_check 2>/dev/null | grep -v '^$'
+# One bench target of raven-actors under a heading.
+bench() {
+    echo "== $2 =="
+    cargo bench -q -p raven-actors --bench "$1" 2>/dev/null | grep -v '^$'
+    echo
+}
 
-echo
-echo "== Sentinel tick (baseline: reading MEMORY.md and history.md) =="
-cargo bench -q -p raven-actors --bench tick 2>/dev/null | grep -v '^$'
+bench policy_check "NudgePolicy check() (baseline: the 100-entry ledger)"
+bench tick "Sentinel tick (baseline: reading MEMORY.md and history.md)"
+bench spine "Spine: 1,000 conversations x 10 turns (baseline: the same turns run directly)"
+bench socket "Control socket (baseline: a raw Unix stream ping-pong of the same frame)"
 
-echo
-echo "== Spine: 1,000 conversations x 10 turns (baseline: the same turns run directly) =="
-cargo bench -q -p raven-actors --bench spine 2>/dev/null | grep -v '^$'
-
-echo
-echo "== Control socket (baseline: a raw Unix stream ping-pong of the same frame) =="
-cargo bench -q -p raven-actors --bench socket 2>/dev/null | grep -v '^$'
-
-echo
 echo "== raven up: start-to-ready and idle memory =="
 cargo build -q --release -p raven-bin
 bin=target/release/raven

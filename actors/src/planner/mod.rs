@@ -37,25 +37,26 @@ impl ProactivePlanner {
         self.provider.name()
     }
 
-    pub fn request(ctx: &PlannerContext) -> CompletionRequest {
+    /// The request for `ctx`; the context travels along without a copy (it can be megabytes).
+    pub fn request(ctx: Arc<PlannerContext>) -> CompletionRequest {
         CompletionRequest {
             messages: vec![
                 ChatMessage::system(prompts::SYSTEM_PROMPT),
-                ChatMessage::user(prompts::render_context(ctx)),
+                ChatMessage::user(prompts::render_context(&ctx)),
             ],
             tools: vec![prompts::tool_schema()],
             tool_choice: Some(prompts::TOOL_NAME.into()),
             generation: PLANNER_GENERATION,
-            context: Some(Arc::new(ctx.clone())),
+            context: Some(ctx),
         }
     }
 
     /// Spec §4: provider error, no tool call, arguments not an object → skip with the
     /// reason; otherwise the validated decision.
-    pub async fn decide(&self, ctx: &PlannerContext) -> Planned {
+    pub async fn decide(&self, ctx: PlannerContext) -> Planned {
         let failed =
             |why: String| Planned { decision: PlannerDecision::skip(format!("planner_error:{why}")), error: Some(why) };
-        match self.provider.complete(&Self::request(ctx)).await {
+        match self.provider.complete(&Self::request(Arc::new(ctx))).await {
             Err(e) => failed(e.to_string()),
             Ok(ProviderReply::Text(_)) => failed("no_tool_call".into()),
             Ok(ProviderReply::ToolCall { name, .. }) if name != prompts::TOOL_NAME => {
@@ -124,7 +125,7 @@ impl Request for Decide {
 impl ServeAsync<Decide> for PlannerService {
     fn serve_async(&mut self, Decide(ctx): Decide) -> LocalBoxFuture<'static, Planned> {
         let planner = self.planner.clone();
-        Box::pin(async move { planner.decide(&ctx).await })
+        Box::pin(async move { planner.decide(ctx).await })
     }
 }
 

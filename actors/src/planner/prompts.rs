@@ -45,7 +45,9 @@ pub fn tool_schema() -> ToolSchema {
 
 /// The context as the Planner reads it.
 pub fn render_context(ctx: &PlannerContext) -> String {
-    let mut out = String::new();
+    // Sized up front: memory and history can be megabytes, and growing by doubling copies them.
+    let big = ctx.memory_md.len() + ctx.history_md_recent.len() + ctx.attention_md.len() + ctx.behaviors_recent.len();
+    let mut out = String::with_capacity(big + 4096);
     let p = &ctx.nudge_policy_state;
     let _ = writeln!(out, "# Now\n{}\n", ctx.now.to_rfc3339());
     let _ = writeln!(

@@ -26,7 +26,7 @@ async fn planner_against(template: ResponseTemplate, timeout: Duration) -> (Plan
     let provider =
         OpenAiProvider::new(&format!("{}/v1", server.uri()), "test-model", Some("sk-test".into()), timeout).unwrap();
     let planner = ProactivePlanner::new(Rc::new(provider) as SharedProvider);
-    (planner.decide(&ctx()).await, server)
+    (planner.decide(ctx()).await, server)
 }
 
 async fn decide_with(args: Value) -> Planned {
@@ -141,7 +141,7 @@ async fn invalid_fields_are_validated_as_the_spec_says() {
 #[actix_rt::test]
 async fn an_unreachable_endpoint_is_a_skip_too() {
     let provider = OpenAiProvider::new("http://127.0.0.1:9/v1", "m", None, Duration::from_secs(2)).unwrap();
-    let planned = ProactivePlanner::new(Rc::new(provider)).decide(&ctx()).await;
+    let planned = ProactivePlanner::new(Rc::new(provider)).decide(ctx()).await;
     assert_eq!(planned.decision.action, Action::Skip);
     assert!(planned.error.is_some());
 }
@@ -154,7 +154,7 @@ mod rules {
 
     async fn decide(ctx: PlannerContext) -> PlannerDecision {
         let planner = ProactivePlanner::new(Rc::new(RulesProvider::new(chrono_tz::Tz::UTC)));
-        let planned = planner.decide(&ctx).await;
+        let planned = planner.decide(ctx).await;
         assert_eq!(planned.error, None);
         planned.decision
     }
