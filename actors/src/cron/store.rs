@@ -23,17 +23,55 @@ pub struct Job {
     pub id: String,
     pub message: String,
     pub schedule: Schedule,
-    /// `channel:chat_id` the job delivers to; `None` for a silent job.
+    /// `channel:chat_id` (or a bare channel) the job delivers to; `None` with no `broadcast`
+    /// is a silent job (it runs, nobody is told).
     pub target: Option<String>,
+    /// Deliver to every one of these instead (each resolved at fire time).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broadcast: Vec<String>,
     pub created_at: DateTime<Utc>,
     #[serde(default = "yes")]
     pub enabled: bool,
     #[serde(default)]
     pub topic: Option<String>,
+    /// What the timer keeps: absent on a hand-written job, filled on first sight.
+    #[serde(default)]
+    pub state: JobState,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JobState {
+    pub next_run_at: Option<DateTime<Utc>>,
+    pub last_run_at: Option<DateTime<Utc>>,
+    pub runs: u64,
+    /// Fires since the user last replied on the job's conversation.
+    pub strikes: u32,
+    /// Why the job stopped firing (strike decay, an unusable schedule); `None` when live.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paused: Option<String>,
+    /// The process firing it now; a claim older than the TTL is anyone's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim: Option<Claim>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    pub pid: u32,
+    pub at: DateTime<Utc>,
+    /// The due time being fired.
+    pub slot: DateTime<Utc>,
 }
 
 fn yes() -> bool {
     true
+}
+
+impl Job {
+    /// The channels the job delivers to, as written (before fire-time resolution).
+    pub fn channels(&self) -> Vec<String> {
+        self.target.iter().chain(&self.broadcast).map(|t| raven_proto::split_target(t).0).collect()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -96,14 +134,23 @@ impl JobsStore {
         self.read_unlocked()
     }
 
-    /// Read-modify-write under the lock; a malformed file is never written over.
+    /// Read-modify-write under the lock; a malformed file is never written over, and a
+    /// change that changes nothing writes nothing (so a watcher sees only real edits).
     pub fn update<R>(&self, f: impl FnOnce(&mut JobsFile) -> R) -> Result<R, JobsError> {
         let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
         let mut file = self.read_unlocked()?;
+        let before = file.clone();
         let out = f(&mut file);
-        let bytes = serde_json::to_vec_pretty(&file).map_err(|e| self.io(e.into()))?;
-        write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
+        if file != before {
+            let bytes = serde_json::to_vec_pretty(&file).map_err(|e| self.io(e.into()))?;
+            write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
+        }
         Ok(out)
+    }
+
+    /// The version of the file on disk, to skip re-reading an unchanged one.
+    pub fn stamp(&self) -> Option<crate::store::Stamp> {
+        crate::store::Stamp::of(&self.path)
     }
 }
 
@@ -121,6 +168,8 @@ mod tests {
             created_at: Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap(),
             enabled: true,
             topic: None,
+            broadcast: Vec::new(),
+            state: JobState::default(),
         }
     }
 
@@ -142,5 +191,28 @@ mod tests {
         let err = s.update(|f| f.jobs.push(job("b"))).unwrap_err().to_string();
         assert!(err.contains(&path.display().to_string()) && err.contains("line 2"), "{err}");
         assert_eq!(std::fs::read(&path).unwrap(), bad);
+    }
+
+    #[test]
+    fn an_update_that_changes_nothing_does_not_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = JobsStore::new(dir.path().join("jobs.json"));
+        s.update(|f| f.jobs.push(job("a"))).unwrap();
+        let before = s.stamp();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        s.update(|f| f.jobs.len()).unwrap();
+        assert_eq!(s.stamp(), before);
+    }
+
+    #[test]
+    fn a_hand_written_job_without_state_parses() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jobs.json");
+        let text = r#"{"jobs": [{"id": "w", "message": "water the plants", "target": "cli:local",
+            "created_at": "2026-12-01T08:00:00Z", "schedule": {"kind": "cron", "expr": "0 9 * * *", "tz": "UTC"}}]}"#;
+        std::fs::write(&path, text).unwrap();
+        let file = JobsStore::new(&path).load().unwrap();
+        assert_eq!(file.jobs[0].state, JobState::default());
+        assert!(file.jobs[0].enabled);
     }
 }

@@ -1,6 +1,7 @@
 //! The jobs store behind the agent's `cron` tool.
 
-use super::store::{Job, JobsStore, Schedule};
+use super::schedule::{parse_cron, parse_tz};
+use super::store::{Job, JobState, JobsStore, Schedule};
 use crate::agent::tools::{CronJobs, ToolCtx};
 use chrono::{Duration, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -43,11 +44,10 @@ impl JobsCron {
                 .ok_or("every_s must be positive".into());
         }
         if let Some(expr) = s("cron") {
-            let fields = expr.split_whitespace().count();
-            if !(5..=6).contains(&fields) {
-                return Err(format!("`{expr}` has {fields} fields; a cron expression has 5 or 6"));
-            }
-            return Ok(Schedule::Cron { expr: expr.into(), tz: s("tz").unwrap_or(self.tz.name()).into() });
+            let tz = s("tz").unwrap_or(self.tz.name());
+            parse_cron(expr)?;
+            parse_tz(tz)?;
+            return Ok(Schedule::Cron { expr: expr.into(), tz: tz.into() });
         }
         Err("say when: in_s, at_local (HH:MM), at (RFC 3339), every_s or cron".into())
     }
@@ -69,6 +69,8 @@ impl CronJobs for JobsCron {
             created_at: ctx.now,
             enabled: true,
             topic: None,
+            broadcast: Vec::new(),
+            state: JobState::default(),
         };
         self.store
             .update(|f| {

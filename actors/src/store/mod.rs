@@ -32,6 +32,24 @@ pub struct Stamp {
     mtime_ns: i128,
 }
 
+impl Stamp {
+    /// The version of `path` now on disk (`None` when there is no file).
+    pub fn of(path: &Path) -> Option<Stamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let ino = 0;
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i128)
+            .unwrap_or(0);
+        Some(Stamp { ino, len: meta.len(), mtime_ns })
+    }
+}
+
 #[derive(Debug)]
 pub struct JsonStateStore {
     path: PathBuf,
@@ -53,18 +71,7 @@ impl JsonStateStore {
 
     /// The version of the file now on disk (`None` when there is no file).
     pub fn stamp(&self) -> Option<Stamp> {
-        let meta = std::fs::metadata(&self.path).ok()?;
-        #[cfg(unix)]
-        let ino = std::os::unix::fs::MetadataExt::ino(&meta);
-        #[cfg(not(unix))]
-        let ino = 0;
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos() as i128)
-            .unwrap_or(0);
-        Some(Stamp { ino, len: meta.len(), mtime_ns })
+        Stamp::of(&self.path)
     }
 
     /// Takes the recovery notices gathered so far.

@@ -1,0 +1,160 @@
+//! Who fires which job, decided under the jobs.json lock: a due job is claimed with the pid and
+//! the time, the claim is saved, the lock released, the job run out of the lock, and the
+//! result written back under the lock again. A claim older than the TTL (its process died) is
+//! anyone's again. Pure functions over a [`JobsFile`], so the rules test without files.
+
+use super::store::{Claim, Job, JobsFile};
+use chrono::{DateTime, Duration, Utc};
+
+/// Which jobs an engine may take: everything (the supervisor) or only jobs whose every
+/// delivery channel is listed (an embedded REPL takes `cli` jobs only, never stealing one
+/// meant for a real channel; silent jobs stay with the supervisor).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChannelFilter(pub Option<Vec<String>>);
+
+impl ChannelFilter {
+    pub fn only(channels: &[&str]) -> Self {
+        ChannelFilter(Some(channels.iter().map(|c| c.to_string()).collect()))
+    }
+
+    pub fn admits(&self, job: &Job) -> bool {
+        match &self.0 {
+            None => true,
+            Some(allowed) => {
+                let channels = job.channels();
+                !channels.is_empty() && channels.iter().all(|c| allowed.contains(c))
+            }
+        }
+    }
+}
+
+/// The claim rules of one process.
+#[derive(Debug, Clone)]
+pub struct Claimer {
+    pub pid: u32,
+    pub ttl: Duration,
+    pub filter: ChannelFilter,
+    /// A recurring job pauses after this many fires with no user reply.
+    pub strike_limit: u32,
+}
+
+/// What happened to a fired job, for [`Claimer::complete`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completion {
+    /// Still ours: written back.
+    Done { paused: Option<String> },
+    /// Somebody else holds it now (our claim went stale) or it is gone: nothing written.
+    Lost,
+}
+
+impl Claimer {
+    fn stale(&self, c: &Claim, now: DateTime<Utc>) -> bool {
+        c.at + self.ttl <= now
+    }
+
+    /// Gives a job seen for the first time its first due time; an unusable schedule pauses it
+    /// with the reason rather than failing the whole file.
+    fn arm(job: &mut Job) {
+        if job.state.next_run_at.is_some() || job.state.paused.is_some() || !job.enabled {
+            return;
+        }
+        match job.schedule.parse() {
+            Ok(p) => match p.first(job.created_at) {
+                Some(t) => job.state.next_run_at = Some(t),
+                None => job.state.paused = Some("the schedule has no future time".into()),
+            },
+            Err(e) => job.state.paused = Some(format!("unusable schedule: {e}")),
+        }
+    }
+
+    fn live(&self, job: &Job) -> bool {
+        job.enabled && job.state.paused.is_none() && self.filter.admits(job)
+    }
+
+    /// Claims every due job this process may take. A job due many times while nothing ran is
+    /// claimed once (catch-up), for its oldest slot.
+    pub fn claim_due(&self, file: &mut JobsFile, now: DateTime<Utc>) -> Vec<Job> {
+        let mut claimed = Vec::new();
+        for job in &mut file.jobs {
+            Self::arm(job);
+            if !self.live(job) {
+                continue;
+            }
+            let Some(slot) = job.state.next_run_at.filter(|t| *t <= now) else { continue };
+            if job.state.claim.is_some_and(|c| !self.stale(&c, now)) {
+                continue;
+            }
+            if let Some(old) = job.state.claim {
+                tracing::warn!(job = %job.id, pid = old.pid, "taking over a stale claim from {}", old.at);
+            }
+            job.state.claim = Some(Claim { pid: self.pid, at: now, slot });
+            claimed.push(job.clone());
+        }
+        claimed
+    }
+
+    /// Writes a fire back: clears our claim, moves the job to its next slot after `now`
+    /// (missed slots are not replayed), counts a strike, pauses on the strike limit; a
+    /// one-shot job is removed.
+    pub fn complete(&self, file: &mut JobsFile, job_id: &str, claim: &Claim, now: DateTime<Utc>) -> Completion {
+        let Some(i) = file.jobs.iter().position(|j| j.id == job_id) else { return Completion::Lost };
+        let job = &mut file.jobs[i];
+        if job.state.claim.as_ref() != Some(claim) {
+            return Completion::Lost;
+        }
+        if !job.schedule.recurring() {
+            file.jobs.remove(i);
+            return Completion::Done { paused: None };
+        }
+        let delivers = !job.channels().is_empty();
+        let s = &mut job.state;
+        s.claim = None;
+        s.last_run_at = Some(now);
+        s.runs += 1;
+        // A silent job tells nobody, so nobody's silence counts against it.
+        if delivers {
+            s.strikes += 1;
+        }
+        s.next_run_at = job.schedule.parse().ok().and_then(|p| p.next_after(now.max(claim.slot)));
+        if s.strikes >= self.strike_limit {
+            s.paused = Some(format!("paused after {} fires with no reply", s.strikes));
+        } else if s.next_run_at.is_none() {
+            s.paused = Some("the schedule has no future time".into());
+        }
+        Completion::Done { paused: s.paused.clone() }
+    }
+
+    /// When this process next has something to do: the earliest due job it may take, or the
+    /// moment a peer's claim goes stale. `None` when nothing is scheduled.
+    pub fn next_wake(&self, file: &JobsFile, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        file.jobs
+            .iter()
+            .filter(|j| self.live(j))
+            .filter_map(|j| match (j.state.claim, j.state.next_run_at) {
+                (Some(c), _) if c.pid == self.pid => None,
+                (Some(c), _) => Some(c.at + self.ttl),
+                (None, Some(t)) => Some(t),
+                // Not armed yet (a hand edit): look now.
+                (None, None) => Some(now),
+            })
+            .min()
+    }
+}
+
+/// A user reply on a conversation resets the strikes of the jobs that deliver there.
+pub fn user_replied(file: &mut JobsFile, session: &str) {
+    let (channel, chat_id) = raven_proto::split_target(session);
+    for job in &mut file.jobs {
+        // A bare channel target means "that channel's latest chat": any chat there counts.
+        let hits = job.target.iter().chain(&job.broadcast).any(|t| {
+            let (c, id) = raven_proto::split_target(t);
+            c == channel && (!t.contains(':') || id == chat_id)
+        });
+        if hits {
+            job.state.strikes = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,97 @@
+//! When a job is due: one-shot `at`, fixed `every`, or a 5/6-field cron expression in an IANA
+//! zone (croner: POSIX weekday numbering, 0 or 7 = Sunday).
+//!
+//! The DST rule, for a cron expression at a fixed wall-clock time:
+//! - a local time the spring-forward change skips (02:30 in Europe/Berlin on the last Sunday of
+//!   March) fires once, at the first real instant after the gap (03:00 local);
+//! - a local time the fall-back change repeats fires once, at its first occurrence (the
+//!   earlier offset).
+//!
+//! An interval expression (`*/15 * * * *`) follows real instants, so it fires in both copies of
+//! a repeated hour and not in a skipped one: every 15 minutes of elapsed time stays 15 minutes.
+
+use super::store::Schedule;
+use chrono::{DateTime, Duration, Utc};
+use chrono_tz::Tz;
+use croner::parser::{CronParser, Seconds, Year};
+use croner::Cron;
+
+/// A parsed schedule: what the store holds, made ready to answer "when next".
+#[derive(Debug, Clone)]
+pub enum Parsed {
+    At(DateTime<Utc>),
+    Every { every: Duration, anchor: DateTime<Utc> },
+    Cron { cron: Box<Cron>, tz: Tz },
+}
+
+/// Parses a cron expression of 5 fields (minute first) or 6 (second first).
+pub fn parse_cron(expr: &str) -> Result<Cron, String> {
+    let fields = expr.split_whitespace().count();
+    if !(5..=6).contains(&fields) {
+        return Err(format!("`{expr}` has {fields} fields; a cron expression has 5 or 6"));
+    }
+    CronParser::builder()
+        .seconds(Seconds::Optional)
+        .year(Year::Disallowed)
+        .build()
+        .parse(expr)
+        .map_err(|e| format!("`{expr}`: {e}"))
+}
+
+pub fn parse_tz(tz: &str) -> Result<Tz, String> {
+    tz.parse::<Tz>().map_err(|_| format!("`{tz}` is not an IANA time zone (say e.g. Europe/Berlin)"))
+}
+
+impl Schedule {
+    pub fn parse(&self) -> Result<Parsed, String> {
+        Ok(match self {
+            Schedule::At { at } => Parsed::At(*at),
+            Schedule::Every { every_s, anchor } => {
+                if *every_s == 0 {
+                    return Err("every_s must be positive".into());
+                }
+                Parsed::Every { every: Duration::seconds(*every_s as i64), anchor: *anchor }
+            }
+            Schedule::Cron { expr, tz } => Parsed::Cron { cron: Box::new(parse_cron(expr)?), tz: parse_tz(tz)? },
+        })
+    }
+
+    /// Whether the job stays after a fire (a one-shot `at` does not).
+    pub fn recurring(&self) -> bool {
+        !matches!(self, Schedule::At { .. })
+    }
+}
+
+impl Parsed {
+    /// The first due time strictly after `after`; `None` when there is none (a one-shot that
+    /// has passed, an expression that never matches again).
+    pub fn next_after(&self, after: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        match self {
+            Parsed::At(at) => (*at > after).then_some(*at),
+            Parsed::Every { every, anchor } => {
+                if after < *anchor {
+                    return Some(*anchor);
+                }
+                let step = every.num_milliseconds().max(1);
+                let n = (after - *anchor).num_milliseconds() / step + 1;
+                Some(*anchor + Duration::milliseconds(n * step))
+            }
+            Parsed::Cron { cron, tz } => {
+                cron.find_next_occurrence(&after.with_timezone(tz), false).ok().map(|t| t.with_timezone(&Utc))
+            }
+        }
+    }
+
+    /// The first due time of a job created at `created`: an `at` is due at its time (even when
+    /// that has passed: it fires once on start, as a catch-up), the others at their first slot
+    /// after creation (an `every` one interval after its anchor).
+    pub fn first(&self, created: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        match self {
+            Parsed::At(at) => Some(*at),
+            Parsed::Every { .. } | Parsed::Cron { .. } => self.next_after(created),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,100 @@
+use super::*;
+use chrono::{NaiveDate, TimeZone};
+
+fn cron(expr: &str, tz: &str) -> Parsed {
+    Schedule::Cron { expr: expr.into(), tz: tz.into() }.parse().unwrap()
+}
+
+/// Every fire whose local date is `day`, walking the schedule from the day before.
+fn fires_on(p: &Parsed, tz: Tz, day: NaiveDate) -> Vec<DateTime<Utc>> {
+    let start = tz.from_local_datetime(&(day - Duration::days(1)).and_hms_opt(12, 0, 0).unwrap()).unwrap();
+    let mut t = start.with_timezone(&Utc);
+    let mut out = Vec::new();
+    while let Some(next) = p.next_after(t) {
+        let local = next.with_timezone(&tz).date_naive();
+        if local > day {
+            break;
+        }
+        if local == day {
+            out.push(next);
+        }
+        t = next;
+    }
+    out
+}
+
+fn utc(y: i32, m: u32, d: u32, h: u32, min: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(y, m, d, h, min, 0).unwrap()
+}
+
+fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).unwrap()
+}
+
+#[test]
+fn berlin_spring_forward_a_skipped_time_fires_once_after_the_gap() {
+    let p = cron("30 2 * * *", "Europe/Berlin");
+    // 2026-03-29: 02:00 CET jumps to 03:00 CEST; 02:30 does not exist.
+    assert_eq!(fires_on(&p, chrono_tz::Europe::Berlin, date(2026, 3, 29)), vec![utc(2026, 3, 29, 1, 0)]);
+    // The next day is back to 02:30 local (CEST).
+    assert_eq!(fires_on(&p, chrono_tz::Europe::Berlin, date(2026, 3, 30)), vec![utc(2026, 3, 30, 0, 30)]);
+}
+
+#[test]
+fn berlin_fall_back_a_repeated_time_fires_once_at_its_first_occurrence() {
+    let p = cron("30 2 * * *", "Europe/Berlin");
+    // 2026-10-25: 03:00 CEST falls back to 02:00 CET; 02:30 happens twice.
+    assert_eq!(fires_on(&p, chrono_tz::Europe::Berlin, date(2026, 10, 25)), vec![utc(2026, 10, 25, 0, 30)]);
+    assert_eq!(fires_on(&p, chrono_tz::Europe::Berlin, date(2026, 10, 26)), vec![utc(2026, 10, 26, 1, 30)]);
+}
+
+#[test]
+fn new_york_spring_forward_a_skipped_time_fires_once_after_the_gap() {
+    let p = cron("30 2 * * *", "America/New_York");
+    // 2026-03-08: 02:00 EST jumps to 03:00 EDT.
+    assert_eq!(fires_on(&p, chrono_tz::America::New_York, date(2026, 3, 8)), vec![utc(2026, 3, 8, 7, 0)]);
+    assert_eq!(fires_on(&p, chrono_tz::America::New_York, date(2026, 3, 9)), vec![utc(2026, 3, 9, 6, 30)]);
+}
+
+#[test]
+fn new_york_fall_back_a_repeated_time_fires_once_at_its_first_occurrence() {
+    let p = cron("30 1 * * *", "America/New_York");
+    // 2026-11-01: 02:00 EDT falls back to 01:00 EST; 01:30 happens twice.
+    assert_eq!(fires_on(&p, chrono_tz::America::New_York, date(2026, 11, 1)), vec![utc(2026, 11, 1, 5, 30)]);
+    assert_eq!(fires_on(&p, chrono_tz::America::New_York, date(2026, 11, 2)), vec![utc(2026, 11, 2, 6, 30)]);
+}
+
+#[test]
+fn an_interval_expression_keeps_elapsed_time_across_the_changes() {
+    let p = cron("0 * * * *", "Europe/Berlin");
+    // 23 hours on the spring-forward day, 25 on the fall-back day.
+    assert_eq!(fires_on(&p, chrono_tz::Europe::Berlin, date(2026, 3, 29)).len(), 23);
+    assert_eq!(fires_on(&p, chrono_tz::Europe::Berlin, date(2026, 10, 25)).len(), 25);
+}
+
+#[test]
+fn five_and_six_fields_are_accepted_and_others_named() {
+    let six = cron("15 30 9 * * 1", "UTC");
+    assert_eq!(six.next_after(utc(2026, 11, 30, 9, 0)), Some(Utc.with_ymd_and_hms(2026, 11, 30, 9, 30, 15).unwrap()));
+    // POSIX weekdays: 0 and 7 are Sunday (2026-12-06 is a Sunday).
+    for sunday in ["0 9 * * 0", "0 9 * * 7"] {
+        assert_eq!(cron(sunday, "UTC").next_after(utc(2026, 12, 2, 0, 0)), Some(utc(2026, 12, 6, 9, 0)));
+    }
+    let err = parse_cron("* * * *").unwrap_err();
+    assert!(err.contains("4 fields"), "{err}");
+    assert!(parse_cron("61 * * * *").is_err());
+    assert!(parse_tz("Mars/Olympus").unwrap_err().contains("Mars/Olympus"));
+}
+
+#[test]
+fn every_counts_from_its_anchor_and_at_is_once() {
+    let anchor = utc(2026, 12, 2, 9, 0);
+    let every = Schedule::Every { every_s: 600, anchor }.parse().unwrap();
+    assert_eq!(every.first(anchor), Some(utc(2026, 12, 2, 9, 10)));
+    // After a long outage the next slot is the first after now: missed slots are not replayed.
+    assert_eq!(every.next_after(utc(2026, 12, 2, 13, 4)), Some(utc(2026, 12, 2, 13, 10)));
+    let at = Schedule::At { at: anchor }.parse().unwrap();
+    assert_eq!(at.first(anchor + Duration::hours(1)), Some(anchor), "a passed one-shot is still due once");
+    assert_eq!(at.next_after(anchor), None);
+    assert!(Schedule::Every { every_s: 0, anchor }.parse().is_err());
+}
