@@ -87,7 +87,7 @@ fn strikes_pause_a_job_at_the_limit_and_a_user_reply_resets_them() {
     let c = claimer(1);
     let mut f = file(vec![every("chatty", 60)]);
     let mut now = t0();
-    let mut fire = |f: &mut JobsFile, now: &mut DateTime<Utc>| {
+    let fire = |f: &mut JobsFile, now: &mut DateTime<Utc>| {
         *now += Duration::seconds(60);
         let got = c.claim_due(f, *now);
         got.first().map(|j| c.complete(f, &j.id, &j.state.claim.unwrap(), *now))
