@@ -31,6 +31,21 @@ impl SessionStore {
         self.dir.join(format!("{}_{}.jsonl", clean(channel), clean(chat_id)))
     }
 
+    /// The chat of `channel` written to last (where a job for a bare channel goes).
+    pub fn latest_chat(&self, channel: &str) -> Option<String> {
+        let prefix = format!("{}_", channel.replace(['/', '\\'], "_"));
+        std::fs::read_dir(&self.dir)
+            .ok()?
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let chat = name.strip_prefix(&prefix)?.strip_suffix(".jsonl")?.to_owned();
+                Some((e.metadata().ok()?.modified().ok()?, chat))
+            })
+            .max()
+            .map(|(_, chat)| chat)
+    }
+
     /// The last `window` user and assistant messages.
     pub fn history(&self, channel: &str, chat_id: &str) -> Vec<ChatMessage> {
         let text = std::fs::read_to_string(self.path(channel, chat_id)).unwrap_or_default();

@@ -25,6 +25,7 @@ pub struct RavenConfig {
     pub executor: ExecutorConfig,
     pub agent: AgentConfig,
     pub gateway: GatewayConfig,
+    pub cron: CronConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -175,6 +176,31 @@ impl Default for GatewayConfig {
             secret_env: "RAVEN_GATEWAY_SECRET".into(),
             max_body_bytes: 64 * 1024,
         }
+    }
+}
+
+/// The user's scheduled jobs (spec §10).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CronConfig {
+    /// Run the cron timer in this engine.
+    pub enabled: bool,
+    /// A fire claim older than this belongs to a dead process: another one may fire the job.
+    /// Longer than the slowest turn, or a slow fire could be taken over and run twice.
+    pub claim_ttl_s: u64,
+    /// The longest the timer sleeps before re-reading jobs.json (the fallback when a peer's
+    /// edit was not seen by the file watcher).
+    pub max_sleep_s: u64,
+    /// A recurring job pauses after this many fires with no user reply in between.
+    pub strike_limit: u32,
+    /// Where a job for an ephemeral channel (`cli`, `tui`) is delivered instead; empty keeps
+    /// it on that channel.
+    pub forward_channels: Vec<String>,
+}
+
+impl Default for CronConfig {
+    fn default() -> Self {
+        CronConfig { enabled: true, claim_ttl_s: 300, max_sleep_s: 60, strike_limit: 5, forward_channels: Vec::new() }
     }
 }
 

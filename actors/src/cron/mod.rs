@@ -1,7 +1,9 @@
-//! Cron (spec §10): the user's scheduled jobs. This holds the jobs store and the agent's
-//! cron tool; the timer service that fires the jobs comes with the cron issue.
+//! Cron (spec §10): the user's scheduled jobs: the schedules, the jobs.json store and its
+//! claims, the timer actor, the fire path into the spine, and the agent's cron tool.
 
 pub mod claims;
+pub mod fire;
 pub mod schedule;
+pub mod service;
 pub mod store;
 pub mod tool;

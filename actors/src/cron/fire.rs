@@ -1,0 +1,138 @@
+//! `on_cron_job` (spec §10): a fired job becomes a CRON-origin turn on the `cron:<job_id>`
+//! conversation, and its reply is delivered per branch:
+//! - one target: the turn runs on that channel and the reply goes to its one outlet;
+//! - broadcast: the turn runs on the job's own ephemeral channel (`cron`), then the reply is
+//!   delivered explicitly to every target;
+//! - silent: the turn runs on `cron` and nobody is told.
+//!
+//! Targets are resolved at fire time, so a config change applies on the next fire: a real
+//! channel passes through, an ephemeral one (`cli`, `tui`) expands to the configured forward
+//! channels, and a channel given without a chat id takes the chat of its latest session.
+//! Every fire also writes the NudgePolicy ledger (a cron fire on the job's topic) and a
+//! neutral dispatched record, so the Sentinel does not repeat it and learns nothing from it.
+
+use super::service::{FireJob, Fired};
+use super::store::Job;
+use crate::agent::session::SessionStore;
+use crate::clock::SharedClock;
+use crate::executor::hub::{DeliveryHubService, Post};
+use crate::feedback::NudgeFeedbackTracker;
+use crate::policy::{NudgePolicyService, RecordCronFire};
+use crate::spine::{Scheduler, TurnOutcome};
+use crate::supervise::{Handle, LocalBoxFuture};
+use raven_proto::{BusyPolicy, Origin, OutboundText, TurnRequest};
+use std::rc::Rc;
+
+/// Channels that live only while a terminal is attached.
+pub const EPHEMERAL_CHANNELS: [&str; 2] = ["cli", "tui"];
+
+#[derive(Clone)]
+pub struct CronTurns {
+    pub scheduler: Scheduler,
+    pub hub: Handle<DeliveryHubService>,
+    pub policy: Handle<NudgePolicyService>,
+    pub tracker: Rc<NudgeFeedbackTracker>,
+    pub sessions: SessionStore,
+    pub forward_channels: Vec<String>,
+    pub clock: SharedClock,
+    /// Told after each fire (the heartbeat's early wake).
+    pub on_fired: Option<Rc<dyn Fn(&str)>>,
+}
+
+impl CronTurns {
+    /// Where a job's written targets deliver now.
+    pub fn resolve(&self, job: &Job) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for target in job.target.iter().chain(&job.broadcast) {
+            let (channel, chat_id) = raven_proto::split_target(target);
+            let explicit = target.contains(':');
+            let expanded: Vec<(String, Option<String>)> =
+                if EPHEMERAL_CHANNELS.contains(&channel.as_str()) && !self.forward_channels.is_empty() {
+                    self.forward_channels.iter().map(|f| split_explicit(f)).collect()
+                } else {
+                    vec![(channel, explicit.then_some(chat_id))]
+                };
+            for (channel, chat_id) in expanded {
+                let chat_id =
+                    chat_id.or_else(|| self.sessions.latest_chat(&channel)).unwrap_or_else(|| "default".to_owned());
+                if !out.iter().any(|(c, id)| *c == channel && *id == chat_id) {
+                    out.push((channel, chat_id));
+                }
+            }
+        }
+        out
+    }
+
+    fn record(&self, job: &Job) {
+        let topic = job.topic.clone().unwrap_or_else(|| crate::policy::topic::topic_of(&job.message));
+        self.policy.do_send(RecordCronFire { topic: Some(topic.clone()), content: job.message.clone() });
+        let now = self.clock.now();
+        let id = format!("cron-{}-{}", job.id, now.timestamp());
+        if let Err(e) = self.tracker.record_cron_fire(&id, &topic, now) {
+            tracing::warn!(job = %job.id, "cron fire not recorded in the feedback log: {e}");
+        }
+    }
+}
+
+fn split_explicit(target: &str) -> (String, Option<String>) {
+    let (channel, chat_id) = raven_proto::split_target(target);
+    let explicit = target.contains(':');
+    (channel, explicit.then_some(chat_id))
+}
+
+impl FireJob for CronTurns {
+    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>> {
+        let this = self.clone();
+        Box::pin(async move {
+            let now = this.clock.now();
+            let targets = this.resolve(&job);
+            let slot = job.state.claim.map(|c| c.slot).unwrap_or(now);
+            let (channel, chat_id) = match targets.as_slice() {
+                [one] => one.clone(),
+                _ => ("cron".to_owned(), job.id.clone()),
+            };
+            let req = TurnRequest::new(
+                format!("cron-{}-{}", job.id, slot.timestamp()),
+                Origin::Cron,
+                format!("cron:{}", job.id),
+                channel,
+                chat_id,
+                job.message.clone(),
+                BusyPolicy::Append,
+                now,
+            );
+            let (_, rx) = this.scheduler.submit_wait(req);
+            // A reminder is never lost to a model outage: the job's own words go out instead.
+            let reply = match rx.await {
+                Ok(TurnOutcome::Replied(text)) => text,
+                Ok(TurnOutcome::Failed(e)) => {
+                    tracing::warn!(job = %job.id, "cron turn failed, delivering the job's text: {e}");
+                    format!("⏰ {}", job.message)
+                }
+                Ok(TurnOutcome::Interrupted) | Err(_) => format!("⏰ {}", job.message),
+            };
+            this.record(&job);
+            let mut delivered_to = Vec::new();
+            for (channel, chat_id) in &targets {
+                // One id per job and slot: a fire repeated after a crash is the same message,
+                // which the outlets and the outbox deliver once.
+                let text = OutboundText {
+                    delivery_id: format!("cron-{}-{}", job.id, slot.timestamp()),
+                    channel: channel.clone(),
+                    chat_id: chat_id.clone(),
+                    content: reply.clone(),
+                    extras: Default::default(),
+                };
+                match this.hub.call_async(Post::text(text)).await {
+                    Ok(Ok(())) => delivered_to.push(format!("{channel}:{chat_id}")),
+                    Ok(Err(e)) => tracing::warn!(job = %job.id, "cron reply to {channel}:{chat_id}: {e}"),
+                    Err(e) => tracing::error!(job = %job.id, "delivery hub unavailable: {e}"),
+                }
+            }
+            if let Some(f) = &this.on_fired {
+                f(&job.id);
+            }
+            Ok(Fired { delivered_to, reply: Some(reply) })
+        })
+    }
+}

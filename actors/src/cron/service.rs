@@ -1,0 +1,278 @@
+//! The Cron actor (spec §10): its own timer over jobs.json. Each run claims the due jobs under
+//! the lock, fires them out of the lock, and writes each result back under the lock. The
+//! loop sleeps until the earliest due job (capped, so a peer's edit is seen even when the
+//! watcher missed it) and a watcher on jobs.json ends the sleep at once.
+//!
+//! A malformed jobs.json is reported (file and position), never written over, and the jobs
+//! loaded before it broke keep firing from memory; their fires are written back once the file
+//! parses again.
+
+use super::claims::{user_replied, Claimer, Completion};
+use super::store::{Job, JobState, JobsError, JobsFile, JobsStore};
+use crate::clock::SharedClock;
+use crate::store::Stamp;
+use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
+use chrono::{DateTime, Utc};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// What firing one job did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fired {
+    pub delivered_to: Vec<String>,
+    pub reply: Option<String>,
+}
+
+/// Runs one claimed job (the real one submits a CRON turn and delivers its reply).
+pub trait FireJob {
+    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>>;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FireReport {
+    pub job_id: String,
+    pub slot: DateTime<Utc>,
+    pub result: Result<Fired, String>,
+    /// Set when this fire paused the job (strike decay).
+    pub paused: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CronRun {
+    pub fired: Vec<FireReport>,
+    pub next_wake: Option<DateTime<Utc>>,
+    /// Why jobs.json could not be used (it is left as it is).
+    pub error: Option<String>,
+}
+
+struct Inner {
+    store: JobsStore,
+    claimer: Claimer,
+    /// The last good file: what fires while the one on disk does not parse.
+    loaded: JobsFile,
+    /// Fires done from memory while the file was malformed, written back once it parses
+    /// (`None`: a one-shot that fired, to remove).
+    pending: HashMap<String, Option<JobState>>,
+    /// The file version the cached wake was computed from.
+    seen: Option<Option<Stamp>>,
+    next_wake: Option<DateTime<Utc>>,
+    error: Option<String>,
+}
+
+impl Inner {
+    /// Claims under the lock; on a malformed file, from memory.
+    fn claim(&mut self, now: DateTime<Utc>) -> Vec<Job> {
+        let (claimer, pending) = (&self.claimer, std::mem::take(&mut self.pending));
+        let result = self.store.update(|f| {
+            f.jobs.retain(|j| !matches!(pending.get(&j.id), Some(None)));
+            for job in &mut f.jobs {
+                if let Some(Some(state)) = pending.get(&job.id) {
+                    job.state = state.clone();
+                }
+            }
+            (claimer.claim_due(f, now), f.clone())
+        });
+        match result {
+            Ok((claimed, file)) => {
+                self.recovered();
+                self.loaded = file;
+                claimed
+            }
+            Err(e) => {
+                self.pending = pending;
+                self.failed(&e);
+                let claimed = self.claimer.claim_due(&mut self.loaded, now);
+                for job in &claimed {
+                    self.pending.insert(job.id.clone(), Some(job.state.clone()));
+                }
+                claimed
+            }
+        }
+    }
+
+    fn complete(&mut self, job: &Job, now: DateTime<Utc>) -> Option<String> {
+        let claim = job.state.claim?;
+        let claimer = self.claimer.clone();
+        let done = match self.store.update(|f| claimer.complete(f, &job.id, &claim, now)) {
+            Ok(done) => done,
+            Err(e) => {
+                self.failed(&e);
+                let done = claimer.complete(&mut self.loaded, &job.id, &claim, now);
+                let state = self.loaded.jobs.iter().find(|j| j.id == job.id).map(|j| j.state.clone());
+                self.pending.insert(job.id.clone(), state);
+                done
+            }
+        };
+        match done {
+            Completion::Done { paused } => paused,
+            Completion::Lost => {
+                tracing::warn!(job = %job.id, "the fire's claim was taken over before it was written back");
+                None
+            }
+        }
+    }
+
+    fn failed(&mut self, e: &JobsError) {
+        let message = e.to_string();
+        if self.error.as_deref() != Some(&message) {
+            tracing::error!("{message}; the jobs loaded before keep running");
+        }
+        self.error = Some(message);
+    }
+
+    fn recovered(&mut self) {
+        if self.error.take().is_some() {
+            tracing::info!("{} parses again", self.store.path().display());
+        }
+    }
+
+    fn refresh_wake(&mut self, now: DateTime<Utc>) {
+        let stamp = self.store.stamp();
+        if self.error.is_none() {
+            match self.store.load() {
+                Ok(f) => self.loaded = f,
+                Err(e) => self.failed(&e),
+            }
+        }
+        self.next_wake = self.claimer.next_wake(&self.loaded, now);
+        self.seen = Some(stamp);
+    }
+}
+
+pub struct CronService {
+    inner: Rc<RefCell<Inner>>,
+    fire: Rc<dyn FireJob>,
+    clock: SharedClock,
+}
+
+impl CronService {
+    pub fn new(store: JobsStore, claimer: Claimer, fire: Rc<dyn FireJob>, clock: SharedClock) -> Self {
+        let inner = Inner {
+            store,
+            claimer,
+            loaded: JobsFile::default(),
+            pending: HashMap::new(),
+            seen: None,
+            next_wake: None,
+            error: None,
+        };
+        CronService { inner: Rc::new(RefCell::new(inner)), fire, clock }
+    }
+}
+
+impl Service for CronService {
+    fn name(&self) -> &'static str {
+        "Cron"
+    }
+}
+
+/// Fire what is due now; answers with the next wake.
+pub struct RunDue;
+
+impl Request for RunDue {
+    type Reply = CronRun;
+}
+
+impl ServeAsync<RunDue> for CronService {
+    fn serve_async(&mut self, _: RunDue) -> LocalBoxFuture<'static, CronRun> {
+        let now = self.clock.now();
+        let (inner, fire, clock) = (self.inner.clone(), self.fire.clone(), self.clock.clone());
+        Box::pin(async move {
+            let claimed = {
+                let mut i = inner.borrow_mut();
+                // Nothing changed on disk and nothing is due: no lock, no read.
+                let unchanged = i.seen == Some(i.store.stamp()) && i.error.is_none();
+                if unchanged && i.next_wake.is_none_or(|t| t > now) {
+                    return CronRun { fired: Vec::new(), next_wake: i.next_wake, error: None };
+                }
+                i.claim(now)
+            };
+            let runs = claimed.into_iter().map(|job| {
+                let fire = fire.clone();
+                async move {
+                    let result = fire.fire(job.clone()).await;
+                    (job, result)
+                }
+            });
+            let mut fired = Vec::new();
+            for (job, result) in futures_util::future::join_all(runs).await {
+                if let Err(e) = &result {
+                    tracing::error!(job = %job.id, "cron fire failed: {e}");
+                }
+                let paused = inner.borrow_mut().complete(&job, clock.now());
+                if let Some(why) = &paused {
+                    tracing::warn!(job = %job.id, "{why}");
+                }
+                let slot = job.state.claim.map(|c| c.slot).unwrap_or(now);
+                fired.push(FireReport { job_id: job.id, slot, result, paused });
+            }
+            let mut i = inner.borrow_mut();
+            i.refresh_wake(clock.now());
+            CronRun { fired, next_wake: i.next_wake, error: i.error.clone() }
+        })
+    }
+}
+
+/// When the timer fires next (for `raven status`).
+pub struct NextCronFire;
+
+impl Request for NextCronFire {
+    type Reply = Option<DateTime<Utc>>;
+}
+
+impl Serve<NextCronFire> for CronService {
+    fn serve(&mut self, _: NextCronFire) -> Option<DateTime<Utc>> {
+        self.inner.borrow().next_wake
+    }
+}
+
+/// The user wrote on `session`: the jobs delivering there start counting strikes afresh.
+pub struct UserReplied(pub String);
+
+impl Request for UserReplied {
+    type Reply = Result<(), String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl Serve<UserReplied> for CronService {
+    fn serve(&mut self, UserReplied(session): UserReplied) -> Result<(), String> {
+        let i = self.inner.borrow();
+        i.store.update(|f| user_replied(f, &session)).map_err(|e| e.to_string())
+    }
+}
+
+/// The timer: run what is due, sleep until the next wake (at most `max_sleep`), and wake at
+/// once when `jobs_changed` is notified (the jobs.json watcher).
+pub fn spawn_cron_loop(
+    cron: Handle<CronService>,
+    clock: SharedClock,
+    jobs_changed: Arc<tokio::sync::Notify>,
+    max_sleep: std::time::Duration,
+) -> actix_rt::task::JoinHandle<()> {
+    actix_rt::spawn(async move {
+        loop {
+            let next = match cron.call_async(RunDue).await {
+                Ok(run) => run.next_wake,
+                Err(e) => {
+                    tracing::error!("cron run failed: {e}");
+                    None
+                }
+            };
+            let wait = next
+                .map(|t| (t - clock.now()).to_std().unwrap_or_default())
+                .unwrap_or(max_sleep)
+                .clamp(std::time::Duration::from_millis(1), max_sleep);
+            tokio::select! {
+                _ = actix_rt::time::sleep(wait) => {}
+                _ = jobs_changed.notified() => {}
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests;

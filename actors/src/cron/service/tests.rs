@@ -1,0 +1,154 @@
+use super::*;
+use crate::clock::ManualClock;
+use crate::cron::claims::ChannelFilter;
+use crate::cron::store::Schedule;
+use crate::supervise::{start, Metrics, RestartPolicy};
+use chrono::{Duration, TimeZone};
+use std::cell::RefCell;
+
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 12, 2, 9, 0, 0).unwrap()
+}
+
+/// Counts fires per job id across every service that shares it.
+#[derive(Clone, Default)]
+struct Counting(Rc<RefCell<Vec<String>>>);
+
+impl Counting {
+    fn count(&self, id: &str) -> usize {
+        self.0.borrow().iter().filter(|j| *j == id).count()
+    }
+}
+
+impl FireJob for Counting {
+    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>> {
+        self.0.borrow_mut().push(job.id.clone());
+        Box::pin(async { Ok(Fired { delivered_to: vec!["cli:local".into()], reply: None }) })
+    }
+}
+
+fn job(id: &str, schedule: Schedule) -> Job {
+    Job {
+        id: id.into(),
+        message: format!("reminder {id}"),
+        schedule,
+        target: Some("cli:local".into()),
+        broadcast: Vec::new(),
+        created_at: t0(),
+        enabled: true,
+        topic: None,
+        state: JobState::default(),
+    }
+}
+
+fn at(id: &str, when: DateTime<Utc>) -> Job {
+    job(id, Schedule::At { at: when })
+}
+
+fn service(store: &JobsStore, pid: u32, fire: &Counting, clock: &ManualClock) -> Handle<CronService> {
+    let claimer = Claimer { pid, ttl: Duration::seconds(300), filter: ChannelFilter::default(), strike_limit: 5 };
+    let s = CronService::new(store.clone(), claimer, Rc::new(fire.clone()), clock.shared());
+    start(s, &Metrics::default(), RestartPolicy::default())
+}
+
+fn rig() -> (tempfile::TempDir, JobsStore, ManualClock) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = JobsStore::new(dir.path().join("cron/jobs.json"));
+    (dir, store, ManualClock::new(t0()))
+}
+
+#[actix_rt::test]
+async fn two_engines_on_one_file_fire_each_of_a_hundred_due_jobs_exactly_once() {
+    let (_d, store, clock) = rig();
+    let due = t0() + Duration::seconds(30);
+    store.update(|f| f.jobs.extend((0..100).map(|i| at(&format!("j{i}"), due)))).unwrap();
+    let fires = Counting::default();
+    let (a, b) = (service(&store, 1, &fires, &clock), service(&store, 2, &fires, &clock));
+    assert_eq!(a.call_async(RunDue).await.unwrap().next_wake, Some(due));
+    clock.set(due);
+    let (ra, rb) = futures_util::join!(a.call_async(RunDue), b.call_async(RunDue));
+    let (ra, rb) = (ra.unwrap(), rb.unwrap());
+    assert_eq!(ra.fired.len() + rb.fired.len(), 100);
+    for i in 0..100 {
+        assert_eq!(fires.count(&format!("j{i}")), 1, "j{i}");
+    }
+    assert!(store.load().unwrap().jobs.is_empty(), "one-shots are gone after firing");
+    assert_eq!((ra.next_wake, rb.next_wake), (None, None));
+}
+
+#[actix_rt::test]
+async fn claims_of_a_dead_process_are_fired_by_the_other_after_the_ttl_once_each() {
+    let (_d, store, clock) = rig();
+    store.update(|f| f.jobs.extend((0..10).map(|i| at(&format!("j{i}"), t0())))).unwrap();
+    // Process 77 claimed everything, then died before firing.
+    let dead = Claimer { pid: 77, ttl: Duration::seconds(300), filter: ChannelFilter::default(), strike_limit: 5 };
+    store.update(|f| dead.claim_due(f, t0())).unwrap();
+    let fires = Counting::default();
+    let live = service(&store, 2, &fires, &clock);
+    let run = live.call_async(RunDue).await.unwrap();
+    assert!(run.fired.is_empty(), "claims inside the TTL are respected");
+    assert_eq!(run.next_wake, Some(t0() + Duration::seconds(300)), "wakes when they go stale");
+    clock.advance(Duration::seconds(300));
+    assert_eq!(live.call_async(RunDue).await.unwrap().fired.len(), 10);
+    assert_eq!(live.call_async(RunDue).await.unwrap().fired.len(), 0);
+    assert!((0..10).all(|i| fires.count(&format!("j{i}")) == 1));
+}
+
+#[actix_rt::test]
+async fn a_peer_edit_re_arms_the_next_wake() {
+    let (_d, store, clock) = rig();
+    store.update(|f| f.jobs.push(at("far", t0() + Duration::hours(1)))).unwrap();
+    let fires = Counting::default();
+    let cron = service(&store, 1, &fires, &clock);
+    assert_eq!(cron.call_async(RunDue).await.unwrap().next_wake, Some(t0() + Duration::hours(1)));
+    // Another process adds a job due in 2 s.
+    JobsStore::new(store.path()).update(|f| f.jobs.push(at("soon", t0() + Duration::seconds(2)))).unwrap();
+    assert_eq!(cron.call_async(RunDue).await.unwrap().next_wake, Some(t0() + Duration::seconds(2)));
+    assert_eq!(cron.call(NextCronFire).await.unwrap(), Some(t0() + Duration::seconds(2)));
+    clock.advance(Duration::seconds(2));
+    let run = cron.call_async(RunDue).await.unwrap();
+    assert_eq!(run.fired.iter().map(|f| f.job_id.as_str()).collect::<Vec<_>>(), ["soon"]);
+    assert_eq!(run.fired[0].slot, t0() + Duration::seconds(2), "fired for its own time");
+}
+
+#[actix_rt::test]
+async fn a_malformed_file_is_reported_left_byte_identical_and_loaded_jobs_still_fire() {
+    let (_d, store, clock) = rig();
+    store.update(|f| f.jobs.push(job("tea", Schedule::Every { every_s: 60, anchor: t0() }))).unwrap();
+    let fires = Counting::default();
+    let cron = service(&store, 1, &fires, &clock);
+    cron.call_async(RunDue).await.unwrap();
+    let good = std::fs::read(store.path()).unwrap();
+    let bad = b"{\"jobs\": [ {\"id\": \"tea\",, } ]}".to_vec();
+    std::fs::write(store.path(), &bad).unwrap();
+    clock.advance(Duration::seconds(60));
+    let run = cron.call_async(RunDue).await.unwrap();
+    let error = run.error.expect("the error is reported");
+    assert!(error.contains(&store.path().display().to_string()) && error.contains("line 1"), "{error}");
+    assert_eq!(run.fired.len(), 1, "the loaded job fired from memory");
+    assert_eq!(std::fs::read(store.path()).unwrap(), bad, "nothing wrote over it");
+    clock.advance(Duration::seconds(60));
+    assert_eq!(cron.call_async(RunDue).await.unwrap().fired.len(), 1);
+    assert_eq!(std::fs::read(store.path()).unwrap(), bad);
+    // The user restores the file: the fires done from memory are written back, not repeated.
+    std::fs::write(store.path(), &good).unwrap();
+    let run = cron.call_async(RunDue).await.unwrap();
+    assert!(run.fired.is_empty() && run.error.is_none(), "{run:?}");
+    let state = &store.load().unwrap().jobs[0].state;
+    assert_eq!((state.runs, state.next_run_at), (2, Some(t0() + Duration::seconds(180))));
+    assert_eq!(fires.count("tea"), 2);
+}
+
+#[actix_rt::test]
+async fn a_run_with_nothing_due_and_an_unchanged_file_does_not_lock_or_read() {
+    let (_d, store, clock) = rig();
+    store.update(|f| f.jobs.push(at("later", t0() + Duration::hours(1)))).unwrap();
+    let fires = Counting::default();
+    let cron = service(&store, 1, &fires, &clock);
+    cron.call_async(RunDue).await.unwrap();
+    // Hold the lock: a run that tried to take it would block here.
+    let _held = crate::store::FileLock::exclusive(&crate::store::lock_path_for(store.path())).unwrap();
+    clock.advance(Duration::minutes(5));
+    let run = actix_rt::time::timeout(std::time::Duration::from_secs(2), cron.call_async(RunDue)).await;
+    assert_eq!(run.expect("did not block on the lock").unwrap().next_wake, Some(t0() + Duration::hours(1)));
+}
