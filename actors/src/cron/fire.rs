@@ -26,6 +26,9 @@ use std::rc::Rc;
 /// Channels that live only while a terminal is attached.
 pub const EPHEMERAL_CHANNELS: [&str; 2] = ["cli", "tui"];
 
+/// Called with the job id after a fire.
+pub type OnFired = Rc<dyn Fn(&str)>;
+
 #[derive(Clone)]
 pub struct CronTurns {
     pub scheduler: Scheduler,
@@ -36,7 +39,7 @@ pub struct CronTurns {
     pub forward_channels: Vec<String>,
     pub clock: SharedClock,
     /// Told after each fire (the heartbeat's early wake).
-    pub on_fired: Option<Rc<dyn Fn(&str)>>,
+    pub on_fired: Option<OnFired>,
 }
 
 impl CronTurns {
