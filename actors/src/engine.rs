@@ -9,6 +9,9 @@ use crate::clock::SharedClock;
 use crate::config::RavenConfig;
 use crate::context::attention::{producers, AttentionUpdater};
 use crate::context::{AssemblerService, AttentionChanged, ContextAssembler};
+use crate::cron::claims::{ChannelFilter, Claimer, ResetStrikes};
+use crate::cron::fire::CronTurns;
+use crate::cron::service::{spawn_cron_loop, CronService, NextCronFire};
 use crate::cron::store::JobsStore;
 use crate::cron::tool::JobsCron;
 use crate::data_dir::DataDir;
@@ -30,6 +33,7 @@ use crate::spine::{OriginPools, Scheduler};
 use crate::store::JsonStateStore;
 use crate::supervise::{start, Handle, Metrics, RestartPolicy};
 use crate::watch::{watch_file, FileWatch};
+use futures_util::future::LocalBoxFuture;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,12 +50,19 @@ pub struct Engine {
     pub injector: Handle<InjectorService>,
     pub defer: Handle<DeferService>,
     pub runner: Handle<RunnerService>,
+    /// The cron timer (`None` with `cron.enabled = false`).
+    pub cron: Option<Handle<CronService>>,
+    /// Ends the cron timer's sleep (the jobs.json watcher rings it).
+    pub jobs_changed: Arc<tokio::sync::Notify>,
+    /// When the Sentinel ticks next, kept by its loop.
+    pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
     /// Where user and proactive turns reach the agent.
     pub scheduler: Scheduler,
     pub questions: Rc<QuestionBroker>,
     pub provider_name: String,
-    /// Kept alive: dropping it stops the attention.md watch.
-    _attention_watch: Option<FileWatch>,
+    pub clock: SharedClock,
+    /// Kept alive: dropping them stops the attention.md and jobs.json watches.
+    _watches: Vec<FileWatch>,
 }
 
 /// What a caller (a test, `raven simulate`) puts in place of the configured parts.
@@ -62,6 +73,9 @@ pub struct Overrides {
     pub router: Option<Rc<dyn Router>>,
     /// Registered after the configured outlets (one per channel: these win).
     pub outlets: Vec<Arc<dyn Outlet>>,
+    /// The channels whose cron jobs this engine may fire (`None`: all). An embedded REPL
+    /// passes `cli`, so it never steals a job meant for a real channel.
+    pub cron_channels: Option<Vec<String>>,
 }
 
 /// The configured provider: OpenAI-compatible when `llm.base_url` is set, else the embedded
@@ -104,7 +118,12 @@ impl Engine {
     pub fn spawn_loops(&self, config: &RavenConfig) -> Vec<actix_rt::task::JoinHandle<()>> {
         let mut loops = Vec::new();
         if config.sentinel.enabled {
-            loops.push(spawn_tick_loop(self.runner.clone(), Duration::from_secs(config.sentinel.interval_s)));
+            let every = Duration::from_secs(config.sentinel.interval_s);
+            loops.push(spawn_tick_loop(self.runner.clone(), every, self.clock.clone(), self.next_tick.clone()));
+        }
+        if let Some(cron) = &self.cron {
+            let cap = Duration::from_secs(config.cron.max_sleep_s.max(1));
+            loops.push(spawn_cron_loop(cron.clone(), self.clock.clone(), self.jobs_changed.clone(), cap));
         }
         loops.push(spawn_defer_loop(self.runner.clone(), Duration::from_secs(config.executor.defer_poll_s.max(1))));
         let hub = self.hub.clone();
@@ -150,14 +169,12 @@ impl Engine {
             restart("ContextAssembler"),
         );
         let watched = assembler.clone();
-        let attention_watch = match watch_file(&dir.attention(), move || watched.do_send(AttentionChanged)) {
-            Ok(w) => Some(w),
-            Err(e) => {
-                // The assembler still re-reads after the runner's own writes.
-                tracing::warn!("attention.md is not watched, a hand edit is seen after the next update: {e}");
-                None
-            }
-        };
+        let mut watches = Vec::new();
+        match watch_file(&dir.attention(), move || watched.do_send(AttentionChanged)) {
+            Ok(w) => watches.push(w),
+            // The assembler still re-reads after the runner's own writes.
+            Err(e) => tracing::warn!("attention.md is not watched, a hand edit is seen after the next update: {e}"),
+        }
         let backoff = chrono::Duration::seconds(config.delivery.outbox_backoff_s);
         let hub = start(
             DeliveryHubService::new(store.clone(), clock.clone(), backoff, Some(policy.clone())),
@@ -204,12 +221,13 @@ impl Engine {
             Rc::new(AskUserTool { broker: broker.clone() }),
             Rc::new(CronTool { jobs: Rc::new(JobsCron { store: JobsStore::new(dir.jobs()), tz }) }),
         ];
+        let tracker = Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz));
         let agent = Rc::new(AgentLoop {
             provider: provider.clone(),
             tools,
             sessions: SessionStore::new(dir.sessions()),
             injector: Some(injector.clone()),
-            inbound_hooks: Vec::new(),
+            inbound_hooks: vec![Rc::new(ResetStrikes(JobsStore::new(dir.jobs())))],
             clock: clock.clone(),
             max_iterations: config.agent.max_iterations,
         });
@@ -231,7 +249,7 @@ impl Engine {
             planner: planner.clone(),
             policy: policy.clone(),
             router,
-            clock,
+            clock: clock.clone(),
             tz,
             tracker: NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz),
             attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
@@ -240,6 +258,36 @@ impl Engine {
             daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
         });
         let runner = start(RunnerService::new(runner), &metrics, restart("SentinelRunner"));
+        let jobs_changed = Arc::new(tokio::sync::Notify::new());
+        let cron = config.cron.enabled.then(|| {
+            let turns = CronTurns {
+                scheduler: scheduler.clone(),
+                hub: hub.clone(),
+                policy: policy.clone(),
+                tracker,
+                sessions: SessionStore::new(dir.sessions()),
+                forward_channels: config.cron.forward_channels.clone(),
+                clock: clock.clone(),
+                on_fired: None,
+            };
+            let claimer = Claimer {
+                pid: std::process::id(),
+                ttl: chrono::Duration::seconds(config.cron.claim_ttl_s as i64),
+                filter: ChannelFilter(o.cron_channels),
+                strike_limit: config.cron.strike_limit.max(1),
+            };
+            let service = CronService::new(JobsStore::new(dir.jobs()), claimer, Rc::new(turns), clock.clone());
+            start(service, &metrics, restart("Cron"))
+        });
+        if cron.is_some() {
+            let ring = jobs_changed.clone();
+            match watch_file(&dir.jobs(), move || ring.notify_one()) {
+                Ok(w) => watches.push(w),
+                Err(e) => {
+                    tracing::warn!("jobs.json is not watched, a peer's edit is seen within cron.max_sleep_s: {e}")
+                }
+            }
+        }
         Ok(Engine {
             metrics,
             store,
@@ -253,7 +301,11 @@ impl Engine {
             scheduler,
             questions: broker,
             provider_name,
-            _attention_watch: attention_watch,
+            cron,
+            jobs_changed,
+            next_tick: Default::default(),
+            clock,
+            _watches: watches,
         })
     }
 }
@@ -268,6 +320,8 @@ pub struct EngineControl {
     pub questions: Rc<QuestionBroker>,
     pub hub: Handle<DeliveryHubService>,
     pub runner: Handle<RunnerService>,
+    pub cron: Option<Handle<CronService>>,
+    pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
 }
 
 impl EngineControl {
@@ -278,7 +332,24 @@ impl EngineControl {
             questions: engine.questions.clone(),
             hub: engine.hub.clone(),
             runner: engine.runner.clone(),
+            cron: engine.cron.clone(),
+            next_tick: engine.next_tick.clone(),
         }
+    }
+
+    /// When each timer fires next.
+    fn upcoming(&self) -> LocalBoxFuture<'static, Vec<raven_proto::control::Upcoming>> {
+        use raven_proto::control::Upcoming;
+        let rfc = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339());
+        let tick = Upcoming { what: "sentinel tick".into(), at: rfc(self.next_tick.get()) };
+        let cron = self.cron.clone();
+        Box::pin(async move {
+            let mut out = vec![tick];
+            if let Some(cron) = cron {
+                out.push(Upcoming { what: "cron".into(), at: rfc(cron.call(NextCronFire).await.ok().flatten()) });
+            }
+            out
+        })
     }
 }
 
@@ -293,7 +364,10 @@ impl crate::ipc::ControlHandler for EngineControl {
         let pid = std::process::id();
         let response = match req {
             ControlRequest::Ping => ControlResponse::Pong { pid },
-            ControlRequest::Status => ControlResponse::Status { pid, actors: self.metrics.snapshot() },
+            ControlRequest::Status => {
+                let (actors, upcoming) = (self.metrics.snapshot(), self.upcoming());
+                return Box::pin(async move { ControlResponse::Status { pid, actors, upcoming: upcoming.await } });
+            }
             ControlRequest::Metrics => {
                 ControlResponse::Metrics { text: crate::supervise::render_prometheus(&self.metrics.snapshot()) }
             }

@@ -24,6 +24,9 @@ enum Command {
     /// Ask the NudgePolicy gate.
     #[command(subcommand)]
     Policy(commands::policy::PolicyCommand),
+    /// The user's scheduled jobs (cron/jobs.json).
+    #[command(subcommand)]
+    Cron(commands::cron::CronCommand),
     /// Run the supervisor: the engine and its control socket, until SIGINT/SIGTERM.
     Up,
     /// The interactive cli channel: attaches to a running supervisor, else runs an engine here.
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
     let result = raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
         Command::Config(c) => commands::config::run(c, &dir),
         Command::Policy(c) => commands::policy::run(c, &dir),
+        Command::Cron(c) => commands::cron::run(c, &dir),
         Command::Up => commands::up::run(&dir),
         Command::Status => commands::status::run(&dir),
         Command::Gateway => commands::gateway::run(&dir),

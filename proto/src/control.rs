@@ -17,6 +17,13 @@ pub struct MeterSnapshot {
     pub crash_loop: bool,
 }
 
+/// When one timer fires next; `at` is RFC 3339, `None` when nothing is scheduled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Upcoming {
+    pub what: String,
+    pub at: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ControlRequest {
     Ping,
@@ -42,6 +49,8 @@ pub enum ControlResponse {
     Status {
         pid: u32,
         actors: Vec<MeterSnapshot>,
+        /// The timers' next fires (the Sentinel tick, cron, heartbeat).
+        upcoming: Vec<Upcoming>,
     },
     Metrics {
         text: String,

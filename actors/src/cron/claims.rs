@@ -156,5 +156,18 @@ pub fn user_replied(file: &mut JobsFile, session: &str) {
     }
 }
 
+/// The agent's user-inbound hook that resets strikes; it never consumes the message.
+pub struct ResetStrikes(pub super::store::JobsStore);
+
+impl crate::agent::InboundHook for ResetStrikes {
+    fn on_user_message(&self, req: &raven_proto::TurnRequest) -> Option<String> {
+        let session = format!("{}:{}", req.channel, req.chat_id);
+        if let Err(e) = self.0.update(|f| user_replied(f, &session)) {
+            tracing::warn!("cron strikes not reset: {e}");
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@
 //! loaded before it broke keep firing from memory; their fires are written back once the file
 //! parses again.
 
-use super::claims::{user_replied, Claimer, Completion};
+use super::claims::{Claimer, Completion};
 use super::store::{Job, JobState, JobsError, JobsFile, JobsStore};
 use crate::clock::SharedClock;
 use crate::store::Stamp;
@@ -225,23 +225,6 @@ impl Request for NextCronFire {
 impl Serve<NextCronFire> for CronService {
     fn serve(&mut self, _: NextCronFire) -> Option<DateTime<Utc>> {
         self.inner.borrow().next_wake
-    }
-}
-
-/// The user wrote on `session`: the jobs delivering there start counting strikes afresh.
-pub struct UserReplied(pub String);
-
-impl Request for UserReplied {
-    type Reply = Result<(), String>;
-    fn failed(r: &Self::Reply) -> bool {
-        r.is_err()
-    }
-}
-
-impl Serve<UserReplied> for CronService {
-    fn serve(&mut self, UserReplied(session): UserReplied) -> Result<(), String> {
-        let i = self.inner.borrow();
-        i.store.update(|f| user_replied(f, &session)).map_err(|e| e.to_string())
     }
 }
 

@@ -30,7 +30,7 @@ pub async fn idle_day_llm_calls(ticks: u32, every: Duration) -> u64 {
     let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 0, 0, 0).unwrap());
     let (provider, calls) = Counted::new(Rc::new(RulesProvider::new(chrono_tz::Tz::UTC)));
     let overrides =
-        Overrides { provider: Some(Rc::new(provider)), router: Some(Rc::new(NoOutlet)), outlets: Vec::new() };
+        Overrides { provider: Some(Rc::new(provider)), router: Some(Rc::new(NoOutlet)), ..Default::default() };
     let engine = Engine::start_with(&dir, &RavenConfig::default(), clock.shared(), overrides).expect("engine");
     std::fs::write(dir.memory(), "# Memory\nLikes tea.\n").expect("memory");
     for _ in 0..ticks {

@@ -4,6 +4,7 @@
 use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::context::Assemble;
+use crate::executor::outlets::CliOutlet;
 use chrono::{Duration as D, TimeZone, Utc};
 
 #[actix_rt::test]
@@ -55,7 +56,7 @@ async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
         let o = Overrides {
             provider: Some(Rc::new(calls_provider)),
             router: Some(Rc::new(super::sim::NoOutlet)),
-            outlets: vec![],
+            ..Default::default()
         };
         Engine::start_with(&dir, &config, clock.shared(), o).unwrap()
     };
@@ -150,4 +151,121 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
         .file_name()
         .to_string_lossy()
         .starts_with("subagent_")));
+}
+
+/// A terminal whose output the test reads.
+#[derive(Clone, Default)]
+struct Screen(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Screen {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Screen {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+fn cron_engine(dir: &DataDir, clock: &ManualClock, screen: &Screen) -> Engine {
+    let outlet = Arc::new(CliOutlet::to_writer(Box::new(screen.clone())));
+    let o = Overrides { outlets: vec![outlet], ..Default::default() };
+    Engine::start_with(dir, &RavenConfig::default(), clock.shared(), o).unwrap()
+}
+
+#[actix_rt::test]
+async fn a_cron_fire_suppresses_a_sentinel_nudge_on_its_topic_and_leaves_the_acceptance_rate_alone() {
+    use crate::cron::service::RunDue;
+    use crate::cron::tool::{JobsCron, NewJob};
+    use crate::feedback::Source;
+    use crate::policy::{Check, Nudge};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    let screen = Screen::default();
+    let engine = cron_engine(&dir, &clock, &screen);
+    // One accepted Sentinel nudge on record: an acceptance rate of 1.0.
+    let tracker = NudgeFeedbackTracker::new(dir.feedback(), Default::default(), chrono_tz::Tz::UTC);
+    tracker.record_dispatched("n1", "water", raven_proto::Priority::Low, None, Source::Sentinel, clock.now()).unwrap();
+    tracker.record_verdict("n1", "accepted", "", clock.now()).unwrap();
+    let before = tracker.summary(clock.now()).unwrap().overall;
+    let jobs = JobsCron { store: JobsStore::new(dir.jobs()), tz: chrono_tz::Tz::UTC };
+    let schedule = crate::cron::store::Schedule::At { at: clock.now() + D::minutes(1) };
+    let new = NewJob {
+        message: "Take your medication".into(),
+        schedule,
+        target: Some("cli:local".into()),
+        broadcast: vec![],
+        topic: None,
+    };
+    jobs.insert(new, clock.now()).unwrap();
+    clock.advance(D::minutes(1));
+    let run = engine.cron.as_ref().unwrap().call_async(RunDue).await.unwrap();
+    assert_eq!(run.fired.len(), 1);
+    assert_eq!(run.fired[0].result.as_ref().unwrap().delivered_to, ["cli:local"]);
+    assert!(screen.text().contains("Take your medication"), "delivered: {:?}", screen.text());
+    // The Sentinel's own nudge on the same thing, an hour later: denied, naming the cron fire.
+    clock.advance(D::hours(1));
+    let nudge = Nudge {
+        action: raven_proto::Action::Nudge,
+        session_key: Some("cli:local".into()),
+        content: "Remember the medications!".into(),
+        priority: raven_proto::Priority::Low,
+        topic: None,
+    };
+    let v = engine.policy.call(Check(nudge)).await.unwrap();
+    assert!(!v.allow && v.reason.contains("cron"), "{v:?}");
+    let after = tracker.summary(clock.now()).unwrap().overall;
+    assert_eq!(after, before, "a cron fire is not a Sentinel sample");
+    assert_eq!(after.acceptance(), Some(1.0));
+    let cron_records = tracker.records().unwrap().into_iter().filter(|r| r.source == Source::Cron).count();
+    assert_eq!(cron_records, 2, "dispatched + neutral");
+}
+
+#[actix_rt::test]
+async fn a_user_reply_resets_the_strikes_of_the_jobs_delivering_there() {
+    use crate::cron::service::RunDue;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    let screen = Screen::default();
+    let engine = cron_engine(&dir, &clock, &screen);
+    let jobs = JobsStore::new(dir.jobs());
+    let job = crate::cron::store::Job {
+        id: "stretch".into(),
+        message: "Stand up and stretch".into(),
+        schedule: crate::cron::store::Schedule::Every { every_s: 600, anchor: clock.now() },
+        target: Some("cli:local".into()),
+        broadcast: vec![],
+        created_at: clock.now(),
+        enabled: true,
+        topic: None,
+        state: Default::default(),
+    };
+    jobs.update(|f| f.jobs.push(job)).unwrap();
+    let cron = engine.cron.clone().unwrap();
+    for _ in 0..2 {
+        clock.advance(D::minutes(10));
+        assert_eq!(cron.call_async(RunDue).await.unwrap().fired.len(), 1);
+    }
+    assert_eq!(jobs.load().unwrap().jobs[0].state.strikes, 2);
+    let req = raven_proto::TurnRequest::new(
+        "u1",
+        raven_proto::Origin::User,
+        "cli:local",
+        "cli",
+        "local",
+        "ok, done",
+        raven_proto::BusyPolicy::Append,
+        clock.now(),
+    );
+    let (_, rx) = engine.scheduler.submit_wait(req);
+    rx.await.unwrap();
+    assert_eq!(jobs.load().unwrap().jobs[0].state.strikes, 0);
 }

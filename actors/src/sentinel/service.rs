@@ -1,8 +1,11 @@
 //! The runner as a supervised actor, and its interval loop (default every 1800 s).
 
 use super::runner::{RunnerStats, SentinelRunner};
+use crate::clock::SharedClock;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
+use chrono::{DateTime, Utc};
 use raven_proto::TickOutcome;
+use std::cell::Cell;
 use std::rc::Rc;
 use tokio::sync::Mutex;
 
@@ -78,8 +81,14 @@ pub fn spawn_defer_loop(runner: Handle<RunnerService>, every: std::time::Duratio
     })
 }
 
-/// Ticks every `every` on the current arbiter until the returned handle is aborted.
-pub fn spawn_tick_loop(runner: Handle<RunnerService>, every: std::time::Duration) -> actix_rt::task::JoinHandle<()> {
+/// Ticks every `every` on the current arbiter until the returned handle is aborted, keeping
+/// `next` (when it ticks next, for `raven status`).
+pub fn spawn_tick_loop(
+    runner: Handle<RunnerService>,
+    every: std::time::Duration,
+    clock: SharedClock,
+    next: Rc<Cell<Option<DateTime<Utc>>>>,
+) -> actix_rt::task::JoinHandle<()> {
     actix_rt::spawn(async move {
         let mut interval = actix_rt::time::interval(every);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -88,6 +97,7 @@ pub fn spawn_tick_loop(runner: Handle<RunnerService>, every: std::time::Duration
             if let Err(e) = runner.call_async(Tick).await {
                 tracing::error!("tick failed: {e}");
             }
+            next.set(chrono::Duration::from_std(every).ok().map(|d| clock.now() + d));
         }
     })
 }

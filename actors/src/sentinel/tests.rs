@@ -256,7 +256,9 @@ async fn the_interval_loop_keeps_ticking() {
     let r = rig(at(12, 0));
     let metrics = r.metrics.clone();
     let h = start(RunnerService::new(r.runner), &metrics, RestartPolicy::default());
-    let loop_task = spawn_tick_loop(h.clone(), std::time::Duration::from_millis(2));
+    let next = std::rc::Rc::new(std::cell::Cell::new(None));
+    let clock = crate::clock::ManualClock::new(at(12, 0));
+    let loop_task = spawn_tick_loop(h.clone(), std::time::Duration::from_millis(2), clock.shared(), next.clone());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     let mut ticks = 0;
     while std::time::Instant::now() < deadline {
@@ -268,4 +270,5 @@ async fn the_interval_loop_keeps_ticking() {
     }
     loop_task.abort();
     assert!(ticks >= 3, "{ticks} ticks");
+    assert_eq!(next.get(), Some(at(12, 0) + chrono::Duration::milliseconds(2)), "the next tick is kept for status");
 }

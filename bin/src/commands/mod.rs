@@ -1,4 +1,5 @@
 pub mod config;
+pub mod cron;
 pub mod gateway;
 pub mod metrics;
 pub mod policy;

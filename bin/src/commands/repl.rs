@@ -76,8 +76,7 @@ async fn handle(backend: &mut Backend, dir: &DataDir, line: &str, n: u64) -> Res
         "/help" => return Ok(Some(HELP.into())),
         "/cron" => {
             let jobs = JobsStore::new(dir.jobs()).load().map_err(|e| e.to_string())?;
-            let lines: Vec<String> =
-                jobs.jobs.iter().map(|j| format!("{}  {:?}  {}", j.id, j.schedule, j.message)).collect();
+            let lines: Vec<String> = jobs.jobs.iter().map(raven_actors::cron::tool::describe).collect();
             return Ok(Some(if lines.is_empty() { "no jobs".into() } else { lines.join("\n") }));
         }
         _ => {}
@@ -90,7 +89,9 @@ async fn handle(backend: &mut Backend, dir: &DataDir, line: &str, n: u64) -> Res
                 text => ControlRequest::Inbound { turn: turn(text, n), deliver: false },
             };
             Ok(Some(match c.request(req).await.map_err(|e| e.to_string())? {
-                ControlResponse::Status { pid, actors } => format!("supervisor pid {pid}\n{}", render_table(&actors)),
+                ControlResponse::Status { pid, actors, .. } => {
+                    format!("supervisor pid {pid}\n{}", render_table(&actors))
+                }
                 ControlResponse::Ticked { route, cli_messages } => {
                     let mut out: Vec<String> = cli_messages.iter().map(|m| proactive(m)).collect();
                     out.push(format!("(tick: {route})"));
