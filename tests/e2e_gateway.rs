@@ -7,27 +7,13 @@ mod support;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 const SECRET: &str = "test-secret";
 
 fn up(dir: &Path) -> Child {
-    std::fs::write(
-        dir.join("config.toml"),
-        "[gateway]\nlisten = \"127.0.0.1:0\"\n[delivery]\njsonl_path = \"outbox.jsonl\"\n",
-    )
-    .unwrap();
-    Command::new(support::raven_bin())
-        .arg("--data-dir")
-        .arg(dir)
-        .arg("up")
-        .env_remove("RAVEN_HOME")
-        .env("RAVEN_GATEWAY_SECRET", SECRET)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    support::up(dir, "[delivery]\njsonl_path = \"outbox.jsonl\"\n", &[("RAVEN_GATEWAY_SECRET", SECRET)])
 }
 
 /// The gateway's `(address, pid)` once it listens and the supervisor answers, other than `not`.

@@ -5,36 +5,16 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 fn up(dir: &Path) -> Child {
     // A free port for the gateway, so parallel tests (and a busy 8787) do not collide.
-    if !dir.join("config.toml").exists() {
-        std::fs::write(dir.join("config.toml"), "[gateway]\nlisten = \"127.0.0.1:0\"\n").unwrap();
-    }
-    Command::new(support::raven_bin())
-        .arg("--data-dir")
-        .arg(dir)
-        .arg("up")
-        .env_remove("RAVEN_HOME")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start raven up")
+    support::up(dir, "", &[])
 }
 
-/// Polls `raven status` until it answers (a few ms apart, 20 s at most).
 fn wait_ready(dir: &Path) -> String {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let out = support::raven(dir, &["status"]);
-        if out.status.success() {
-            return String::from_utf8_lossy(&out.stdout).into_owned();
-        }
-        assert!(Instant::now() < deadline, "raven up never became ready: {}", String::from_utf8_lossy(&out.stderr));
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    support::wait_ready(dir)
 }
 
 /// The pid the gateway wrote into `gateway.addr`.

@@ -64,3 +64,52 @@ pub fn raven(dir: &std::path::Path, args: &[&str]) -> Output {
         .output()
         .expect("run raven")
 }
+
+/// Starts `raven up` on `dir`, writing `config` as its config.toml first (a free gateway port
+/// unless the config says otherwise), with `env` set. stdout is discarded, stderr kept in
+/// `<dir>/up.stderr`.
+#[allow(dead_code)]
+pub fn up(dir: &Path, config: &str, env: &[(&str, &str)]) -> std::process::Child {
+    let config = if config.contains("[gateway]") {
+        config.to_owned()
+    } else {
+        format!("[gateway]\nlisten = \"127.0.0.1:0\"\n{config}")
+    };
+    std::fs::write(dir.join("config.toml"), config).unwrap();
+    let mut c = Command::new(raven_bin());
+    c.arg("--data-dir").arg(dir).arg("up").env_remove("RAVEN_HOME");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    // stderr to a file: a pipe nobody reads would block the process once full.
+    let log = std::fs::File::create(dir.join("up.stderr")).unwrap();
+    c.stdout(std::process::Stdio::null()).stderr(log).spawn().expect("start raven up")
+}
+
+/// Polls `raven status` until it answers (a few ms apart, 20 s at most); its output.
+#[allow(dead_code)]
+pub fn wait_ready(dir: &Path) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let out = raven(dir, &["status"]);
+        if out.status.success() {
+            return String::from_utf8_lossy(&out.stdout).into_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "raven up never became ready: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Polls `check` every few ms for up to 20 s.
+#[allow(dead_code)]
+pub fn eventually(what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !check() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
