@@ -61,6 +61,8 @@ pub struct Engine {
     pub questions: Rc<QuestionBroker>,
     pub provider_name: String,
     pub clock: SharedClock,
+    /// What the `cli` outlet delivered, for the attached REPLs.
+    pub events: crate::ipc::EventBus,
     /// Kept alive: dropping them stops the attention.md and jobs.json watches.
     _watches: Vec<FileWatch>,
 }
@@ -92,9 +94,13 @@ pub fn provider(config: &RavenConfig) -> Result<SharedProvider, String> {
 }
 
 /// The outlets `[delivery]` configures: `cli` always, `jsonl` and `webhook` when set.
-pub fn configured_outlets(dir: &DataDir, config: &RavenConfig) -> Result<Vec<Arc<dyn Outlet>>, String> {
+pub fn configured_outlets(
+    dir: &DataDir,
+    config: &RavenConfig,
+    events: &crate::ipc::EventBus,
+) -> Result<Vec<Arc<dyn Outlet>>, String> {
     let d = &config.delivery;
-    let mut out: Vec<Arc<dyn Outlet>> = vec![Arc::new(CliOutlet::stdout())];
+    let mut out: Vec<Arc<dyn Outlet>> = vec![Arc::new(CliOutlet::stdout().publishing(events.clone()))];
     if !d.jsonl_path.trim().is_empty() {
         out.push(Arc::new(JsonlOutlet::new(dir.root().join(&d.jsonl_path))));
     }
@@ -181,7 +187,8 @@ impl Engine {
             &metrics,
             restart("DeliveryHub"),
         );
-        for outlet in configured_outlets(dir, config)?.into_iter().chain(o.outlets) {
+        let events = crate::ipc::EventBus::default();
+        for outlet in configured_outlets(dir, config, &events)?.into_iter().chain(o.outlets) {
             hub.do_send(RegisterOutlet(outlet));
         }
         let x = &config.executor;
@@ -304,6 +311,7 @@ impl Engine {
             cron,
             jobs_changed,
             next_tick: Default::default(),
+            events,
             clock,
             _watches: watches,
         })
@@ -322,6 +330,7 @@ pub struct EngineControl {
     pub runner: Handle<RunnerService>,
     pub cron: Option<Handle<CronService>>,
     pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
+    pub events: crate::ipc::EventBus,
 }
 
 impl EngineControl {
@@ -334,6 +343,7 @@ impl EngineControl {
             runner: engine.runner.clone(),
             cron: engine.cron.clone(),
             next_tick: engine.next_tick.clone(),
+            events: engine.events.clone(),
         }
     }
 
@@ -354,6 +364,10 @@ impl EngineControl {
 }
 
 impl crate::ipc::ControlHandler for EngineControl {
+    fn subscribe(&self) -> Option<tokio::sync::mpsc::Receiver<String>> {
+        Some(self.events.subscribe(crate::ipc::EVENT_QUEUE))
+    }
+
     fn handle(
         &self,
         req: raven_proto::control::ControlRequest,
@@ -371,6 +385,8 @@ impl crate::ipc::ControlHandler for EngineControl {
             ControlRequest::Metrics => {
                 ControlResponse::Metrics { text: crate::supervise::render_prometheus(&self.metrics.snapshot()) }
             }
+            // The server answers it itself, through `subscribe`.
+            ControlRequest::Subscribe => ControlResponse::Error { message: "subscribe on a connection".into() },
             ControlRequest::Tick => {
                 let runner = self.runner.clone();
                 return Box::pin(async move {

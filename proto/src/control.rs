@@ -39,6 +39,8 @@ pub enum ControlRequest {
     },
     /// Run one Sentinel tick now.
     Tick,
+    /// Push this connection the supervisor's events (its `cli` messages) from now on.
+    Subscribe,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,6 +64,8 @@ pub enum ControlResponse {
     Error {
         message: String,
     },
+    /// Events follow as `ServerFrame::Event`.
+    Subscribed,
     /// What a tick did, and the proactive messages it delivered to `cli` targets (so an
     /// attached REPL shows them).
     Ticked {

@@ -25,18 +25,31 @@ pub trait Outlet: Send + Sync {
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>>;
 }
 
-/// The interactive terminal: proactive messages get a marker.
+/// The interactive terminal: proactive messages get a marker. It writes to a terminal (the
+/// process's own stdout), publishes to the attached REPLs (the supervisor's event bus), or
+/// both.
 pub struct CliOutlet {
-    out: Mutex<Box<dyn Write + Send>>,
+    out: Option<Mutex<Box<dyn Write + Send>>>,
+    bus: Option<crate::ipc::EventBus>,
 }
 
 impl CliOutlet {
     pub fn stdout() -> Self {
-        CliOutlet { out: Mutex::new(Box::new(std::io::stdout())) }
+        CliOutlet::to_writer(Box::new(std::io::stdout()))
     }
 
     pub fn to_writer(w: Box<dyn Write + Send>) -> Self {
-        CliOutlet { out: Mutex::new(w) }
+        CliOutlet { out: Some(Mutex::new(w)), bus: None }
+    }
+
+    /// Only to the subscribers of `bus` (an embedded REPL prints them between prompts).
+    pub fn events_only(bus: crate::ipc::EventBus) -> Self {
+        CliOutlet { out: None, bus: Some(bus) }
+    }
+
+    pub fn publishing(mut self, bus: crate::ipc::EventBus) -> Self {
+        self.bus = Some(bus);
+        self
     }
 
     pub fn render(text: &OutboundText) -> String {
@@ -55,10 +68,17 @@ impl Outlet for CliOutlet {
 
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         let line = CliOutlet::render(text);
-        let r =
-            self.out.lock().map_err(|_| OutletError::Transient("terminal writer poisoned".into())).and_then(|mut w| {
-                writeln!(w, "{line}").and_then(|_| w.flush()).map_err(|e| OutletError::Transient(e.to_string()))
-            });
+        if let Some(bus) = &self.bus {
+            bus.publish(&line);
+        }
+        let r = match &self.out {
+            None => Ok(()),
+            Some(out) => {
+                out.lock().map_err(|_| OutletError::Transient("terminal writer poisoned".into())).and_then(|mut w| {
+                    writeln!(w, "{line}").and_then(|_| w.flush()).map_err(|e| OutletError::Transient(e.to_string()))
+                })
+            }
+        };
         Box::pin(async move { r })
     }
 }

@@ -88,3 +88,89 @@ impl ControlClient {
         }
     }
 }
+
+/// A connection that takes requests concurrently and receives pushed events (an attached
+/// REPL): a reader task hands each response to its waiting request and each event to the
+/// event channel.
+pub struct DuplexClient {
+    stream: std::rc::Rc<Stream>,
+    path: PathBuf,
+    next_id: std::cell::Cell<u64>,
+    waiting: Waiting,
+    server_pid: Option<u32>,
+}
+
+type Waiting =
+    std::rc::Rc<std::cell::RefCell<std::collections::HashMap<u64, tokio::sync::oneshot::Sender<ControlResponse>>>>;
+
+impl ControlClient {
+    /// Subscribes to the server's events and splits the connection: requests through the
+    /// returned client, events (and `None` when the connection ends) through the receiver.
+    pub async fn into_duplex(
+        mut self,
+    ) -> Result<(DuplexClient, tokio::sync::mpsc::UnboundedReceiver<String>), IpcError> {
+        match self.request(ControlRequest::Subscribe).await? {
+            ControlResponse::Subscribed => {}
+            other => return Err(self.protocol(format!("subscribe refused: {other:?}"))),
+        }
+        let (events, rx) = tokio::sync::mpsc::unbounded_channel();
+        for e in self.events.drain(..) {
+            let _ = events.send(e);
+        }
+        let stream = std::rc::Rc::new(self.stream);
+        let waiting: Waiting = Default::default();
+        let (reader, w, mut decoder) = (stream.clone(), waiting.clone(), self.decoder);
+        actix_rt::spawn(async move {
+            let mut buf = vec![0u8; 16 * 1024];
+            loop {
+                while let Ok(Some(body)) = decoder.next_body() {
+                    match wire::decode_body::<ServerFrame>(&body) {
+                        Ok(ServerFrame::Event { text }) => {
+                            let _ = events.send(text);
+                        }
+                        Ok(ServerFrame::Response { id, response }) => {
+                            if let Some(tx) = w.borrow_mut().remove(&id) {
+                                let _ = tx.send(response);
+                            }
+                        }
+                        Err(e) => {
+                            tracing::warn!("control socket: a frame from the supervisor did not decode: {e}");
+                            w.borrow_mut().clear();
+                            return;
+                        }
+                    }
+                }
+                match (&*reader).read(&mut buf).await {
+                    Ok(n) if n > 0 => decoder.push(&buf[..n]),
+                    // Closed: dropping the waiters fails their requests.
+                    _ => {
+                        w.borrow_mut().clear();
+                        return;
+                    }
+                }
+            }
+        });
+        let server_pid = pid_of(&self.server.peer);
+        let client =
+            DuplexClient { stream, path: self.path, next_id: std::cell::Cell::new(self.next_id), waiting, server_pid };
+        Ok((client, rx))
+    }
+}
+
+impl DuplexClient {
+    pub fn server_pid(&self) -> Option<u32> {
+        self.server_pid
+    }
+
+    pub async fn request(&self, request: ControlRequest) -> Result<ControlResponse, IpcError> {
+        let protocol = |m: &str| IpcError::Protocol { path: self.path.clone(), message: m.to_owned() };
+        let id = self.next_id.get() + 1;
+        self.next_id.set(id);
+        let frame =
+            wire::encode_frame(&ClientFrame { id, request }, MAX_FRAME).map_err(|e| protocol(&e.to_string()))?;
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.waiting.borrow_mut().insert(id, tx);
+        (&*self.stream).write_all(&frame).await.map_err(|source| IpcError::Io { path: self.path.clone(), source })?;
+        rx.await.map_err(|_| protocol("the supervisor closed the connection"))
+    }
+}

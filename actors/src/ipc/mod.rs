@@ -5,9 +5,11 @@
 //! supervisor is detected (nothing answers) and replaced; a live one is reported with its pid.
 
 mod client;
+mod events;
 mod server;
 
-pub use client::ControlClient;
+pub use client::{ControlClient, DuplexClient};
+pub use events::{EventBus, EVENT_QUEUE};
 pub use server::{bind, serve, ControlHandler};
 
 use std::path::PathBuf;

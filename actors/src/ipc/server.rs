@@ -11,6 +11,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// Answers control requests (the engine implements it).
 pub trait ControlHandler {
     fn handle(&self, req: ControlRequest) -> LocalBoxFuture<'static, ControlResponse>;
+    /// The events a `Subscribe` connection is pushed; `None`: this server pushes none.
+    fn subscribe(&self) -> Option<tokio::sync::mpsc::Receiver<String>> {
+        None
+    }
 }
 
 /// Binds the control socket at `path`, replacing a stale socket file, refusing a live one.
@@ -92,9 +96,45 @@ pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: st
     }
 }
 
+/// Frames waiting to be written per connection: responses wait for room, events come
+/// through their own bounded queue (see `EventBus`).
+const OUT_QUEUE: usize = 64;
+
+/// One connection: requests are read in order and each is served on its own task (so a
+/// long turn does not hold up the answer to an ask_user question, nor the pushed events);
+/// one writer task sends responses and events in the order they are ready.
 async fn connection(stream: Stream, handler: Rc<dyn ControlHandler>) -> Result<(), WireError> {
-    let mut reader = &stream;
-    let mut writer = &stream;
+    let stream = Rc::new(stream);
+    let (out, mut queue) = tokio::sync::mpsc::channel::<ServerFrame>(OUT_QUEUE);
+    let writer_stream = stream.clone();
+    let writer = actix_rt::spawn(async move {
+        while let Some(frame) = queue.recv().await {
+            let bytes = match wire::encode_frame(&frame, MAX_FRAME) {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::error!("a frame for a control client could not be encoded: {e}");
+                    continue;
+                }
+            };
+            if (&*writer_stream).write_all(&bytes).await.is_err() {
+                return;
+            }
+        }
+    });
+    let result = read_requests(&stream, handler, out).await;
+    // Let the answers already queued go out, unless the peer misbehaved.
+    if result.is_err() {
+        writer.abort();
+    }
+    result
+}
+
+async fn read_requests(
+    stream: &Stream,
+    handler: Rc<dyn ControlHandler>,
+    out: tokio::sync::mpsc::Sender<ServerFrame>,
+) -> Result<(), WireError> {
+    let mut reader = stream;
     let mut decoder = FrameDecoder::new(MAX_FRAME);
     let mut buf = vec![0u8; 16 * 1024];
     let mut greeted = false;
@@ -104,14 +144,36 @@ async fn connection(stream: Stream, handler: Rc<dyn ControlHandler>) -> Result<(
             if !greeted {
                 let hello: Hello = wire::decode_body(&body)?;
                 hello.check()?;
-                writer.write_all(&wire::encode_frame(&Hello::new(supervisor_peer()), MAX_FRAME)?).await?;
+                let mut w = stream;
+                w.write_all(&wire::encode_frame(&Hello::new(supervisor_peer()), MAX_FRAME)?).await?;
                 greeted = true;
                 continue;
             }
             let frame: ClientFrame = wire::decode_body(&body)?;
-            let response = handler.handle(frame.request).await;
-            let out = ServerFrame::Response { id: frame.id, response };
-            writer.write_all(&wire::encode_frame(&out, MAX_FRAME)?).await?;
+            let out = out.clone();
+            if frame.request == ControlRequest::Subscribe {
+                let response = match handler.subscribe() {
+                    Some(mut events) => {
+                        let forward = out.clone();
+                        actix_rt::spawn(async move {
+                            while let Some(text) = events.recv().await {
+                                if forward.send(ServerFrame::Event { text }).await.is_err() {
+                                    return;
+                                }
+                            }
+                        });
+                        ControlResponse::Subscribed
+                    }
+                    None => ControlResponse::Error { message: "this server pushes no events".into() },
+                };
+                let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
+                continue;
+            }
+            let pending = handler.handle(frame.request);
+            actix_rt::spawn(async move {
+                let response = pending.await;
+                let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
+            });
         }
         let n = reader.read(&mut buf).await?;
         if n == 0 {

@@ -102,3 +102,54 @@ async fn the_owner_of_the_socket_is_served_and_another_uid_would_not_be() {
     let err = server::peer_allowed(&accepted, Some(me + 1)).unwrap_err();
     assert!(err.contains(&format!("peer uid {me}")), "{err}");
 }
+
+/// Answers `Tick` only when told to, and pushes the bus's events.
+struct Pushing {
+    bus: EventBus,
+    release: Rc<tokio::sync::Notify>,
+}
+
+impl ControlHandler for Pushing {
+    fn handle(&self, req: ControlRequest) -> LocalBoxFuture<'static, ControlResponse> {
+        let release = self.release.clone();
+        Box::pin(async move {
+            match req {
+                ControlRequest::Tick => {
+                    release.notified().await;
+                    ControlResponse::Ticked { route: "done".into(), cli_messages: vec![] }
+                }
+                _ => ControlResponse::Pong { pid: std::process::id() },
+            }
+        })
+    }
+
+    fn subscribe(&self) -> Option<tokio::sync::mpsc::Receiver<String>> {
+        Some(self.bus.subscribe(EVENT_QUEUE))
+    }
+}
+
+#[actix_rt::test]
+async fn events_are_pushed_and_requests_answered_while_a_long_request_is_in_flight() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raven.sock");
+    let (bus, release) = (EventBus::default(), Rc::new(tokio::sync::Notify::new()));
+    let listener = bind(&path).await.unwrap();
+    let handler = Rc::new(Pushing { bus: bus.clone(), release: release.clone() });
+    actix_rt::spawn(serve(listener, handler, path.clone()));
+    let (client, mut events) = ControlClient::connect(&path).await.unwrap().into_duplex().await.unwrap();
+    let client = Rc::new(client);
+    let c = client.clone();
+    let long = actix_rt::spawn(async move { c.request(ControlRequest::Tick).await.unwrap() });
+    // While the tick waits: a second request is answered and an event arrives.
+    assert!(matches!(client.request(ControlRequest::Ping).await.unwrap(), ControlResponse::Pong { .. }));
+    assert_eq!(bus.publish("[raven ⏰] stretch"), 1);
+    assert_eq!(events.recv().await.unwrap(), "[raven ⏰] stretch");
+    assert!(!long.is_finished());
+    release.notify_one();
+    assert!(matches!(long.await.unwrap(), ControlResponse::Ticked { .. }));
+    // A plain client of a server without events is told so.
+    let other = tempfile::tempdir().unwrap();
+    let path = other.path().join("raven.sock");
+    server(&path).await;
+    assert!(ControlClient::connect(&path).await.unwrap().into_duplex().await.is_err());
+}
