@@ -67,7 +67,16 @@ fn drive(dir: &Path, tag: &str, banner: &str) {
     t.wait_for("raven> No language model is configured");
     t.send("/tick");
     let screen = t.wait_for("(tick: nudge)");
+    let screen =
+        if screen.contains("Call the bank is due at") { screen } else { t.wait_for("Call the bank is due at") };
     assert!(screen.contains("[raven ⏰] Reminder: Call the bank is due at"), "{screen}");
+    // A reminder scheduled from another process fires while the prompt waits, and shows
+    // between prompts with the marker.
+    let added = support::raven(dir, &["cron", "add", "--in", "1s", "Drink some water"]);
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let screen = t.wait_for("Drink some water\n");
+    let line = screen.lines().find(|l| l.contains("Drink some water") && !l.contains("job-")).unwrap_or_default();
+    assert!(line.starts_with("[raven ⏰]"), "{screen}");
     t.send("/quit");
 }
 

@@ -56,6 +56,8 @@ pub struct Engine {
     pub jobs_changed: Arc<tokio::sync::Notify>,
     /// When the Sentinel ticks next, kept by its loop.
     pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
+    /// `sentinel.enabled`: whether the tick loop runs at all.
+    pub sentinel_enabled: bool,
     /// Where user and proactive turns reach the agent.
     pub scheduler: Scheduler,
     pub questions: Rc<QuestionBroker>,
@@ -311,6 +313,7 @@ impl Engine {
             cron,
             jobs_changed,
             next_tick: Default::default(),
+            sentinel_enabled: config.sentinel.enabled,
             events,
             clock,
             _watches: watches,
@@ -330,6 +333,7 @@ pub struct EngineControl {
     pub runner: Handle<RunnerService>,
     pub cron: Option<Handle<CronService>>,
     pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
+    pub sentinel_enabled: bool,
     pub events: crate::ipc::EventBus,
 }
 
@@ -343,15 +347,18 @@ impl EngineControl {
             runner: engine.runner.clone(),
             cron: engine.cron.clone(),
             next_tick: engine.next_tick.clone(),
+            sentinel_enabled: engine.sentinel_enabled,
             events: engine.events.clone(),
         }
     }
 
     /// When each timer fires next.
-    fn upcoming(&self) -> LocalBoxFuture<'static, Vec<raven_proto::control::Upcoming>> {
+    pub fn upcoming(&self) -> LocalBoxFuture<'static, Vec<raven_proto::control::Upcoming>> {
         use raven_proto::control::Upcoming;
         let rfc = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339());
-        let tick = Upcoming { what: "sentinel tick".into(), at: rfc(self.next_tick.get()) };
+        let what =
+            if self.sentinel_enabled { "sentinel tick" } else { "sentinel tick (off: sentinel.enabled = false)" };
+        let tick = Upcoming { what: what.into(), at: rfc(self.next_tick.get()) };
         let cron = self.cron.clone();
         Box::pin(async move {
             let mut out = vec![tick];

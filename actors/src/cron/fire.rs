@@ -119,13 +119,8 @@ impl FireJob for CronTurns {
             for (channel, chat_id) in &targets {
                 // One id per job and slot: a fire repeated after a crash is the same message,
                 // which the outlets and the outbox deliver once.
-                let text = OutboundText {
-                    delivery_id: format!("cron-{}-{}", job.id, slot.timestamp()),
-                    channel: channel.clone(),
-                    chat_id: chat_id.clone(),
-                    content: reply.clone(),
-                    extras: Default::default(),
-                };
+                let id = format!("cron-{}-{}", job.id, slot.timestamp());
+                let text = OutboundText::proactive(id, channel, chat_id, &reply);
                 match this.hub.call_async(Post::text(text)).await {
                     Ok(Ok(())) => delivered_to.push(format!("{channel}:{chat_id}")),
                     Ok(Err(e)) => tracing::warn!(job = %job.id, "cron reply to {channel}:{chat_id}: {e}"),

@@ -1,78 +1,177 @@
 //! `raven repl`: the interactive `cli` channel. It attaches to a running supervisor over the
-//! control socket; when none runs, it starts an engine in this process. Proactive messages
-//! show with the `[raven ⏰]` marker. Commands: `/status`, `/tick`, `/cron`, `/quit`.
+//! control socket; when none runs, it starts an engine in this process whose cron timer takes
+//! only `cli` jobs (so it never steals one meant for a real channel). Commands: `/status`,
+//! `/tick`, `/cron`, `/quit`.
+//!
+//! Line editing runs on its own thread; the engine (or the socket) runs on this one, so
+//! proactive messages, cron reminders and ask_user questions show between prompts, with the
+//! `[raven ⏰]` marker, while the prompt waits. Each line is served on its own task: the
+//! answer to a question can be typed while the turn that asked it waits.
 
 use super::load_config;
+use raven_actors::agent::{dispatch_inbound, Inbound};
 use raven_actors::clock::SystemClock;
 use raven_actors::cron::store::JobsStore;
 use raven_actors::data_dir::DataDir;
-use raven_actors::engine::Engine;
+use raven_actors::engine::{Engine, EngineControl, Overrides};
+use raven_actors::executor::hub::RegisterOutlet;
 use raven_actors::executor::outlets::CliOutlet;
-use raven_actors::ipc::ControlClient;
+use raven_actors::ipc::{ControlClient, DuplexClient, EVENT_QUEUE};
 use raven_actors::sentinel::Tick;
-use raven_actors::spine::TurnOutcome;
+use raven_actors::spine::{Routed, TurnOutcome};
 use raven_actors::supervise::render_table;
 use raven_proto::control::{ControlRequest, ControlResponse};
-use raven_proto::{BusyPolicy, Origin, OutboundText, TurnRequest};
+use raven_proto::{BusyPolicy, Origin, TurnRequest};
 use rustyline::error::ReadlineError;
+use rustyline::ExternalPrinter;
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 enum Backend {
-    Attached(ControlClient),
+    Attached(DuplexClient),
     Embedded(Box<Engine>),
 }
 
 const HELP: &str = "commands: /status, /tick, /cron, /quit; anything else goes to the agent";
 
+/// Prints between prompts without tearing the line being edited (plain stdout when the
+/// terminal offers no external printer).
+#[derive(Clone)]
+struct Screen(Rc<RefCell<Option<Box<dyn ExternalPrinter>>>>);
+
+impl Screen {
+    fn print(&self, text: String) {
+        match self.0.borrow_mut().as_mut() {
+            Some(p) => {
+                if p.print(format!("{text}\n")).is_err() {
+                    println!("{text}");
+                }
+            }
+            None => println!("{text}"),
+        }
+    }
+}
+
 pub fn run(dir: &DataDir) -> Result<(), String> {
     let config = load_config(dir)?;
     let system = actix_rt::System::new();
-    let mut backend = system.block_on(async {
+    let (backend, events) = system.block_on(async {
         match ControlClient::connect(&dir.socket()).await {
             Ok(c) => {
-                println!("raven repl: attached to the supervisor (pid {})", c.server_pid().unwrap_or(0));
-                Ok(Backend::Attached(c))
+                let pid = c.server_pid().unwrap_or(0);
+                let (client, events) = c.into_duplex().await.map_err(|e| e.to_string())?;
+                println!("raven repl: attached to the supervisor (pid {pid})");
+                Ok::<_, String>((Backend::Attached(client), events))
             }
             Err(_) => {
-                let engine = Engine::start(dir, &config, Arc::new(SystemClock))?;
+                let engine = embedded(dir, &config)?;
+                // What the engine's `cli` outlet delivers comes back here, to be printed.
+                let (tx, events) = tokio::sync::mpsc::unbounded_channel();
+                let mut rx = engine.events.subscribe(EVENT_QUEUE);
+                actix_rt::spawn(async move {
+                    while let Some(e) = rx.recv().await {
+                        if tx.send(e).is_err() {
+                            return;
+                        }
+                    }
+                });
                 println!("raven repl: no supervisor running; using an engine in this process");
-                Ok::<_, String>(Backend::Embedded(Box::new(engine)))
+                Ok((Backend::Embedded(Box::new(engine)), events))
             }
         }
     })?;
     println!("{HELP}");
     let mut editor = rustyline::DefaultEditor::new().map_err(|e| e.to_string())?;
-    let history = dir.root().join("repl_history");
-    let _ = editor.load_history(&history);
-    let mut n = 0u64;
-    loop {
-        let line = match editor.readline("you> ") {
-            Ok(l) => l,
-            Err(ReadlineError::Interrupted | ReadlineError::Eof) => break,
-            Err(e) => return Err(e.to_string()),
-        };
-        let line = line.trim().to_owned();
-        if line.is_empty() {
-            continue;
-        }
-        let _ = editor.add_history_entry(&line);
-        n += 1;
-        let out = system.block_on(handle(&mut backend, dir, &line, n));
-        match out {
-            Ok(Some(text)) => println!("{text}"),
-            Ok(None) => break,
-            Err(e) => println!("error: {e}"),
-        }
-    }
-    let _ = editor.save_history(&history);
+    let screen = Screen(Rc::new(RefCell::new(
+        editor.create_external_printer().ok().map(|p| Box::new(p) as Box<dyn ExternalPrinter>),
+    )));
+    let lines = read_lines(editor, dir.root().join("repl_history"));
+    system.block_on(session(Rc::new(backend), dir.clone(), screen, lines, events));
     Ok(())
 }
 
-/// One line; `Ok(None)` ends the REPL.
-async fn handle(backend: &mut Backend, dir: &DataDir, line: &str, n: u64) -> Result<Option<String>, String> {
-    let proactive = |m: &str| CliOutlet::render(&OutboundText::proactive("", "cli", "local", m));
+/// The embedded engine: every loop running, cron limited to `cli` jobs, and `cli` messages
+/// published to this REPL only (not written to stdout under the prompt).
+fn embedded(dir: &DataDir, config: &raven_actors::config::RavenConfig) -> Result<Engine, String> {
+    let o = Overrides { cron_channels: Some(vec!["cli".into()]), ..Default::default() };
+    let engine = Engine::start_with(dir, config, Arc::new(SystemClock), o)?;
+    engine.hub.do_send(RegisterOutlet(Arc::new(CliOutlet::events_only(engine.events.clone()))));
+    // Dropping the handles detaches the loops: they run as long as the process.
+    drop(engine.spawn_loops(config));
+    Ok(engine)
+}
+
+/// The line-editing thread: each line (and `/quit` at EOF or Ctrl-C) goes to the session.
+fn read_lines(
+    mut editor: rustyline::DefaultEditor,
+    history: std::path::PathBuf,
+) -> tokio::sync::mpsc::UnboundedReceiver<String> {
+    let _ = editor.load_history(&history);
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        loop {
+            let line = match editor.readline("you> ") {
+                Ok(l) => l.trim().to_owned(),
+                Err(ReadlineError::Interrupted | ReadlineError::Eof) => "/quit".to_owned(),
+                Err(e) => {
+                    let _ = tx.send(format!("/error {e}"));
+                    break;
+                }
+            };
+            if line.is_empty() {
+                continue;
+            }
+            let _ = editor.add_history_entry(&line);
+            let quit = line == "/quit" || line == "/exit";
+            if tx.send(line).is_err() || quit {
+                break;
+            }
+        }
+        let _ = editor.save_history(&history);
+    });
+    rx
+}
+
+async fn session(
+    backend: Rc<Backend>,
+    dir: DataDir,
+    screen: Screen,
+    mut lines: tokio::sync::mpsc::UnboundedReceiver<String>,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    let s = screen.clone();
+    actix_rt::spawn(async move {
+        while let Some(e) = events.recv().await {
+            s.print(e);
+        }
+        s.print("(the supervisor closed the connection)".into());
+    });
+    let mut n = 0u64;
+    while let Some(line) = lines.recv().await {
+        match line.as_str() {
+            "/quit" | "/exit" => return,
+            l if l.starts_with("/error ") => {
+                screen.print(l.trim_start_matches("/error ").to_owned());
+                return;
+            }
+            _ => {}
+        }
+        n += 1;
+        let (backend, dir, screen) = (backend.clone(), dir.clone(), screen.clone());
+        actix_rt::spawn(async move {
+            match handle(&backend, &dir, &line, n).await {
+                Ok(Some(text)) => screen.print(text),
+                Ok(None) => {}
+                Err(e) => screen.print(format!("error: {e}")),
+            }
+        });
+    }
+}
+
+/// One line; `Ok(None)` when there is nothing to print (the reply comes as an event).
+async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<Option<String>, String> {
     match line {
-        "/quit" | "/exit" => return Ok(None),
         "/help" => return Ok(Some(HELP.into())),
         "/cron" => {
             let jobs = JobsStore::new(dir.jobs()).load().map_err(|e| e.to_string())?;
@@ -89,38 +188,48 @@ async fn handle(backend: &mut Backend, dir: &DataDir, line: &str, n: u64) -> Res
                 text => ControlRequest::Inbound { turn: turn(text, n), deliver: false },
             };
             Ok(Some(match c.request(req).await.map_err(|e| e.to_string())? {
-                ControlResponse::Status { pid, actors, .. } => {
-                    format!("supervisor pid {pid}\n{}", render_table(&actors))
-                }
-                ControlResponse::Ticked { route, cli_messages } => {
-                    let mut out: Vec<String> = cli_messages.iter().map(|m| proactive(m)).collect();
-                    out.push(format!("(tick: {route})"));
-                    out.join("\n")
-                }
-                ControlResponse::Reply { text } => {
-                    format!("raven> {}", text.unwrap_or_else(|| "(taken by the running turn)".into()))
-                }
+                ControlResponse::Status { pid, actors, upcoming } => status(Some(pid), &actors, &upcoming),
+                // The tick's `cli` messages arrive as events.
+                ControlResponse::Ticked { route, .. } => format!("(tick: {route})"),
+                ControlResponse::Reply { text: Some(text) } => format!("raven> {text}"),
+                ControlResponse::Reply { text: None } => return Ok(None),
                 ControlResponse::Error { message } => format!("error: {message}"),
                 other => format!("{other:?}"),
             }))
         }
         Backend::Embedded(engine) => match line {
-            // The engine's own `cli` outlet prints what the tick delivers, with the marker.
-            "/status" => Ok(Some(render_table(&engine.metrics.snapshot()))),
+            "/status" => {
+                let upcoming = EngineControl::of(engine).upcoming().await;
+                Ok(Some(status(None, &engine.metrics.snapshot(), &upcoming)))
+            }
             "/tick" => {
                 let out = engine.runner.call_async(Tick).await.map_err(|e| e.to_string())?;
                 Ok(Some(format!("(tick: {})", out.route)))
             }
-            text => {
-                let (_, reply) = engine.scheduler.submit_wait(turn(text, n));
-                Ok(Some(match reply.await.map_err(|_| "the turn was dropped".to_owned())? {
+            text => match dispatch_inbound(&engine.scheduler, &engine.questions, turn(text, n)) {
+                // An answer to a question, or input merged into the running turn.
+                (Inbound::Answered, _) | (Inbound::Routed(Routed::Injected), _) | (_, None) => Ok(None),
+                (_, Some(reply)) => Ok(Some(match reply.await.map_err(|_| "the turn was dropped".to_owned())? {
                     TurnOutcome::Replied(t) => format!("raven> {t}"),
                     TurnOutcome::Failed(e) => format!("error: {e}"),
                     TurnOutcome::Interrupted => "(interrupted)".into(),
-                }))
-            }
+                })),
+            },
         },
     }
+}
+
+fn status(
+    pid: Option<u32>,
+    actors: &[raven_proto::control::MeterSnapshot],
+    upcoming: &[raven_proto::control::Upcoming],
+) -> String {
+    let mut out = pid.map(|p| format!("supervisor pid {p}\n")).unwrap_or_default();
+    out.push_str(&render_table(actors));
+    for u in upcoming {
+        out.push_str(&format!("next {}: {}\n", u.what, u.at.as_deref().unwrap_or("nothing scheduled")));
+    }
+    out.trim_end().to_owned()
 }
 
 fn turn(text: &str, n: u64) -> TurnRequest {
