@@ -15,6 +15,7 @@ bench policy_check "NudgePolicy check() (baseline: the 100-entry ledger)"
 bench tick "Sentinel tick (baseline: reading MEMORY.md and history.md)"
 bench spine "Spine: 1,000 conversations x 10 turns (baseline: the same turns run directly)"
 bench socket "Control socket (baseline: a raw Unix stream ping-pong of the same frame)"
+bench cron "Cron at 10,000 jobs (baselines: 100 jobs; a full parse; fires with no jobs waiting)"
 
 echo "== raven up: start-to-ready and idle memory =="
 cargo build -q --release -p raven-bin

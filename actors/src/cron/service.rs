@@ -65,19 +65,19 @@ impl Inner {
     /// Claims under the lock; on a malformed file, from memory.
     fn claim(&mut self, now: DateTime<Utc>) -> Vec<Job> {
         let (claimer, pending) = (&self.claimer, std::mem::take(&mut self.pending));
-        let result = self.store.update(|f| {
+        let result = self.store.update_viewed(|f| {
             f.jobs.retain(|j| !matches!(pending.get(&j.id), Some(None)));
             for job in &mut f.jobs {
                 if let Some(Some(state)) = pending.get(&job.id) {
                     job.state = state.clone();
                 }
             }
-            (claimer.claim_due(f, now), f.clone())
+            claimer.claim_due(f, now)
         });
         match result {
-            Ok((claimed, file)) => {
+            Ok((claimed, view)) => {
                 self.recovered();
-                self.loaded = file;
+                self.seen_now(view);
                 claimed
             }
             Err(e) => {
@@ -92,26 +92,49 @@ impl Inner {
         }
     }
 
-    fn complete(&mut self, job: &Job, now: DateTime<Utc>) -> Option<String> {
-        let claim = job.state.claim?;
+    /// Writes every fire of a run back in one locked update (on a malformed file, to
+    /// memory); returns the pause reason per job, in order.
+    fn complete(&mut self, jobs: &[Job], now: DateTime<Utc>) -> Vec<Option<String>> {
         let claimer = self.claimer.clone();
-        let done = match self.store.update(|f| claimer.complete(f, &job.id, &claim, now)) {
-            Ok(done) => done,
+        let finish = |f: &mut JobsFile| -> Vec<Completion> {
+            jobs.iter()
+                .map(|j| match &j.state.claim {
+                    Some(claim) => claimer.complete(f, &j.id, claim, now),
+                    None => Completion::Lost,
+                })
+                .collect()
+        };
+        let done = match self.store.update_viewed(finish) {
+            Ok((done, view)) => {
+                self.seen_now(view);
+                done
+            }
             Err(e) => {
                 self.failed(&e);
-                let done = claimer.complete(&mut self.loaded, &job.id, &claim, now);
-                let state = self.loaded.jobs.iter().find(|j| j.id == job.id).map(|j| j.state.clone());
-                self.pending.insert(job.id.clone(), state);
+                let done = finish(&mut self.loaded);
+                for job in jobs {
+                    let state = self.loaded.jobs.iter().find(|j| j.id == job.id).map(|j| j.state.clone());
+                    self.pending.insert(job.id.clone(), state);
+                }
                 done
             }
         };
-        match done {
-            Completion::Done { paused } => paused,
-            Completion::Lost => {
-                tracing::warn!(job = %job.id, "the fire's claim was taken over before it was written back");
-                None
-            }
-        }
+        jobs.iter()
+            .zip(done)
+            .map(|(job, done)| match done {
+                Completion::Done { paused } => paused,
+                Completion::Lost => {
+                    tracing::warn!(job = %job.id, "the fire's claim was taken over before it was written back");
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// The file as a locked update just left it: what the next wake is computed from.
+    fn seen_now(&mut self, view: super::store::View) {
+        self.loaded = view.file;
+        self.seen = Some(view.stamp);
     }
 
     fn failed(&mut self, e: &JobsError) {
@@ -126,18 +149,6 @@ impl Inner {
         if self.error.take().is_some() {
             tracing::info!("{} parses again", self.store.path().display());
         }
-    }
-
-    fn refresh_wake(&mut self, now: DateTime<Utc>) {
-        let stamp = self.store.stamp();
-        if self.error.is_none() {
-            match self.store.load() {
-                Ok(f) => self.loaded = f,
-                Err(e) => self.failed(&e),
-            }
-        }
-        self.next_wake = self.claimer.next_wake(&self.loaded, now);
-        self.seen = Some(stamp);
     }
 }
 
@@ -196,20 +207,21 @@ impl ServeAsync<RunDue> for CronService {
                     (job, result)
                 }
             });
+            let (jobs, results): (Vec<Job>, Vec<_>) = futures_util::future::join_all(runs).await.into_iter().unzip();
+            let mut i = inner.borrow_mut();
+            let paused = if jobs.is_empty() { Vec::new() } else { i.complete(&jobs, clock.now()) };
             let mut fired = Vec::new();
-            for (job, result) in futures_util::future::join_all(runs).await {
+            for ((job, result), paused) in jobs.into_iter().zip(results).zip(paused) {
                 if let Err(e) = &result {
                     tracing::error!(job = %job.id, "cron fire failed: {e}");
                 }
-                let paused = inner.borrow_mut().complete(&job, clock.now());
                 if let Some(why) = &paused {
                     tracing::warn!(job = %job.id, "{why}");
                 }
                 let slot = job.state.claim.map(|c| c.slot).unwrap_or(now);
                 fired.push(FireReport { job_id: job.id, slot, result, paused });
             }
-            let mut i = inner.borrow_mut();
-            i.refresh_wake(clock.now());
+            i.next_wake = i.claimer.next_wake(&i.loaded, clock.now());
             CronRun { fired, next_wake: i.next_wake, error: i.error.clone() }
         })
     }

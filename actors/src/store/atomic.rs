@@ -18,10 +18,40 @@ impl FileLock {
         if let Some(dir) = lock_path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let file = OpenOptions::new().create(true).truncate(false).write(true).open(lock_path)?;
+        let file = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(lock_path)?;
         // Fully qualified: std's own File::lock would shadow fs2's method on newer Rust.
         fs2::FileExt::lock_exclusive(&file)?;
         Ok(FileLock { file })
+    }
+
+    /// The write counter kept in the lock file (0 when none): every writer through the
+    /// store bumps it under the lock, so a reader can tell its cached copy is current
+    /// without re-reading the data file, even when two writes land in the same mtime tick.
+    /// `None` where positional IO is not available (no caching there).
+    pub fn revision(&self) -> Option<u64> {
+        #[cfg(unix)]
+        {
+            let mut b = [0u8; 8];
+            match std::os::unix::fs::FileExt::read_at(&self.file, &mut b, 0) {
+                Ok(8) => Some(u64::from_le_bytes(b)),
+                Ok(_) => Some(0),
+                Err(_) => None,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    }
+
+    /// Counts one write; returns the new revision.
+    pub fn bump(&self) -> Option<u64> {
+        let next = self.revision()?.wrapping_add(1);
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::FileExt::write_all_at(&self.file, &next.to_le_bytes(), 0).ok()?;
+        }
+        Some(next)
     }
 }
 

@@ -48,6 +48,13 @@ impl Stamp {
             .unwrap_or(0);
         Some(Stamp { ino, len: meta.len(), mtime_ns })
     }
+
+    /// How long ago the file was last modified (zero for a time in the future).
+    pub fn age(&self) -> std::time::Duration {
+        let now =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos() as i128;
+        std::time::Duration::from_nanos((now - self.mtime_ns).max(0) as u64)
+    }
 }
 
 #[derive(Debug)]
