@@ -324,6 +324,25 @@ impl Engine {
 #[cfg(test)]
 mod tests;
 
+/// `raven send`: one message through the hub, and what became of it.
+pub async fn send(hub: &Handle<DeliveryHubService>, target: &str, text: &str) -> raven_proto::control::ControlResponse {
+    use raven_proto::control::ControlResponse;
+    let (channel, chat_id) = raven_proto::split_target(target);
+    let id = format!("send-{}-{}", std::process::id(), chrono::Utc::now().timestamp_micros());
+    let out = raven_proto::OutboundText {
+        delivery_id: id,
+        channel,
+        chat_id,
+        content: text.to_owned(),
+        extras: Default::default(),
+    };
+    match hub.call_async(Post::text(out)).await {
+        Ok(Ok(())) => ControlResponse::Sent { delivered: true, detail: format!("delivered to {target}") },
+        Ok(Err(e)) => ControlResponse::Sent { delivered: false, detail: e.to_string() },
+        Err(e) => ControlResponse::Error { message: e.to_string() },
+    }
+}
+
 /// The control socket's handler on a running engine.
 pub struct EngineControl {
     pub metrics: Metrics,
@@ -391,6 +410,10 @@ impl crate::ipc::ControlHandler for EngineControl {
             }
             ControlRequest::Metrics => {
                 ControlResponse::Metrics { text: crate::supervise::render_prometheus(&self.metrics.snapshot()) }
+            }
+            ControlRequest::Send { target, text } => {
+                let hub = self.hub.clone();
+                return Box::pin(async move { send(&hub, &target, &text).await });
             }
             // The server answers it itself, through `subscribe`.
             ControlRequest::Subscribe => ControlResponse::Error { message: "subscribe on a connection".into() },

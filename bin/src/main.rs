@@ -48,6 +48,12 @@ enum Command {
         #[arg(long, value_name = "RFC3339")]
         at: Option<String>,
     },
+    /// Send one message out through the DeliveryHub (the supervisor's when running).
+    Send {
+        /// Where to: `channel:chat_id`.
+        target: String,
+        text: String,
+    },
     /// Run one Sentinel tick now, on an engine embedded in this process.
     Tick {
         /// Tick at this RFC 3339 time instead of now (a manual clock).
@@ -76,6 +82,7 @@ fn main() -> ExitCode {
         Command::Metrics => commands::metrics::run(&dir),
         Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
         Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
+        Command::Send { target, text } => commands::send::run(&dir, target, text),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

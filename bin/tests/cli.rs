@@ -194,3 +194,44 @@ fn say_with_no_llm_creates_reminders_and_answers_honestly() {
     let session = std::fs::read_to_string(dir.path().join("sessions/cli_local.jsonl")).unwrap();
     assert_eq!(session.lines().count(), 6);
 }
+
+#[test]
+fn send_delivers_through_the_outlet_and_says_when_it_could_not() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("config.toml"), "[delivery]\njsonl_path = \"out.jsonl\"\n").unwrap();
+    let out = raven(dir.path(), &["send", "jsonl:me", "The parcel is at the door"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("delivered to jsonl:me"));
+    let written = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(written.contains("The parcel is at the door") && written.contains("\"chat_id\":\"me\""), "{written}");
+    let bad = raven(dir.path(), &["send", "nochat", "x"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("not channel:chat_id"), "{}", text(&bad.stderr));
+    let nowhere = raven(dir.path(), &["send", "telegram:42", "hello"]);
+    assert_eq!(nowhere.status.code(), Some(2));
+    assert!(text(&nowhere.stderr).contains("kept in the outbox"), "{}", text(&nowhere.stderr));
+}
+
+#[test]
+fn cron_add_list_rm_round_trip_and_bad_input_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let add = raven(dir.path(), &["cron", "add", "--cron", "30 2 * * *", "--tz", "Europe/Berlin", "Water the plants"]);
+    assert!(add.status.success(), "{}", text(&add.stderr));
+    let id = text(&add.stdout).split_whitespace().next().unwrap().to_owned();
+    let list = text(&raven(dir.path(), &["cron", "list"]).stdout);
+    assert!(list.contains(&id) && list.contains("cron `30 2 * * *` Europe/Berlin") && list.contains("next "), "{list}");
+    for (args, says) in [
+        (vec!["cron", "add", "--in", "soon", "x"], "not a duration"),
+        (vec!["cron", "add", "--cron", "* * *", "x"], "3 fields"),
+        (vec!["cron", "add", "--cron", "0 9 * * *", "--tz", "Mars/Base", "x"], "not an IANA time zone"),
+        (vec!["cron", "add", "x"], "say when"),
+        (vec!["cron", "rm", "job-nope"], "no job job-nope"),
+    ] {
+        let out = raven(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains(says), "{args:?}: {}", text(&out.stderr));
+    }
+    let rm = raven(dir.path(), &["cron", "rm", &id]);
+    assert!(rm.status.success() && text(&rm.stdout).contains("removed"));
+    assert!(text(&raven(dir.path(), &["cron", "list"]).stdout).contains("no jobs"));
+}

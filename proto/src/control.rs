@@ -39,6 +39,11 @@ pub enum ControlRequest {
     },
     /// Run one Sentinel tick now.
     Tick,
+    /// Deliver `text` to `target` (`channel:chat_id`) through the DeliveryHub.
+    Send {
+        target: String,
+        text: String,
+    },
     /// Push this connection the supervisor's events (its `cli` messages) from now on.
     Subscribe,
 }
@@ -66,6 +71,11 @@ pub enum ControlResponse {
     },
     /// Events follow as `ServerFrame::Event`.
     Subscribed,
+    /// What became of a `Send`: delivered, or kept in the outbox / dropped, with why.
+    Sent {
+        delivered: bool,
+        detail: String,
+    },
     /// What a tick did, and the proactive messages it delivered to `cli` targets (so an
     /// attached REPL shows them).
     Ticked {

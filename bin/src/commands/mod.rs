@@ -5,6 +5,7 @@ pub mod metrics;
 pub mod policy;
 pub mod repl;
 pub mod say;
+pub mod send;
 pub mod status;
 pub mod tick;
 pub mod up;

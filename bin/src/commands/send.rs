@@ -1,0 +1,35 @@
+//! `raven send <channel:chat_id> <text>`: one message out through the DeliveryHub (the
+//! running supervisor's when there is one, else an engine in this process). A message the
+//! outlet cannot take now stays in the outbox for a retry; the command says so.
+
+use super::load_config;
+use raven_actors::clock::SystemClock;
+use raven_actors::data_dir::DataDir;
+use raven_actors::engine::{send, Engine};
+use raven_actors::ipc::ControlClient;
+use raven_proto::control::{ControlRequest, ControlResponse};
+use std::sync::Arc;
+
+pub fn run(dir: &DataDir, target: String, text: String) -> Result<(), String> {
+    if !target.contains(':') {
+        return Err(format!("`{target}` is not channel:chat_id (e.g. webhook:alice, cli:local)"));
+    }
+    let config = load_config(dir)?;
+    let response = actix_rt::System::new().block_on(async {
+        match ControlClient::connect(&dir.socket()).await {
+            Ok(mut c) => c.request(ControlRequest::Send { target, text }).await.map_err(|e| e.to_string()),
+            Err(_) => {
+                let engine = Engine::start(dir, &config, Arc::new(SystemClock))?;
+                Ok(send(&engine.hub, &target, &text).await)
+            }
+        }
+    })?;
+    match response {
+        ControlResponse::Sent { delivered: true, detail } => {
+            println!("{detail}");
+            Ok(())
+        }
+        ControlResponse::Sent { delivered: false, detail } | ControlResponse::Error { message: detail } => Err(detail),
+        other => Err(format!("unexpected answer: {other:?}")),
+    }
+}
