@@ -108,3 +108,37 @@ fn inbound_messages_metrics_secrets_limits_and_a_killed_gateway() {
     assert!(Command::new("kill").args(["-TERM", &supervisor.id().to_string()]).status().unwrap().success());
     assert!(supervisor.wait().unwrap().success());
 }
+
+fn send(dir: &Path, text: &str) -> std::process::Output {
+    support::raven(dir, &["send", "jsonl:me", text])
+}
+
+#[test]
+fn the_gateway_hosts_the_outbound_outlets_and_the_outbox_keeps_what_it_could_not_take() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let config = "[gateway]\nlisten = \"127.0.0.1:0\"\nrestart_backoff_ms = 3000\n\
+                  [delivery]\njsonl_path = \"outbox.jsonl\"\noutbox_backoff_s = 1\n";
+    let mut supervisor = support::up(dir, config, &[("RAVEN_GATEWAY_SECRET", SECRET)]);
+    let (_, pid) = gateway(dir, None);
+    // Delivered once the gateway has taken its outlets over.
+    support::eventually("the gateway to host jsonl", || send(dir, "through the gateway").status.success());
+    // With the gateway dead (and not back for 3 s) the supervisor cannot deliver to jsonl
+    // itself: the message waits in its outbox, and goes out once a new gateway hosts it.
+    assert!(Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap().success());
+    support::eventually("the supervisor to see the gateway gone", || {
+        let out = send(dir, "while the gateway is down");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        !out.status.success() && err.contains("kept in the outbox") && err.contains("gateway")
+    });
+    let written = || std::fs::read_to_string(dir.join("outbox.jsonl")).unwrap_or_default();
+    assert!(!written().contains("while the gateway is down"));
+    let (_, new_pid) = gateway(dir, Some(pid));
+    assert_ne!(new_pid, pid);
+    support::eventually("the outbox to drain through the new gateway", || {
+        written().contains("while the gateway is down")
+    });
+    assert_eq!(written().matches("while the gateway is down").count(), 1, "once: {}", written());
+    assert!(Command::new("kill").args(["-TERM", &supervisor.id().to_string()]).status().unwrap().success());
+    assert!(supervisor.wait().unwrap().success());
+}

@@ -65,6 +65,8 @@ pub struct Engine {
     pub clock: SharedClock,
     /// What the `cli` outlet delivered, for the attached REPLs.
     pub events: crate::ipc::EventBus,
+    /// The gateway's end of the outlets it hosts (`None` when it hosts none).
+    pub gateway: Option<crate::executor::remote::GatewayLink>,
     /// Kept alive: dropping them stops the attention.md and jobs.json watches.
     _watches: Vec<FileWatch>,
 }
@@ -77,6 +79,9 @@ pub struct Overrides {
     pub router: Option<Rc<dyn Router>>,
     /// Registered after the configured outlets (one per channel: these win).
     pub outlets: Vec<Arc<dyn Outlet>>,
+    /// Channels whose outlets the gateway process hosts (`raven up` with the gateway on):
+    /// the hub hands their deliveries to it over the control socket.
+    pub remote_channels: Vec<String>,
     /// The channels whose cron jobs this engine may fire (`None`: all). An embedded REPL
     /// passes `cli`, so it never steals a job meant for a real channel.
     pub cron_channels: Option<Vec<String>>,
@@ -118,6 +123,20 @@ pub fn configured_outlets(
         out.push(Arc::new(w));
     }
     Ok(out)
+}
+
+/// The channels of the configured outlets that face the outside (all but `cli`): what the
+/// gateway process hosts when it runs.
+pub fn hosted_channels(config: &RavenConfig) -> Vec<String> {
+    let d = &config.delivery;
+    let mut out = Vec::new();
+    if !d.jsonl_path.trim().is_empty() {
+        out.push("jsonl".to_owned());
+    }
+    if !d.webhook_url.trim().is_empty() {
+        out.push("webhook".to_owned());
+    }
+    out
 }
 
 impl Engine {
@@ -192,6 +211,14 @@ impl Engine {
         let events = crate::ipc::EventBus::default();
         for outlet in configured_outlets(dir, config, &events)?.into_iter().chain(o.outlets) {
             hub.do_send(RegisterOutlet(outlet));
+        }
+        let gateway = crate::executor::remote::GatewayLink::default();
+        let d = &config.delivery;
+        let timeout = Duration::from_secs(d.webhook_timeout_s * (d.webhook_attempts as u64 + 1) + 5);
+        for channel in &o.remote_channels {
+            let remote =
+                crate::executor::remote::RemoteOutlet { channel: channel.clone(), link: gateway.clone(), timeout };
+            hub.do_send(RegisterOutlet(Arc::new(remote)));
         }
         let x = &config.executor;
         let injector = start(
@@ -315,6 +342,7 @@ impl Engine {
             next_tick: Default::default(),
             sentinel_enabled: config.sentinel.enabled,
             events,
+            gateway: (!o.remote_channels.is_empty()).then_some(gateway),
             clock,
             _watches: watches,
         })
@@ -354,6 +382,7 @@ pub struct EngineControl {
     pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
     pub sentinel_enabled: bool,
     pub events: crate::ipc::EventBus,
+    pub gateway: Option<crate::executor::remote::GatewayLink>,
 }
 
 impl EngineControl {
@@ -368,6 +397,7 @@ impl EngineControl {
             next_tick: engine.next_tick.clone(),
             sentinel_enabled: engine.sentinel_enabled,
             events: engine.events.clone(),
+            gateway: engine.gateway.clone(),
         }
     }
 
@@ -394,6 +424,14 @@ impl crate::ipc::ControlHandler for EngineControl {
         Some(self.events.subscribe(crate::ipc::EVENT_QUEUE))
     }
 
+    fn host_outlets(
+        &self,
+        channels: &[String],
+    ) -> Option<tokio::sync::mpsc::Receiver<(u64, raven_proto::OutboundText)>> {
+        tracing::info!("the gateway hosts {channels:?}");
+        self.gateway.as_ref().map(|g| g.attach())
+    }
+
     fn handle(
         &self,
         req: raven_proto::control::ControlRequest,
@@ -415,8 +453,22 @@ impl crate::ipc::ControlHandler for EngineControl {
                 let hub = self.hub.clone();
                 return Box::pin(async move { send(&hub, &target, &text).await });
             }
-            // The server answers it itself, through `subscribe`.
-            ControlRequest::Subscribe => ControlResponse::Error { message: "subscribe on a connection".into() },
+            ControlRequest::Delivered { id, error, transient } => {
+                use crate::executor::outlets::OutletError;
+                let result = match error {
+                    None => Ok(()),
+                    Some(e) if transient => Err(OutletError::Transient(e)),
+                    Some(e) => Err(OutletError::Refused(e)),
+                };
+                if let Some(g) = &self.gateway {
+                    g.resolve(id, result);
+                }
+                ControlResponse::Ack
+            }
+            // The server answers these itself, through `subscribe` and `host_outlets`.
+            ControlRequest::Subscribe | ControlRequest::HostOutlets { .. } => {
+                ControlResponse::Error { message: "asked on a connection, not of the engine".into() }
+            }
             ControlRequest::Tick => {
                 let runner = self.runner.clone();
                 return Box::pin(async move {

@@ -44,6 +44,18 @@ pub enum ControlRequest {
         target: String,
         text: String,
     },
+    /// The gateway takes over delivery for these channels: the supervisor pushes it
+    /// `ServerFrame::Deliver` and it answers each with `Delivered`.
+    HostOutlets {
+        channels: Vec<String>,
+    },
+    /// The outcome of a `ServerFrame::Deliver`: `error` is `None` when delivered; a
+    /// `transient` error is retried from the outbox, another one is dropped.
+    Delivered {
+        id: u64,
+        error: Option<String>,
+        transient: bool,
+    },
     /// Push this connection the supervisor's events (its `cli` messages) from now on.
     Subscribe,
 }
@@ -71,6 +83,10 @@ pub enum ControlResponse {
     },
     /// Events follow as `ServerFrame::Event`.
     Subscribed,
+    /// The gateway now hosts the channels it named.
+    Hosting,
+    /// Taken.
+    Ack,
     /// What became of a `Send`: delivered, or kept in the outbox / dropped, with why.
     Sent {
         delivered: bool,
@@ -101,5 +117,10 @@ pub enum ServerFrame {
     /// Pushed without a request (a proactive message for the REPL, say).
     Event {
         text: String,
+    },
+    /// To a gateway hosting the channel: deliver this, then answer `Delivered { id }`.
+    Deliver {
+        id: u64,
+        text: crate::OutboundText,
     },
 }

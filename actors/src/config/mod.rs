@@ -166,6 +166,9 @@ pub struct GatewayConfig {
     /// Environment variable holding the shared secret `POST /inbound` requires.
     pub secret_env: String,
     pub max_body_bytes: usize,
+    /// The first wait before a dead gateway is started again (doubling to 5 s while it keeps
+    /// dying young).
+    pub restart_backoff_ms: u64,
 }
 
 impl Default for GatewayConfig {
@@ -175,6 +178,7 @@ impl Default for GatewayConfig {
             listen: "127.0.0.1:8787".into(),
             secret_env: "RAVEN_GATEWAY_SECRET".into(),
             max_body_bytes: 64 * 1024,
+            restart_backoff_ms: 200,
         }
     }
 }

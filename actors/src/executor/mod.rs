@@ -6,6 +6,7 @@ pub mod dispatcher;
 pub mod hub;
 pub mod injector;
 pub mod outlets;
+pub mod remote;
 pub mod spawn;
 
 use crate::sentinel::Router;

@@ -84,6 +84,9 @@ impl ControlClient {
                 ServerFrame::Response { id: got, response } if got == id => return Ok(response),
                 ServerFrame::Response { .. } => continue,
                 ServerFrame::Event { text } => self.events.push(text),
+                ServerFrame::Deliver { id, .. } => {
+                    tracing::warn!(id, "a delivery pushed to a plain client is ignored")
+                }
             }
         }
     }
@@ -103,19 +106,25 @@ pub struct DuplexClient {
 type Waiting =
     std::rc::Rc<std::cell::RefCell<std::collections::HashMap<u64, tokio::sync::oneshot::Sender<ControlResponse>>>>;
 
+/// What the server pushes on a duplex connection.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pushed {
+    Event(String),
+    /// For a gateway hosting the channel: deliver, then answer `Delivered { id }`.
+    Deliver {
+        id: u64,
+        text: raven_proto::OutboundText,
+    },
+}
+
 impl ControlClient {
-    /// Subscribes to the server's events and splits the connection: requests through the
-    /// returned client, events (and `None` when the connection ends) through the receiver.
-    pub async fn into_duplex(
-        mut self,
-    ) -> Result<(DuplexClient, tokio::sync::mpsc::UnboundedReceiver<String>), IpcError> {
-        match self.request(ControlRequest::Subscribe).await? {
-            ControlResponse::Subscribed => {}
-            other => return Err(self.protocol(format!("subscribe refused: {other:?}"))),
-        }
+    /// Splits the connection: requests (any number at once) through the returned client,
+    /// what the server pushes through the receiver (which ends with the connection). Ask
+    /// for pushes with `Subscribe` or `HostOutlets`.
+    pub fn into_duplex(mut self) -> (DuplexClient, tokio::sync::mpsc::UnboundedReceiver<Pushed>) {
         let (events, rx) = tokio::sync::mpsc::unbounded_channel();
         for e in self.events.drain(..) {
-            let _ = events.send(e);
+            let _ = events.send(Pushed::Event(e));
         }
         let stream = std::rc::Rc::new(self.stream);
         let waiting: Waiting = Default::default();
@@ -126,7 +135,10 @@ impl ControlClient {
                 while let Ok(Some(body)) = decoder.next_body() {
                     match wire::decode_body::<ServerFrame>(&body) {
                         Ok(ServerFrame::Event { text }) => {
-                            let _ = events.send(text);
+                            let _ = events.send(Pushed::Event(text));
+                        }
+                        Ok(ServerFrame::Deliver { id, text }) => {
+                            let _ = events.send(Pushed::Deliver { id, text });
                         }
                         Ok(ServerFrame::Response { id, response }) => {
                             if let Some(tx) = w.borrow_mut().remove(&id) {
@@ -153,7 +165,7 @@ impl ControlClient {
         let server_pid = pid_of(&self.server.peer);
         let client =
             DuplexClient { stream, path: self.path, next_id: std::cell::Cell::new(self.next_id), waiting, server_pid };
-        Ok((client, rx))
+        (client, rx)
     }
 }
 

@@ -8,7 +8,7 @@ mod client;
 mod events;
 mod server;
 
-pub use client::{ControlClient, DuplexClient};
+pub use client::{ControlClient, DuplexClient, Pushed};
 pub use events::{EventBus, EVENT_QUEUE};
 pub use server::{bind, serve, ControlHandler};
 

@@ -15,6 +15,13 @@ pub trait ControlHandler {
     fn subscribe(&self) -> Option<tokio::sync::mpsc::Receiver<String>> {
         None
     }
+    /// The deliveries for a gateway that hosts `channels`; `None`: nothing to host here.
+    fn host_outlets(
+        &self,
+        _channels: &[String],
+    ) -> Option<tokio::sync::mpsc::Receiver<(u64, raven_proto::OutboundText)>> {
+        None
+    }
 }
 
 /// Binds the control socket at `path`, replacing a stale socket file, refusing a live one.
@@ -122,10 +129,9 @@ async fn connection(stream: Stream, handler: Rc<dyn ControlHandler>) -> Result<(
         }
     });
     let result = read_requests(&stream, handler, out).await;
-    // Let the answers already queued go out, unless the peer misbehaved.
-    if result.is_err() {
-        writer.abort();
-    }
+    // The peer is gone or misbehaved: stop writing, which also ends the event and delivery
+    // forwarders of this connection (so a hosted outlet is known to be gone at once).
+    writer.abort();
     result
 }
 
@@ -156,7 +162,11 @@ async fn read_requests(
                     Some(mut events) => {
                         let forward = out.clone();
                         actix_rt::spawn(async move {
-                            while let Some(text) = events.recv().await {
+                            loop {
+                                let text = tokio::select! {
+                                    t = events.recv() => match t { Some(t) => t, None => return },
+                                    _ = forward.closed() => return,
+                                };
                                 if forward.send(ServerFrame::Event { text }).await.is_err() {
                                     return;
                                 }
@@ -165,6 +175,28 @@ async fn read_requests(
                         ControlResponse::Subscribed
                     }
                     None => ControlResponse::Error { message: "this server pushes no events".into() },
+                };
+                let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
+                continue;
+            }
+            if let ControlRequest::HostOutlets { channels } = &frame.request {
+                let response = match handler.host_outlets(channels) {
+                    Some(mut deliveries) => {
+                        let forward = out.clone();
+                        actix_rt::spawn(async move {
+                            loop {
+                                let (id, text) = tokio::select! {
+                                    d = deliveries.recv() => match d { Some(d) => d, None => return },
+                                    _ = forward.closed() => return,
+                                };
+                                if forward.send(ServerFrame::Deliver { id, text }).await.is_err() {
+                                    return;
+                                }
+                            }
+                        });
+                        ControlResponse::Hosting
+                    }
+                    None => ControlResponse::Error { message: "no outlets to host here".into() },
                 };
                 let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
                 continue;

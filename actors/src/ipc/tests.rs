@@ -136,14 +136,15 @@ async fn events_are_pushed_and_requests_answered_while_a_long_request_is_in_flig
     let listener = bind(&path).await.unwrap();
     let handler = Rc::new(Pushing { bus: bus.clone(), release: release.clone() });
     actix_rt::spawn(serve(listener, handler, path.clone()));
-    let (client, mut events) = ControlClient::connect(&path).await.unwrap().into_duplex().await.unwrap();
+    let (client, mut events) = ControlClient::connect(&path).await.unwrap().into_duplex();
+    assert_eq!(client.request(ControlRequest::Subscribe).await.unwrap(), ControlResponse::Subscribed);
     let client = Rc::new(client);
     let c = client.clone();
     let long = actix_rt::spawn(async move { c.request(ControlRequest::Tick).await.unwrap() });
     // While the tick waits: a second request is answered and an event arrives.
     assert!(matches!(client.request(ControlRequest::Ping).await.unwrap(), ControlResponse::Pong { .. }));
     assert_eq!(bus.publish("[raven ⏰] stretch"), 1);
-    assert_eq!(events.recv().await.unwrap(), "[raven ⏰] stretch");
+    assert_eq!(events.recv().await.unwrap(), Pushed::Event("[raven ⏰] stretch".into()));
     assert!(!long.is_finished());
     release.notify_one();
     assert!(matches!(long.await.unwrap(), ControlResponse::Ticked { .. }));
@@ -151,5 +152,6 @@ async fn events_are_pushed_and_requests_answered_while_a_long_request_is_in_flig
     let other = tempfile::tempdir().unwrap();
     let path = other.path().join("raven.sock");
     server(&path).await;
-    assert!(ControlClient::connect(&path).await.unwrap().into_duplex().await.is_err());
+    let (plain, _) = ControlClient::connect(&path).await.unwrap().into_duplex();
+    assert!(matches!(plain.request(ControlRequest::Subscribe).await.unwrap(), ControlResponse::Error { .. }));
 }

@@ -2,6 +2,8 @@
 //! (the webhook channel) turns a message into a USER turn on the supervisor, over the control
 //! socket; `GET /metrics` serves the supervisor's metrics in Prometheus text format. Each
 //! request opens its own socket connection, so a restarted supervisor is simply found again.
+//! It also hosts the outbound outlets (jsonl, webhook): the supervisor's DeliveryHub hands it
+//! each delivery for them over one long-lived connection, re-made when the supervisor restarts.
 
 use super::load_config;
 use axum::body::Bytes;
@@ -11,12 +13,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use raven_actors::data_dir::DataDir;
-use raven_actors::ipc::ControlClient;
+use raven_actors::engine::{configured_outlets, hosted_channels};
+use raven_actors::executor::outlets::{Outlet, OutletError};
+use raven_actors::ipc::{ControlClient, Pushed};
 use raven_proto::control::{ControlRequest, ControlResponse};
 use raven_proto::{BusyPolicy, Origin, TurnRequest};
 use serde::Deserialize;
 use serde_json::json;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::Arc;
 
 pub const SECRET_HEADER: &str = "x-raven-secret";
@@ -108,6 +113,42 @@ async fn metrics(State(g): State<Arc<Gateway>>) -> Response {
     }
 }
 
+/// Hosts the outlets that face the outside: keeps one connection to the supervisor, which
+/// pushes each delivery for these channels; each is delivered here and answered. A lost
+/// supervisor is looked for again every 200 ms (what it could not hand over waits in its
+/// outbox meanwhile).
+async fn host_outlets(socket: PathBuf, outlets: Vec<Arc<dyn Outlet>>) {
+    let channels: Vec<String> = outlets.iter().map(|o| o.channel().to_owned()).collect();
+    let outlets = Rc::new(outlets);
+    loop {
+        if let Ok(c) = ControlClient::connect(&socket).await {
+            let (client, mut pushed) = c.into_duplex();
+            let client = Rc::new(client);
+            if let Ok(ControlResponse::Hosting) =
+                client.request(ControlRequest::HostOutlets { channels: channels.clone() }).await
+            {
+                tracing::info!("hosting the {channels:?} outlets");
+                while let Some(p) = pushed.recv().await {
+                    let Pushed::Deliver { id, text } = p else { continue };
+                    let (client, outlets) = (client.clone(), outlets.clone());
+                    actix_rt::spawn(async move {
+                        let (error, transient) = match outlets.iter().find(|o| o.channel() == text.channel) {
+                            None => (Some(format!("the gateway hosts no `{}` outlet", text.channel)), false),
+                            Some(o) => match o.deliver(&text).await {
+                                Ok(()) => (None, false),
+                                Err(OutletError::Transient(e)) => (Some(e), true),
+                                Err(OutletError::Refused(e)) => (Some(e), false),
+                            },
+                        };
+                        let _ = client.request(ControlRequest::Delivered { id, error, transient }).await;
+                    });
+                }
+            }
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
 pub fn run(dir: &DataDir) -> Result<(), String> {
     let config = load_config(dir)?;
     let g = &config.gateway;
@@ -145,6 +186,14 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
                     actix_rt::time::sleep(std::time::Duration::from_millis(200)).await;
                 }
             });
+        }
+        let hosted = hosted_channels(&config);
+        let outlets: Vec<Arc<dyn Outlet>> = configured_outlets(&dir, &config, &Default::default())?
+            .into_iter()
+            .filter(|o| hosted.iter().any(|c| c == o.channel()))
+            .collect();
+        if !outlets.is_empty() {
+            actix_rt::spawn(host_outlets(dir.socket(), outlets));
         }
         axum::serve(listener, app).await.map_err(|e| format!("gateway stopped: {e}"))
     })

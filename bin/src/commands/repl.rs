@@ -16,7 +16,7 @@ use raven_actors::data_dir::DataDir;
 use raven_actors::engine::{Engine, EngineControl, Overrides};
 use raven_actors::executor::hub::RegisterOutlet;
 use raven_actors::executor::outlets::CliOutlet;
-use raven_actors::ipc::{ControlClient, DuplexClient, EVENT_QUEUE};
+use raven_actors::ipc::{ControlClient, DuplexClient, Pushed, EVENT_QUEUE};
 use raven_actors::sentinel::Tick;
 use raven_actors::spine::{Routed, TurnOutcome};
 use raven_actors::supervise::render_table;
@@ -60,7 +60,21 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         match ControlClient::connect(&dir.socket()).await {
             Ok(c) => {
                 let pid = c.server_pid().unwrap_or(0);
-                let (client, events) = c.into_duplex().await.map_err(|e| e.to_string())?;
+                let (client, mut pushed) = c.into_duplex();
+                match client.request(ControlRequest::Subscribe).await.map_err(|e| e.to_string())? {
+                    ControlResponse::Subscribed => {}
+                    other => return Err(format!("the supervisor pushes no events: {other:?}")),
+                }
+                let (tx, events) = tokio::sync::mpsc::unbounded_channel();
+                actix_rt::spawn(async move {
+                    while let Some(p) = pushed.recv().await {
+                        if let Pushed::Event(e) = p {
+                            if tx.send(e).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
                 println!("raven repl: attached to the supervisor (pid {pid})");
                 Ok::<_, String>((Backend::Attached(client), events))
             }

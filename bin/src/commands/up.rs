@@ -1,11 +1,12 @@
 //! `raven up`: the supervisor. It hosts the engine (every actor, supervised), its loops and
 //! the control socket, until SIGINT or SIGTERM: then it stops ticking, closes the socket and
-//! exits 0. (Spawning and restarting `raven gateway` comes with the gateway.)
+//! exits 0. It starts `raven gateway` as a child and restarts it with backoff when it dies;
+//! with the gateway on, the outlets that face the outside (jsonl, webhook) are the gateway's.
 
 use super::load_config;
 use raven_actors::clock::SystemClock;
 use raven_actors::data_dir::DataDir;
-use raven_actors::engine::{Engine, EngineControl};
+use raven_actors::engine::{hosted_channels, Engine, EngineControl, Overrides};
 use raven_actors::ipc::{bind, serve, IpcError};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -21,10 +22,14 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
             IpcError::AlreadyRunning { .. } => e.to_string(),
             other => format!("cannot open the control socket: {other}"),
         })?;
-        let engine = Engine::start(dir, &config, Arc::new(SystemClock))?;
+        // With the gateway on, it hosts the outlets that face the outside.
+        let remote_channels = if config.gateway.enabled { hosted_channels(&config) } else { Vec::new() };
+        let o = Overrides { remote_channels, ..Default::default() };
+        let engine = Engine::start_with(dir, &config, Arc::new(SystemClock), o)?;
         let loops = engine.spawn_loops(&config);
         let server = actix_rt::spawn(serve(listener, Rc::new(EngineControl::of(&engine)), socket.clone()));
-        let gateway = config.gateway.enabled.then(|| actix_rt::spawn(keep_gateway_running(dir.clone())));
+        let first = Duration::from_millis(config.gateway.restart_backoff_ms.max(1));
+        let gateway = config.gateway.enabled.then(|| actix_rt::spawn(keep_gateway_running(dir.clone(), first)));
         tracing::info!(socket = %socket.display(), provider = %engine.provider_name, "ready in {:?}", started.elapsed());
         super::note(format!("raven: ready on {} (pid {})", socket.display(), std::process::id()));
         wait_for_signal().await;
@@ -57,9 +62,10 @@ async fn wait_for_signal() {
     }
 }
 
-/// Runs `raven gateway` as a child and restarts it when it dies: after 200 ms, doubling up to
-/// 5 s while it keeps dying young, back to 200 ms once it has run for a minute.
-async fn keep_gateway_running(dir: DataDir) {
+/// Runs `raven gateway` as a child and restarts it when it dies: after `first` (200 ms by
+/// default), doubling up to 5 s while it keeps dying young, back to `first` once it has run
+/// for a minute.
+async fn keep_gateway_running(dir: DataDir, first: Duration) {
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => {
@@ -67,7 +73,7 @@ async fn keep_gateway_running(dir: DataDir) {
             return;
         }
     };
-    let mut backoff = Duration::from_millis(200);
+    let mut backoff = first;
     loop {
         let started = Instant::now();
         let child = tokio::process::Command::new(&exe)
@@ -82,10 +88,10 @@ async fn keep_gateway_running(dir: DataDir) {
             Err(e) => e.to_string(),
         };
         if started.elapsed() > Duration::from_secs(60) {
-            backoff = Duration::from_millis(200);
+            backoff = first;
         }
         super::note(format!("raven: gateway exited ({status}); restarting in {backoff:?}"));
         actix_rt::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(Duration::from_secs(5));
+        backoff = (backoff * 2).min(Duration::from_secs(5).max(first));
     }
 }
