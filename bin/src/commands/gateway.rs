@@ -188,7 +188,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
             });
         }
         let hosted = hosted_channels(&config);
-        let outlets: Vec<Arc<dyn Outlet>> = configured_outlets(&dir, &config, &Default::default())?
+        let outlets: Vec<Arc<dyn Outlet>> = configured_outlets(dir, &config, &Default::default())?
             .into_iter()
             .filter(|o| hosted.iter().any(|c| c == o.channel()))
             .collect();
