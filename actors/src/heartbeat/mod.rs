@@ -1,0 +1,10 @@
+//! The Heartbeat (spec §11): a timer-driven review of HEARTBEAT.md that runs the agent only
+//! when the file holds active tasks, woken early by events (a cron or subagent completion, a
+//! manual `raven wake`) instead of waiting out its interval. The wake drives the heartbeat
+//! only: the SentinelRunner keeps its own tick loop.
+
+mod config;
+pub mod wake;
+
+pub use config::HeartbeatConfig;
+pub use wake::{WakeHandle, WakeScheduler};
