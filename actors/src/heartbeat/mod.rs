@@ -4,7 +4,9 @@
 //! only: the SentinelRunner keeps its own tick loop.
 
 mod config;
+pub mod decision;
 pub mod wake;
 
 pub use config::HeartbeatConfig;
+pub use decision::Decision;
 pub use wake::{WakeHandle, WakeScheduler};
