@@ -5,8 +5,16 @@
 
 mod config;
 pub mod decision;
+mod service;
 pub mod wake;
 
 pub use config::HeartbeatConfig;
 pub use decision::Decision;
+pub use service::{
+    spawn_heartbeat_loop, turn_content, HeartbeatDeps, HeartbeatOutcome, HeartbeatService, HeartbeatTick,
+    NextHeartbeat, RequestWake, CONVERSATION,
+};
 pub use wake::{WakeHandle, WakeScheduler};
+
+#[cfg(test)]
+mod tests;
