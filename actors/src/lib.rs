@@ -10,6 +10,7 @@ pub mod data_dir;
 pub mod engine;
 pub mod executor;
 pub mod feedback;
+pub mod heartbeat;
 pub mod ipc;
 pub mod planner;
 pub mod policy;

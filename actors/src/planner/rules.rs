@@ -9,10 +9,16 @@
 //! 3. a deadline due within 24 hours → `nudge_defer` until the thread settles when the user
 //!    is in an active conversation, else a medium `nudge`;
 //! 4. otherwise `skip`.
+//!
+//! It also answers the heartbeat's forced `heartbeat_decision` call (spec §11), from the
+//! HEARTBEAT.md text in the request's last user message: unchecked task items (`- [ ] …`,
+//! `* [ ] …`) → `run` with those tasks; none (only `- [x]` items or prose) → `skip`. The
+//! contract is in `heartbeat::decision`.
 
 use super::prompts::TOOL_NAME;
 use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use crate::context::deadlines::parse_deadlines;
+use crate::heartbeat::decision as heartbeat;
 use chrono::{Duration, Timelike};
 use chrono_tz::Tz;
 use futures_util::future::LocalBoxFuture;
@@ -102,6 +108,11 @@ impl Provider for RulesProvider {
 
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         Box::pin(async move {
+            // The heartbeat's phase one reads the file text, not a planner context.
+            if req.tool_choice.as_deref() == Some(heartbeat::TOOL_NAME) {
+                let arguments = heartbeat::rules_decision(heartbeat::file_text(req));
+                return Ok(ProviderReply::ToolCall { name: heartbeat::TOOL_NAME.into(), arguments });
+            }
             // An agent turn (no planner context, no forced tool): the embedded agent.
             if req.context.is_none() && req.tool_choice.is_none() {
                 return Ok(agent_reply(req));
@@ -127,7 +138,8 @@ pub const NO_MODEL: &str = "No language model is configured, so I can only handl
 (and `api_key_env`) in config.toml.";
 
 /// The embedded agent: what needs no language model. A CRON turn renders its reminder, a
-/// `/remind` creates a cron job through the cron tool, anything else gets an honest answer.
+/// HEARTBEAT turn lists its open tasks (it cannot work on them), a `/remind` creates a cron
+/// job through the cron tool, anything else gets an honest answer.
 fn agent_reply(req: &CompletionRequest) -> ProviderReply {
     use super::provider::Role;
     let system = req.messages.iter().find(|m| m.role == Role::System).map(|m| m.content.as_str()).unwrap_or("");
@@ -138,6 +150,10 @@ fn agent_reply(req: &CompletionRequest) -> ProviderReply {
     let text = last.content.trim();
     if system.contains("turn origin: CRON") {
         return ProviderReply::Text(format!("⏰ Reminder: {text}"));
+    }
+    if system.contains("turn origin: HEARTBEAT") {
+        let tasks: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("- ")).collect();
+        return ProviderReply::Text(format!("Open tasks in HEARTBEAT.md:\n{}", tasks.join("\n")));
     }
     if system.contains("turn origin: SUBAGENT") {
         return ProviderReply::Text(format!("No language model is configured, so the task “{text}” was not run."));
@@ -228,6 +244,16 @@ mod agent_tests {
         for bad in ["/remind in ten call", "/remind at 25:99 x", "/remind tomorrow x", "/remind in 10m"] {
             assert!(matches!(agent_reply(&request("turn origin: USER", bad, true)), ProviderReply::Text(_)), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_heartbeat_turn_lists_its_open_tasks() {
+        let content = "Heartbeat check. Work through these tasks:\n- water the plants\n- check the backup log";
+        let r = agent_reply(&request("turn origin: HEARTBEAT — periodic task review.", content, true));
+        assert_eq!(
+            r,
+            ProviderReply::Text("Open tasks in HEARTBEAT.md:\n- water the plants\n- check the backup log".into())
+        );
     }
 
     #[test]

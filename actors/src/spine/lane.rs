@@ -1,6 +1,6 @@
 //! One conversation's serial lane: a local task taking its turns in order.
 
-use super::{LaneState, OriginClass, OriginPools, TurnHandler, TurnOutcome};
+use super::{Activity, LaneState, OriginClass, OriginPools, TurnHandler, TurnOutcome};
 
 use futures_util::future::{AbortHandle, Abortable};
 use futures_util::FutureExt;
@@ -37,6 +37,7 @@ pub(super) fn spawn(
     pools: OriginPools,
     outcomes: Option<mpsc::UnboundedSender<(TurnRequest, TurnOutcome)>>,
     waiters: super::Waiters,
+    activity: Rc<Activity>,
 ) {
     actix_rt::spawn(async move {
         while let Some(req) = rx.recv().await {
@@ -73,11 +74,13 @@ pub(super) fn spawn(
                     BusyPolicy::Append,
                     req.created_at,
                 );
+                activity.user_started(&next);
                 let s = state.borrow_mut();
                 let _ = s.queue.send(next);
                 drop(s);
                 state.borrow_mut().queued += 1;
             }
+            activity.finished(&req, &outcome);
             if let Some(w) = waiters.borrow_mut().remove(&req.request_id) {
                 let _ = w.send(outcome.clone());
             }

@@ -9,6 +9,9 @@
 //!   inbox, which the turn drains at the top of each tool-loop iteration (an inject the turn
 //!   never drains becomes a fresh appended turn: nothing is lost); INTERRUPT cancels the
 //!   running turn. INJECT and INTERRUPT are user-only (`TurnRequest::new` demotes the rest).
+//! - The Scheduler counts the user turns in flight and calls its turn-complete callbacks
+//!   after every turn, so a proactive source can hold back while the user is being served
+//!   (the heartbeat's parked wake, spec §11).
 
 mod lane;
 
@@ -16,7 +19,7 @@ pub use lane::Inbox;
 
 use futures_util::future::{AbortHandle, LocalBoxFuture};
 use raven_proto::{BusyPolicy, Origin, TurnRequest};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use tokio::sync::{mpsc, Semaphore};
@@ -98,6 +101,37 @@ pub struct Scheduler {
     lanes: Rc<RefCell<HashMap<String, Rc<RefCell<LaneState>>>>>,
     outcomes: Option<mpsc::UnboundedSender<(TurnRequest, TurnOutcome)>>,
     waiters: Waiters,
+    activity: Rc<Activity>,
+}
+
+/// Called after every finished turn, once the in-flight count no longer includes it.
+pub type TurnComplete = Rc<dyn Fn(&TurnRequest, &TurnOutcome)>;
+
+/// What every clone of a Scheduler shares about the turns going on.
+#[derive(Default)]
+pub(crate) struct Activity {
+    /// User turns submitted (queued or running) and not finished.
+    pub user_in_flight: Cell<usize>,
+    pub on_complete: RefCell<Vec<TurnComplete>>,
+}
+
+impl Activity {
+    pub(crate) fn user_started(&self, req: &TurnRequest) {
+        if req.origin == Origin::User {
+            self.user_in_flight.set(self.user_in_flight.get() + 1);
+        }
+    }
+
+    pub(crate) fn finished(&self, req: &TurnRequest, outcome: &TurnOutcome) {
+        if req.origin == Origin::User {
+            self.user_in_flight.set(self.user_in_flight.get().saturating_sub(1));
+        }
+        // A clone: a callback may register another.
+        let callbacks = self.on_complete.borrow().clone();
+        for f in callbacks {
+            f(req, outcome);
+        }
+    }
 }
 
 /// Callers waiting for a given request's outcome.
@@ -105,7 +139,26 @@ pub(crate) type Waiters = Rc<RefCell<HashMap<String, tokio::sync::oneshot::Sende
 
 impl Scheduler {
     pub fn new(handler: Rc<dyn TurnHandler>, pools: OriginPools) -> Self {
-        Scheduler { handler, pools, lanes: Default::default(), outcomes: None, waiters: Default::default() }
+        Scheduler {
+            handler,
+            pools,
+            lanes: Default::default(),
+            outcomes: None,
+            waiters: Default::default(),
+            activity: Default::default(),
+        }
+    }
+
+    /// User turns submitted and not finished yet, queued or running (an inject rides the
+    /// running turn and is not one more).
+    pub fn user_turns_in_flight(&self) -> usize {
+        self.activity.user_in_flight.get()
+    }
+
+    /// `f` is called after every finished turn (any origin), with the in-flight count
+    /// already down, on every clone of this Scheduler.
+    pub fn on_turn_complete(&self, f: impl Fn(&TurnRequest, &TurnOutcome) + 'static) {
+        self.activity.on_complete.borrow_mut().push(Rc::new(f));
     }
 
     /// Every finished turn and its outcome is also sent here (tests, metrics, delivery).
@@ -148,11 +201,13 @@ impl Scheduler {
             (BusyPolicy::Interrupt, Some((_, abort))) => {
                 abort.abort();
                 l.queued += 1;
+                self.activity.user_started(&req);
                 let _ = l.queue.send(req);
                 Routed::Interrupted
             }
             _ => {
                 l.queued += 1;
+                self.activity.user_started(&req);
                 let _ = l.queue.send(req);
                 Routed::Appended
             }
@@ -173,6 +228,7 @@ impl Scheduler {
             self.pools.clone(),
             self.outcomes.clone(),
             self.waiters.clone(),
+            self.activity.clone(),
         );
         state
     }

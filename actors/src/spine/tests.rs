@@ -194,3 +194,42 @@ async fn a_panicking_turn_fails_alone_and_the_lane_serves_the_next() {
     assert_eq!(next(&mut rx).await.1, TurnOutcome::Failed("the turn panicked".into()));
     assert_eq!(next(&mut rx).await.1, TurnOutcome::Replied("after".into()));
 }
+
+#[actix_rt::test]
+async fn user_turns_in_flight_counts_queued_and_running_user_turns_only() {
+    let p = Probe::default();
+    let (s, mut rx) = scheduler(&p, 4);
+    assert_eq!(s.user_turns_in_flight(), 0);
+    s.submit(user("a", "wait"));
+    s.submit(user("a", "second"));
+    s.submit(turn("b", Origin::Heartbeat, "proactive", BusyPolicy::Append));
+    assert_eq!(s.user_turns_in_flight(), 2, "running and queued user turns; not the heartbeat's");
+    assert_eq!(next(&mut rx).await.0.content, "proactive");
+    assert!(s.has_inflight("a"));
+    // An inject rides the running turn: not one more.
+    assert_eq!(s.submit(turn("a", Origin::User, "more", BusyPolicy::Inject)), Routed::Injected);
+    assert_eq!(s.clone().user_turns_in_flight(), 2, "clones share the count");
+    p.go.notify_waiters();
+    next(&mut rx).await;
+    assert_eq!(s.user_turns_in_flight(), 1);
+    next(&mut rx).await;
+    assert_eq!(s.user_turns_in_flight(), 0);
+}
+
+#[actix_rt::test]
+async fn turn_complete_callbacks_run_after_each_turn_with_the_count_already_down() {
+    let p = Probe::default();
+    let (s, mut rx) = scheduler(&p, 4);
+    let seen: Rc<RefCell<Vec<(String, usize)>>> = Default::default();
+    let (log, probe) = (seen.clone(), s.clone());
+    s.on_turn_complete(move |req, _| log.borrow_mut().push((req.content.clone(), probe.user_turns_in_flight())));
+    s.submit(user("a", "one"));
+    s.submit(user("a", "two"));
+    for _ in 0..2 {
+        next(&mut rx).await;
+    }
+    s.submit(turn("c", Origin::Cron, "three", BusyPolicy::Append));
+    next(&mut rx).await;
+    let want = vec![("one".to_owned(), 1), ("two".to_owned(), 0), ("three".to_owned(), 0)];
+    assert_eq!(*seen.borrow(), want, "every origin is reported, after its own turn left the count");
+}

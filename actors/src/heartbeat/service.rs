@@ -1,0 +1,267 @@
+//! HeartbeatService (spec §11): the timer-driven review of HEARTBEAT.md, as a supervised
+//! actor, and its loop.
+//!
+//! A tick has two phases. Phase one reads HEARTBEAT.md (missing or blank: skip, no LLM
+//! call) and asks the provider, through the forced `heartbeat_decision` tool, whether any
+//! task is active. Phase two, only on `run`, submits ONE HEARTBEAT-origin turn through the
+//! spine (the full agent loop) and posts its reply to the configured targets through the
+//! DeliveryHub. Ticks never overlap: a manual tick and the loop's queue behind each other.
+//!
+//! The loop ticks every `interval_s` and ends its sleep early on a wake (see `wake`): the
+//! guard and the parking while user turns are in flight are the WakeScheduler's.
+
+use super::decision::{self, Decision};
+use super::wake::WakeHandle;
+use super::HeartbeatConfig;
+use crate::clock::SharedClock;
+use crate::executor::hub::{DeliveryHubService, Post};
+use crate::planner::provider::SharedProvider;
+use crate::spine::{Scheduler, TurnOutcome};
+use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
+use chrono::{DateTime, Duration, Utc};
+use raven_proto::{split_target, BusyPolicy, Origin, OutboundText, TurnRequest};
+use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+/// The lane of the heartbeat's turns (and the session its agent turns are kept in).
+pub const CONVERSATION: &str = "heartbeat:main";
+
+/// What the service needs; the engine builds it.
+pub struct HeartbeatDeps {
+    /// Phase one's provider (the same as the agent's, or the embedded rules).
+    pub provider: SharedProvider,
+    /// `DataDir::heartbeat()`: workspace/HEARTBEAT.md.
+    pub heartbeat_md: PathBuf,
+    /// Phase two's turns go through it; its user-turn count parks wakes.
+    pub scheduler: Scheduler,
+    pub hub: Handle<DeliveryHubService>,
+    /// Who gets a run's reply: `channel:chat_id` each.
+    pub targets: Vec<String>,
+    pub clock: SharedClock,
+    pub cfg: HeartbeatConfig,
+    /// The wake shared with the producers and the loop.
+    pub wake: WakeHandle,
+}
+
+struct Inner {
+    deps: HeartbeatDeps,
+    seq: Cell<u64>,
+    /// Held for a whole tick: two ticks never overlap.
+    one_at_a_time: tokio::sync::Mutex<()>,
+}
+
+pub struct HeartbeatService {
+    inner: Rc<Inner>,
+}
+
+impl HeartbeatService {
+    /// Also makes `deps.wake` follow `deps.scheduler`'s user turns (busy check and the
+    /// turn-complete release of a parked wake).
+    pub fn new(deps: HeartbeatDeps) -> Self {
+        deps.wake.follow_user_turns(&deps.scheduler, deps.clock.clone());
+        HeartbeatService { inner: Rc::new(Inner { deps, seq: Cell::new(0), one_at_a_time: Default::default() }) }
+    }
+}
+
+impl Service for HeartbeatService {
+    fn name(&self) -> &'static str {
+        "Heartbeat"
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HeartbeatOutcome {
+    /// No turn ran: no file, a blank one, a `skip` decision, or an answer that was not a
+    /// well-formed `heartbeat_decision` call.
+    Skipped { reason: String },
+    /// One turn ran; its reply went to `delivered_to` (the targets whose outlet took it).
+    Ran { reply: String, delivered_to: Vec<String> },
+    /// The provider or the turn failed, or HEARTBEAT.md could not be read.
+    Failed(String),
+}
+
+/// One heartbeat tick, now.
+pub struct HeartbeatTick;
+
+impl Request for HeartbeatTick {
+    type Reply = HeartbeatOutcome;
+    fn failed(r: &HeartbeatOutcome) -> bool {
+        matches!(r, HeartbeatOutcome::Failed(_))
+    }
+}
+
+impl ServeAsync<HeartbeatTick> for HeartbeatService {
+    fn serve_async(&mut self, _: HeartbeatTick) -> LocalBoxFuture<'static, HeartbeatOutcome> {
+        let inner = self.inner.clone();
+        Box::pin(async move { inner.tick().await })
+    }
+}
+
+/// When the loop will tick next (`None` when no loop runs).
+pub struct NextHeartbeat;
+
+impl Request for NextHeartbeat {
+    type Reply = Option<DateTime<Utc>>;
+}
+
+impl Serve<NextHeartbeat> for HeartbeatService {
+    fn serve(&mut self, _: NextHeartbeat) -> Option<DateTime<Utc>> {
+        self.inner.deps.wake.next_heartbeat()
+    }
+}
+
+/// A producer's wake request, for those on another thread or behind the control socket
+/// (same-thread producers can call `WakeHandle::request_wake_now` directly).
+pub struct RequestWake {
+    /// Why, for the logs: `cron:<job_id> done`, `subagent done`, `manual`.
+    pub reason: String,
+}
+
+impl Request for RequestWake {
+    type Reply = ();
+}
+
+impl Serve<RequestWake> for HeartbeatService {
+    fn serve(&mut self, RequestWake { reason }: RequestWake) {
+        self.inner.deps.wake.request_wake_now(reason, self.inner.deps.clock.now());
+    }
+}
+
+/// The turn's message: the active tasks, one `- ` line each.
+pub fn turn_content(tasks: &[String]) -> String {
+    let mut out = String::from(
+        "Heartbeat check: work through these open tasks from HEARTBEAT.md, then report briefly \
+         what you did and what still needs the user.",
+    );
+    for t in tasks {
+        out.push_str("\n- ");
+        out.push_str(t);
+    }
+    out
+}
+
+impl Inner {
+    async fn tick(&self) -> HeartbeatOutcome {
+        let _tick = self.one_at_a_time.lock().await;
+        let d = &self.deps;
+        if !d.cfg.enabled {
+            return HeartbeatOutcome::Skipped { reason: "heartbeat disabled".into() };
+        }
+        // The wakes asked for so far are served by this tick, which reads the file afresh.
+        d.wake.fired(d.clock.now());
+        let text = match std::fs::read_to_string(&d.heartbeat_md) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return HeartbeatOutcome::Skipped { reason: "no HEARTBEAT.md".into() }
+            }
+            Err(e) => return HeartbeatOutcome::Failed(format!("{}: {e}", d.heartbeat_md.display())),
+        };
+        if decision::is_blank(&text) {
+            return HeartbeatOutcome::Skipped { reason: "HEARTBEAT.md is blank".into() };
+        }
+        let reply = match d.provider.complete(&decision::request(&text)).await {
+            Ok(r) => r,
+            Err(e) => return HeartbeatOutcome::Failed(format!("{}: {e}", decision::TOOL_NAME)),
+        };
+        match decision::parse(&reply) {
+            Decision::Skip { reason } => HeartbeatOutcome::Skipped { reason },
+            Decision::Run { tasks, .. } => self.run(&tasks).await,
+        }
+    }
+
+    /// Phase two: one turn through the spine, its reply to every target.
+    async fn run(&self, tasks: &[String]) -> HeartbeatOutcome {
+        let d = &self.deps;
+        let now = d.clock.now();
+        self.seq.set(self.seq.get() + 1);
+        let id = format!("heartbeat-{}-{}-{}", std::process::id(), now.timestamp_millis(), self.seq.get());
+        let (channel, chat_id) = split_target(CONVERSATION);
+        let req = TurnRequest::new(
+            id.clone(),
+            Origin::Heartbeat,
+            CONVERSATION,
+            channel,
+            chat_id,
+            turn_content(tasks),
+            BusyPolicy::Append,
+            now,
+        );
+        let (_, outcome) = d.scheduler.submit_wait(req);
+        let reply = match outcome.await {
+            Ok(TurnOutcome::Replied(r)) => r,
+            Ok(TurnOutcome::Failed(e)) => return HeartbeatOutcome::Failed(format!("heartbeat turn failed: {e}")),
+            Ok(TurnOutcome::Interrupted) => return HeartbeatOutcome::Failed("heartbeat turn interrupted".into()),
+            Err(_) => return HeartbeatOutcome::Failed("heartbeat turn ended without an outcome".into()),
+        };
+        let mut delivered_to = Vec::new();
+        for target in &d.targets {
+            let (channel, chat_id) = split_target(target);
+            let text = OutboundText::proactive(format!("{id}-{target}"), &channel, &chat_id, reply.clone());
+            match d.hub.call_async(Post::text(text)).await {
+                Ok(Ok(())) => delivered_to.push(target.clone()),
+                Ok(Err(e)) => tracing::warn!(%target, "heartbeat reply {e}"),
+                Err(e) => tracing::warn!(%target, "heartbeat reply not posted: {e}"),
+            }
+        }
+        HeartbeatOutcome::Ran { reply, delivered_to }
+    }
+}
+
+/// The loop re-reads the clock at least this often, so a resumed machine or a moved clock
+/// is noticed without waiting out a whole interval.
+const MAX_SLEEP: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Clears the published next tick when the loop ends (or is aborted).
+struct Published(WakeHandle);
+
+impl Drop for Published {
+    fn drop(&mut self) {
+        self.0.set_next_tick(None);
+    }
+}
+
+/// Ticks `handle` every `cfg.interval_s` (the first one an interval after the start) until
+/// the returned handle is aborted. A wake ends the sleep early: a due one ticks at once,
+/// unless user turns are in flight (then it is parked and the turn-complete callback
+/// releases it). The regular tick is not held back by user turns: only a wake is parked.
+/// Every tick, whatever fired it, restarts the interval. With `cfg.enabled == false` the
+/// task ends at once.
+pub fn spawn_heartbeat_loop(
+    handle: Handle<HeartbeatService>,
+    wake: WakeHandle,
+    clock: SharedClock,
+    cfg: HeartbeatConfig,
+) -> actix_rt::task::JoinHandle<()> {
+    actix_rt::spawn(async move {
+        if !cfg.enabled {
+            return;
+        }
+        let interval = Duration::seconds(i64::from(u32::try_from(cfg.interval_s.max(1)).unwrap_or(u32::MAX)));
+        let published = Published(wake.clone());
+        let mut next_tick = clock.now() + interval;
+        loop {
+            published.0.set_next_tick(Some(next_tick));
+            let now = clock.now();
+            let cause = match wake.take_due(now, wake.user_busy()) {
+                Some(reasons) => Some(format!("wake: {}", reasons.join(", "))),
+                None => (now >= next_tick).then(|| "interval".to_owned()),
+            };
+            if let Some(cause) = cause {
+                match handle.call_async(HeartbeatTick).await {
+                    Ok(outcome) => tracing::info!(%cause, ?outcome, "heartbeat tick"),
+                    Err(e) => tracing::error!(%cause, "heartbeat tick failed: {e}"),
+                }
+                next_tick = clock.now() + interval;
+                continue;
+            }
+            let deadline = wake.next_due().map_or(next_tick, |due| due.min(next_tick));
+            let wait = (deadline - now).to_std().unwrap_or_default().min(MAX_SLEEP);
+            tokio::select! {
+                _ = actix_rt::time::sleep(wait) => {}
+                _ = wake.woken() => {}
+            }
+        }
+    })
+}
