@@ -50,6 +50,9 @@ pub struct Engine {
     pub injector: Handle<InjectorService>,
     pub defer: Handle<DeferService>,
     pub runner: Handle<RunnerService>,
+    /// The heartbeat and the wake that ends its sleep early.
+    pub heartbeat: Handle<crate::heartbeat::HeartbeatService>,
+    pub wake: crate::heartbeat::WakeHandle,
     /// The cron timer (`None` with `cron.enabled = false`).
     pub cron: Option<Handle<CronService>>,
     /// Ends the cron timer's sleep (the jobs.json watcher rings it).
@@ -152,6 +155,10 @@ impl Engine {
             let cap = Duration::from_secs(config.cron.max_sleep_s.max(1));
             loops.push(spawn_cron_loop(cron.clone(), self.clock.clone(), self.jobs_changed.clone(), cap));
         }
+        if config.heartbeat.enabled {
+            let (h, wake, clock) = (self.heartbeat.clone(), self.wake.clone(), self.clock.clone());
+            loops.push(crate::heartbeat::spawn_heartbeat_loop(h, wake, clock, config.heartbeat.clone()));
+        }
         loops.push(spawn_defer_loop(self.runner.clone(), Duration::from_secs(config.executor.defer_poll_s.max(1))));
         let hub = self.hub.clone();
         let every = Duration::from_secs(config.delivery.outbox_backoff_s.max(1) as u64);
@@ -176,6 +183,8 @@ impl Engine {
         dir.ensure().map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
         let tz = config.general.timezone;
         let metrics = Metrics::default();
+        // Producers (cron and subagent completions, `raven wake`) wake the heartbeat early.
+        let wake = crate::heartbeat::WakeHandle::from_config(&config.heartbeat);
         let restart = |actor: &str| RestartPolicy::from(&config.supervise).with_fault_from_env(actor);
         // One store for the policy, the injector, the defer heap and the outbox.
         let store = Arc::new(JsonStateStore::new(dir.state()));
@@ -277,7 +286,15 @@ impl Engine {
                 dispatcher: dispatcher.clone(),
                 injector: injector.clone(),
                 defer: defer.clone(),
-                spawn: ProactiveSpawn::new(policy.clone(), Rc::new(AgentSubagent::new(agent)), dispatcher),
+                spawn: ProactiveSpawn::new(
+                    policy.clone(),
+                    Rc::new(WakingSubagent {
+                        inner: AgentSubagent::new(agent),
+                        wake: wake.clone(),
+                        clock: clock.clone(),
+                    }),
+                    dispatcher,
+                ),
             }),
         };
         let runner = SentinelRunner::new(RunnerDeps {
@@ -294,6 +311,20 @@ impl Engine {
             daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
         });
         let runner = start(RunnerService::new(runner), &metrics, restart("SentinelRunner"));
+        let heartbeat = start(
+            crate::heartbeat::HeartbeatService::new(crate::heartbeat::HeartbeatDeps {
+                provider: provider.clone(),
+                heartbeat_md: dir.heartbeat(),
+                scheduler: scheduler.clone(),
+                hub: hub.clone(),
+                targets: config.delivery.default_targets.clone(),
+                clock: clock.clone(),
+                cfg: config.heartbeat.clone(),
+                wake: wake.clone(),
+            }),
+            &metrics,
+            restart("Heartbeat"),
+        );
         let jobs_changed = Arc::new(tokio::sync::Notify::new());
         let cron = config.cron.enabled.then(|| {
             let turns = CronTurns {
@@ -304,7 +335,11 @@ impl Engine {
                 sessions: SessionStore::new(dir.sessions()),
                 forward_channels: config.cron.forward_channels.clone(),
                 clock: clock.clone(),
-                on_fired: None,
+                // A cron completion is a reason to look at HEARTBEAT.md early.
+                on_fired: Some({
+                    let (wake, clock) = (wake.clone(), clock.clone());
+                    Rc::new(move |id: &str| wake.request_wake_now(format!("cron:{id} done"), clock.now()))
+                }),
             };
             let claimer = Claimer {
                 pid: std::process::id(),
@@ -338,6 +373,8 @@ impl Engine {
             questions: broker,
             provider_name,
             cron,
+            heartbeat,
+            wake,
             jobs_changed,
             next_tick: Default::default(),
             sentinel_enabled: config.sentinel.enabled,
@@ -371,6 +408,28 @@ pub async fn send(hub: &Handle<DeliveryHubService>, target: &str, text: &str) ->
     }
 }
 
+/// A subagent whose completion wakes the heartbeat (spec §11's producers).
+struct WakingSubagent {
+    inner: AgentSubagent,
+    wake: crate::heartbeat::WakeHandle,
+    clock: SharedClock,
+}
+
+impl crate::executor::spawn::SubagentManager for WakingSubagent {
+    fn spawn<'a>(
+        &'a self,
+        task: &'a str,
+        channel: &'a str,
+        chat_id: &'a str,
+    ) -> LocalBoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            let result = self.inner.spawn(task, channel, chat_id).await;
+            self.wake.request_wake_now(format!("subagent for {channel}:{chat_id} done"), self.clock.now());
+            result
+        })
+    }
+}
+
 /// The control socket's handler on a running engine.
 pub struct EngineControl {
     pub metrics: Metrics,
@@ -379,6 +438,9 @@ pub struct EngineControl {
     pub hub: Handle<DeliveryHubService>,
     pub runner: Handle<RunnerService>,
     pub cron: Option<Handle<CronService>>,
+    pub heartbeat: Handle<crate::heartbeat::HeartbeatService>,
+    pub wake: crate::heartbeat::WakeHandle,
+    pub clock: SharedClock,
     pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
     pub sentinel_enabled: bool,
     pub events: crate::ipc::EventBus,
@@ -394,6 +456,9 @@ impl EngineControl {
             hub: engine.hub.clone(),
             runner: engine.runner.clone(),
             cron: engine.cron.clone(),
+            heartbeat: engine.heartbeat.clone(),
+            wake: engine.wake.clone(),
+            clock: engine.clock.clone(),
             next_tick: engine.next_tick.clone(),
             sentinel_enabled: engine.sentinel_enabled,
             events: engine.events.clone(),
@@ -408,12 +473,14 @@ impl EngineControl {
         let what =
             if self.sentinel_enabled { "sentinel tick" } else { "sentinel tick (off: sentinel.enabled = false)" };
         let tick = Upcoming { what: what.into(), at: rfc(self.next_tick.get()) };
-        let cron = self.cron.clone();
+        let (cron, heartbeat) = (self.cron.clone(), self.heartbeat.clone());
         Box::pin(async move {
             let mut out = vec![tick];
             if let Some(cron) = cron {
                 out.push(Upcoming { what: "cron".into(), at: rfc(cron.call(NextCronFire).await.ok().flatten()) });
             }
+            let next = heartbeat.call(crate::heartbeat::NextHeartbeat).await.ok().flatten();
+            out.push(Upcoming { what: "heartbeat".into(), at: rfc(next) });
             out
         })
     }
@@ -452,6 +519,10 @@ impl crate::ipc::ControlHandler for EngineControl {
             ControlRequest::Send { target, text } => {
                 let hub = self.hub.clone();
                 return Box::pin(async move { send(&hub, &target, &text).await });
+            }
+            ControlRequest::Wake { reason } => {
+                self.wake.request_wake_now(reason, self.clock.now());
+                ControlResponse::Ack
             }
             ControlRequest::Delivered { id, error, transient } => {
                 use crate::executor::outlets::OutletError;

@@ -54,6 +54,12 @@ enum Command {
         target: String,
         text: String,
     },
+    /// Wake the running supervisor's heartbeat now (it reviews HEARTBEAT.md early).
+    Wake {
+        /// Why, for the log.
+        #[arg(default_value = "manual")]
+        reason: String,
+    },
     /// Run one Sentinel tick now, on an engine embedded in this process.
     Tick {
         /// Tick at this RFC 3339 time instead of now (a manual clock).
@@ -83,6 +89,7 @@ fn main() -> ExitCode {
         Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
         Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
         Command::Send { target, text } => commands::send::run(&dir, target, text),
+        Command::Wake { reason } => commands::wake::run(&dir, reason),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

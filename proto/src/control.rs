@@ -39,6 +39,10 @@ pub enum ControlRequest {
     },
     /// Run one Sentinel tick now.
     Tick,
+    /// Wake the heartbeat early (coalesced with other wakes, spaced by the rate guard).
+    Wake {
+        reason: String,
+    },
     /// Deliver `text` to `target` (`channel:chat_id`) through the DeliveryHub.
     Send {
         target: String,

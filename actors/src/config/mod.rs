@@ -26,6 +26,7 @@ pub struct RavenConfig {
     pub agent: AgentConfig,
     pub gateway: GatewayConfig,
     pub cron: CronConfig,
+    pub heartbeat: crate::heartbeat::HeartbeatConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -151,6 +151,9 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
         .file_name()
         .to_string_lossy()
         .starts_with("subagent_")));
+    // Its completion wakes the heartbeat.
+    let wake = engine.wake.snapshot();
+    assert!(wake.pending().iter().any(|r| r.starts_with("subagent for jsonl:me")), "{:?}", wake.pending());
 }
 
 /// A terminal whose output the test reads.
@@ -226,6 +229,8 @@ async fn a_cron_fire_suppresses_a_sentinel_nudge_on_its_topic_and_leaves_the_acc
     assert_eq!(after.acceptance(), Some(1.0));
     let cron_records = tracker.records().unwrap().into_iter().filter(|r| r.source == Source::Cron).count();
     assert_eq!(cron_records, 2, "dispatched + neutral");
+    let wake = engine.wake.snapshot();
+    assert!(wake.pending().iter().any(|r| r.starts_with("cron:") && r.ends_with("done")), "{:?}", wake.pending());
 }
 
 #[actix_rt::test]

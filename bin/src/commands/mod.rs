@@ -9,6 +9,7 @@ pub mod send;
 pub mod status;
 pub mod tick;
 pub mod up;
+pub mod wake;
 
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;
