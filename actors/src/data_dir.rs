@@ -89,6 +89,11 @@ impl DataDir {
         self.root.join("gateway.addr")
     }
 
+    /// Operator-requested discovery runs (`raven discover`).
+    pub fn triggers(&self) -> PathBuf {
+        self.sentinel_dir().join("triggers.json")
+    }
+
     pub fn jobs(&self) -> PathBuf {
         self.root.join("cron").join("jobs.json")
     }

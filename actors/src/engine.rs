@@ -28,6 +28,7 @@ use crate::planner::provider::SharedProvider;
 use crate::planner::rules::RulesProvider;
 use crate::planner::{PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService};
+use crate::sentinel::triggers::TriggerStore;
 use crate::sentinel::{spawn_defer_loop, spawn_tick_loop, Router, RunnerDeps, RunnerService, SentinelRunner};
 use crate::spine::{OriginPools, Scheduler};
 use crate::store::JsonStateStore;
@@ -160,6 +161,8 @@ impl Engine {
             loops.push(crate::heartbeat::spawn_heartbeat_loop(h, wake, clock, config.heartbeat.clone()));
         }
         loops.push(spawn_defer_loop(self.runner.clone(), Duration::from_secs(config.executor.defer_poll_s.max(1))));
+        let every = Duration::from_secs(config.sentinel.trigger_poll_s.max(1));
+        loops.push(crate::sentinel::spawn_trigger_loop(self.runner.clone(), every));
         let hub = self.hub.clone();
         let every = Duration::from_secs(config.delivery.outbox_backoff_s.max(1) as u64);
         loops.push(actix_rt::spawn(async move {
@@ -310,7 +313,8 @@ impl Engine {
             discovery: None,
             daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
         });
-        let runner = start(RunnerService::new(runner), &metrics, restart("SentinelRunner"));
+        let runner = RunnerService::new(runner).with_triggers(TriggerStore::new(dir.triggers()));
+        let runner = start(runner, &metrics, restart("SentinelRunner"));
         let heartbeat = start(
             crate::heartbeat::HeartbeatService::new(crate::heartbeat::HeartbeatDeps {
                 provider: provider.clone(),

@@ -60,6 +60,12 @@ enum Command {
         #[arg(default_value = "manual")]
         reason: String,
     },
+    /// Ask for a task-discovery run now (a trigger any running engine drains).
+    Discover {
+        /// Why, for the log.
+        #[arg(default_value = "operator")]
+        reason: String,
+    },
     /// Run one Sentinel tick now, on an engine embedded in this process.
     Tick {
         /// Tick at this RFC 3339 time instead of now (a manual clock).
@@ -90,6 +96,7 @@ fn main() -> ExitCode {
         Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
         Command::Send { target, text } => commands::send::run(&dir, target, text),
         Command::Wake { reason } => commands::wake::run(&dir, reason),
+        Command::Discover { reason } => commands::discover::run(&dir, reason),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

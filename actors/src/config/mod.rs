@@ -54,11 +54,19 @@ pub struct SentinelConfig {
     pub skip_cache_ttl_s: u64,
     /// How long a plan slot stays open after its time (one tick interval by default).
     pub slot_window_s: u64,
+    /// How often the operator's discovery triggers (`triggers.json`) are drained.
+    pub trigger_poll_s: u64,
 }
 
 impl Default for SentinelConfig {
     fn default() -> Self {
-        SentinelConfig { enabled: false, interval_s: 1800, skip_cache_ttl_s: 4 * 3600, slot_window_s: 1800 }
+        SentinelConfig {
+            enabled: false,
+            interval_s: 1800,
+            skip_cache_ttl_s: 4 * 3600,
+            slot_window_s: 1800,
+            trigger_poll_s: 5,
+        }
     }
 }
 

@@ -3,10 +3,13 @@
 pub mod router;
 pub mod runner;
 mod service;
+pub mod triggers;
 
 pub use router::{DiscoveryHook, Router};
 pub use runner::{context_signature, RunnerDeps, RunnerStats, SentinelRunner};
-pub use service::{spawn_defer_loop, spawn_tick_loop, GetStats, PollDeferred, RunnerService, Tick};
+pub use service::{
+    spawn_defer_loop, spawn_tick_loop, spawn_trigger_loop, DrainTriggers, GetStats, PollDeferred, RunnerService, Tick,
+};
 
 #[cfg(test)]
 mod tests;

@@ -104,6 +104,31 @@ impl SentinelRunner {
         }
     }
 
+    /// Plugs the discovery pipeline in.
+    pub fn with_discovery(mut self, hook: Box<dyn DiscoveryHook>) -> Self {
+        self.d.discovery = Some(hook);
+        self
+    }
+
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.d.clock.now()
+    }
+
+    /// Runs discovery once for each drained trigger batch; `Ok(false)` when this engine has
+    /// no discovery pipeline (the triggers are consumed and the fact logged).
+    pub async fn run_triggered_discovery(&mut self, now: chrono::DateTime<chrono::Utc>) -> Result<bool, String> {
+        match self.d.discovery.as_mut() {
+            Some(hook) => {
+                hook.run_now(now).await;
+                Ok(true)
+            }
+            None => {
+                tracing::warn!("a discovery run was requested, but this engine has no discovery pipeline");
+                Ok(false)
+            }
+        }
+    }
+
     pub async fn tick_with_context(&mut self, ctx: PlannerContext) -> TickOutcome {
         self.stats.ticks += 1;
         let now = ctx.now;

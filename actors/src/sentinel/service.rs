@@ -1,6 +1,7 @@
 //! The runner as a supervised actor, and its interval loop (default every 1800 s).
 
 use super::runner::{RunnerStats, SentinelRunner};
+use super::triggers::TriggerStore;
 use crate::clock::SharedClock;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Utc};
@@ -13,12 +14,63 @@ pub struct RunnerService {
     /// Ticks take the lock, so two never overlap even when the interval and a manual
     /// `raven tick` meet.
     runner: Rc<Mutex<SentinelRunner>>,
+    triggers: Option<Rc<TriggerStore>>,
 }
 
 impl RunnerService {
     pub fn new(runner: SentinelRunner) -> Self {
-        RunnerService { runner: Rc::new(Mutex::new(runner)) }
+        RunnerService { runner: Rc::new(Mutex::new(runner)), triggers: None }
     }
+
+    /// Drains `store` on [`DrainTriggers`].
+    pub fn with_triggers(mut self, store: TriggerStore) -> Self {
+        self.triggers = Some(Rc::new(store));
+        self
+    }
+}
+
+/// Takes the operator's discovery triggers and runs discovery for them; answers how many
+/// were taken.
+pub struct DrainTriggers;
+
+impl Request for DrainTriggers {
+    type Reply = Result<usize, String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl ServeAsync<DrainTriggers> for RunnerService {
+    fn serve_async(&mut self, _: DrainTriggers) -> LocalBoxFuture<'static, Result<usize, String>> {
+        let (runner, triggers) = (self.runner.clone(), self.triggers.clone());
+        Box::pin(async move {
+            let Some(store) = triggers else { return Ok(0) };
+            let taken = store.drain().map_err(|e| e.to_string())?;
+            if taken.is_empty() {
+                return Ok(0);
+            }
+            let reasons: Vec<&str> = taken.iter().map(|t| t.reason.as_str()).collect();
+            tracing::info!(?reasons, "discovery requested");
+            let mut r = runner.lock().await;
+            let now = r.now();
+            r.run_triggered_discovery(now).await?;
+            Ok(taken.len())
+        })
+    }
+}
+
+/// Drains the discovery triggers every `every` until the returned handle is aborted.
+pub fn spawn_trigger_loop(runner: Handle<RunnerService>, every: std::time::Duration) -> actix_rt::task::JoinHandle<()> {
+    actix_rt::spawn(async move {
+        let mut interval = actix_rt::time::interval(every);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            if let Ok(Err(e)) = runner.call_async(DrainTriggers).await {
+                tracing::error!("discovery triggers not drained: {e}");
+            }
+        }
+    })
 }
 
 impl Service for RunnerService {

@@ -272,3 +272,39 @@ async fn the_interval_loop_keeps_ticking() {
     assert!(ticks >= 3, "{ticks} ticks");
     assert_eq!(next.get(), Some(at(12, 0) + chrono::Duration::milliseconds(2)), "the next tick is kept for status");
 }
+
+/// Counts the discovery runs the runner asks for.
+struct CountingDiscovery(Rc<Cell<u32>>);
+
+impl crate::sentinel::DiscoveryHook for CountingDiscovery {
+    fn maybe_run(&mut self, _: DateTime<Utc>) -> LocalBoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+    fn run_now(&mut self, _: DateTime<Utc>) -> LocalBoxFuture<'_, ()> {
+        self.0.set(self.0.get() + 1);
+        Box::pin(async {})
+    }
+}
+
+#[actix_rt::test]
+async fn an_operator_trigger_runs_discovery_once_from_the_drain_loop() {
+    use crate::sentinel::triggers::TriggerStore;
+    use crate::sentinel::DrainTriggers;
+    let r = rig(at(12, 0));
+    let runs = Rc::new(Cell::new(0));
+    let runner = r.runner.with_discovery(Box::new(CountingDiscovery(runs.clone())));
+    let path = r.dir.triggers();
+    let h =
+        start(RunnerService::new(runner).with_triggers(TriggerStore::new(&path)), &r.metrics, RestartPolicy::default());
+    assert_eq!(h.call_async(DrainTriggers).await.unwrap(), Ok(0));
+    // Another process asks for a run; the short loop takes it once.
+    TriggerStore::new(&path).request("operator", at(12, 1)).unwrap();
+    let task = crate::sentinel::spawn_trigger_loop(h.clone(), std::time::Duration::from_millis(2));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while runs.get() == 0 && std::time::Instant::now() < deadline {
+        actix_rt::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+    actix_rt::time::sleep(std::time::Duration::from_millis(10)).await;
+    task.abort();
+    assert_eq!(runs.get(), 1, "one request, one run");
+}

@@ -1,5 +1,6 @@
 pub mod config;
 pub mod cron;
+pub mod discover;
 pub mod gateway;
 pub mod metrics;
 pub mod policy;
