@@ -282,7 +282,8 @@ impl Engine {
         let scheduler = Scheduler::new(
             Rc::new(Agent(agent.clone())),
             OriginPools::new(config.agent.user_pool, config.agent.system_pool),
-        );
+        )
+        .metered(&metrics, "Spine");
         let router: Rc<dyn Router> = match o.router {
             Some(r) => r,
             None => Rc::new(Executors {

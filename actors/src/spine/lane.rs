@@ -50,6 +50,8 @@ pub(super) fn spawn(
                 s.queued = s.queued.saturating_sub(1);
                 s.running = Some((inbox.clone(), abort));
             }
+            activity.running();
+            let began = std::time::Instant::now();
             // A turn that panics fails alone: the lane (and its queue) lives on.
             let turn = AssertUnwindSafe(handler.run(req.clone(), inbox.clone())).catch_unwind();
             let outcome = match Abortable::new(turn, registration).await {
@@ -80,7 +82,7 @@ pub(super) fn spawn(
                 drop(s);
                 state.borrow_mut().queued += 1;
             }
-            activity.finished(&req, &outcome);
+            activity.finished(&req, &outcome, began.elapsed());
             if let Some(w) = waiters.borrow_mut().remove(&req.request_id) {
                 let _ = w.send(outcome.clone());
             }

@@ -113,16 +113,31 @@ pub(crate) struct Activity {
     /// User turns submitted (queued or running) and not finished.
     pub user_in_flight: Cell<usize>,
     pub on_complete: RefCell<Vec<TurnComplete>>,
+    /// The spine's row in `raven status`: turns queued (the mailbox), handled, failed, time.
+    pub meter: RefCell<Option<std::sync::Arc<crate::supervise::Meter>>>,
 }
 
 impl Activity {
     pub(crate) fn user_started(&self, req: &TurnRequest) {
+        if let Some(m) = self.meter.borrow().as_ref() {
+            m.on_send();
+        }
         if req.origin == Origin::User {
             self.user_in_flight.set(self.user_in_flight.get() + 1);
         }
     }
 
-    pub(crate) fn finished(&self, req: &TurnRequest, outcome: &TurnOutcome) {
+    /// A queued turn got its slot and runs now.
+    pub(crate) fn running(&self) {
+        if let Some(m) = self.meter.borrow().as_ref() {
+            m.on_start();
+        }
+    }
+
+    pub(crate) fn finished(&self, req: &TurnRequest, outcome: &TurnOutcome, took: std::time::Duration) {
+        if let Some(m) = self.meter.borrow().as_ref() {
+            m.on_done(!matches!(outcome, TurnOutcome::Failed(_)), took.as_nanos() as u64);
+        }
         if req.origin == Origin::User {
             self.user_in_flight.set(self.user_in_flight.get().saturating_sub(1));
         }
@@ -159,6 +174,12 @@ impl Scheduler {
     /// already down, on every clone of this Scheduler.
     pub fn on_turn_complete(&self, f: impl Fn(&TurnRequest, &TurnOutcome) + 'static) {
         self.activity.on_complete.borrow_mut().push(Rc::new(f));
+    }
+
+    /// Meters the turns under `name` in `metrics` (the "Spine" row of `raven status`).
+    pub fn metered(self, metrics: &crate::supervise::Metrics, name: &str) -> Self {
+        *self.activity.meter.borrow_mut() = Some(metrics.register(name));
+        self
     }
 
     /// Every finished turn and its outcome is also sent here (tests, metrics, delivery).

@@ -196,6 +196,34 @@ async fn a_panicking_turn_fails_alone_and_the_lane_serves_the_next() {
 }
 
 #[actix_rt::test]
+async fn the_spine_is_metered_turns_queued_handled_and_failed() {
+    struct Boom;
+    impl TurnHandler for Boom {
+        fn run(&self, req: TurnRequest, _: Inbox) -> LocalBoxFuture<'static, TurnOutcome> {
+            Box::pin(async move {
+                match req.content.as_str() {
+                    "fail" => TurnOutcome::Failed("no model".into()),
+                    c => TurnOutcome::Replied(c.to_owned()),
+                }
+            })
+        }
+    }
+    let metrics = crate::supervise::Metrics::default();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let s = Scheduler::new(Rc::new(Boom), OriginPools::new(4, 2)).with_outcomes(tx).metered(&metrics, "Spine");
+    for c in ["one", "fail", "two"] {
+        s.submit(user("a", c));
+    }
+    let row = || metrics.snapshot().into_iter().find(|m| m.name == "Spine").unwrap();
+    assert_eq!((row().received, row().mailbox_depth), (3, 3), "three queued before any runs");
+    for _ in 0..3 {
+        next(&mut rx).await;
+    }
+    let r = row();
+    assert_eq!((r.received, r.handled, r.failed, r.mailbox_depth), (3, 2, 1, 0));
+}
+
+#[actix_rt::test]
 async fn user_turns_in_flight_counts_queued_and_running_user_turns_only() {
     let p = Probe::default();
     let (s, mut rx) = scheduler(&p, 4);
