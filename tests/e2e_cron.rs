@@ -30,21 +30,12 @@ fn delivered(dir: &Path, text: &str) -> usize {
     std::fs::read_to_string(dir.join("out.jsonl")).unwrap_or_default().lines().filter(|l| l.contains(text)).count()
 }
 
-struct Killed(std::process::Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn a_job_added_from_another_process_re_arms_the_sleeping_timer_and_fires() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     add(dir, &["--in", "1h", "--to", "jsonl:me", "Renew the passport"]);
-    let _up = Killed(support::up(dir, CONFIG, &[]));
+    let _up = support::Killed(support::up(dir, CONFIG, &[]));
     let status = support::wait_ready(dir);
     for actor in ["Cron", "NudgePolicy", "DeliveryHub", "SentinelRunner"] {
         assert!(status.contains(actor), "{actor} missing from:\n{status}");
@@ -66,7 +57,7 @@ fn a_malformed_jobs_file_is_named_left_alone_and_the_loaded_jobs_keep_firing() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     add(dir, &["--every", "1s", "--to", "jsonl:me", "Blink"]);
-    let _up = Killed(support::up(dir, CONFIG, &[]));
+    let _up = support::Killed(support::up(dir, CONFIG, &[]));
     support::wait_ready(dir);
     support::eventually("the first fire", || delivered(dir, "Blink") >= 1);
     let bad = b"{\"jobs\": [\n  {\"id\": \"x\",, }\n]}\n";

@@ -31,7 +31,7 @@ fn a_wake_runs_the_heartbeat_now_open_tasks_are_delivered_and_done_ones_are_not(
     let dir = tmp.path();
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
     std::fs::write(dir.join("workspace/HEARTBEAT.md"), "# Tasks\n- [ ] Water the plants\n- [x] Pay rent\n").unwrap();
-    let mut up = support::up(dir, CONFIG, &[("RAVEN_LOG", "warn,raven_actors::heartbeat=info")]);
+    let _up = support::Killed(support::up(dir, CONFIG, &[("RAVEN_LOG", "warn,raven_actors::heartbeat=info")]));
     let status = support::wait_ready(dir);
     for row in ["Cron", "Heartbeat"] {
         assert!(status.lines().any(|l| l.starts_with(row)), "{row} missing:\n{status}");
@@ -56,6 +56,4 @@ fn a_wake_runs_the_heartbeat_now_open_tasks_are_delivered_and_done_ones_are_not(
     support::eventually("the second heartbeat tick", || ticks(dir).len() == 2);
     assert!(ticks(dir)[1].contains("Skipped"), "{:?}", ticks(dir));
     assert_eq!(delivered(dir).matches("Open tasks").count(), before, "no turn, nothing delivered");
-    let _ = up.kill();
-    let _ = up.wait();
 }

@@ -113,3 +113,14 @@ pub fn eventually(what: &str, mut check: impl FnMut() -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
+
+/// Kills the process when dropped, so a failing test leaves no supervisor behind.
+#[allow(dead_code)]
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
