@@ -113,8 +113,9 @@ fn fires(root: &Path) -> (std::collections::BTreeMap<String, usize>, Option<chro
     for line in std::fs::read_to_string(root.join("count.log")).unwrap_or_default().lines() {
         let mut parts = line.split(' ');
         let (id, _pid, at) = (parts.next().unwrap(), parts.next(), parts.next().unwrap());
-        // cron-<job>-<slot>
-        let job = id.strip_prefix("cron-").and_then(|r| r.rsplit_once('-')).map(|(j, _)| j).unwrap();
+        // cron-<job>-<slot>@<target>
+        let fire = id.split_once('@').map_or(id, |(f, _)| f);
+        let job = fire.strip_prefix("cron-").and_then(|r| r.rsplit_once('-')).map(|(j, _)| j).unwrap();
         *out.entry(job.to_owned()).or_default() += 1;
         let at = chrono::DateTime::parse_from_rfc3339(at).unwrap().with_timezone(&chrono::Utc);
         first = Some(first.map_or(at, |f: chrono::DateTime<chrono::Utc>| f.min(at)));

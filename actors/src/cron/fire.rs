@@ -117,9 +117,10 @@ impl FireJob for CronTurns {
             this.record(&job);
             let mut delivered_to = Vec::new();
             for (channel, chat_id) in &targets {
-                // One id per job and slot: a fire repeated after a crash is the same message,
-                // which the outlets and the outbox deliver once.
-                let id = format!("cron-{}-{}", job.id, slot.timestamp());
+                // One id per job, slot and target: a fire repeated after a crash is the same
+                // message, which the outlets and the outbox deliver once; each broadcast target
+                // gets its own.
+                let id = format!("cron-{}-{}@{channel}:{chat_id}", job.id, slot.timestamp());
                 let text = OutboundText::proactive(id, channel, chat_id, &reply);
                 match this.hub.call_async(Post::text(text)).await {
                     Ok(Ok(())) => delivered_to.push(format!("{channel}:{chat_id}")),

@@ -274,3 +274,49 @@ async fn a_user_reply_resets_the_strikes_of_the_jobs_delivering_there() {
     rx.await.unwrap();
     assert_eq!(jobs.load().unwrap().jobs[0].state.strikes, 0);
 }
+
+#[actix_rt::test]
+async fn cron_targets_resolve_at_fire_time_and_a_broadcast_reaches_each_target() {
+    use crate::cron::service::RunDue;
+    use crate::cron::store::{Job, Schedule};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    let mut config = RavenConfig::default();
+    config.delivery.jsonl_path = "out.jsonl".into();
+    // A cli job goes to the forward channel; a bare channel takes the chat of its latest session.
+    config.cron.forward_channels = vec!["jsonl".into()];
+    let sessions = crate::agent::session::SessionStore::new(dir.sessions());
+    sessions.append("jsonl", "old", crate::planner::provider::Role::User, "hi", clock.now()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(10));
+    sessions.append("jsonl", "ann", crate::planner::provider::Role::User, "hi", clock.now()).unwrap();
+    let engine = Engine::start(&dir, &config, clock.shared()).unwrap();
+    let job = |id: &str, target: Option<&str>, broadcast: &[&str]| Job {
+        id: id.into(),
+        message: format!("message of {id}"),
+        schedule: Schedule::At { at: clock.now() },
+        target: target.map(Into::into),
+        broadcast: broadcast.iter().map(|b| b.to_string()).collect(),
+        created_at: clock.now(),
+        enabled: true,
+        topic: Some(id.into()),
+        state: Default::default(),
+    };
+    JobsStore::new(dir.jobs())
+        .update(|f| {
+            f.jobs.push(job("forwarded", Some("cli:local"), &[]));
+            f.jobs.push(job("everywhere", None, &["jsonl:bob", "jsonl:carl"]));
+            f.jobs.push(job("quiet", None, &[]));
+        })
+        .unwrap();
+    let run = engine.cron.as_ref().unwrap().call_async(RunDue).await.unwrap();
+    let to = |id: &str| run.fired.iter().find(|f| f.job_id == id).unwrap().result.clone().unwrap().delivered_to;
+    assert_eq!(to("forwarded"), ["jsonl:ann"], "cli → the forward channel, its latest chat");
+    assert_eq!(to("everywhere"), ["jsonl:bob", "jsonl:carl"]);
+    assert!(to("quiet").is_empty(), "a silent job tells nobody");
+    // The broadcast's turn ran on the job's own channel, not in a user's conversation.
+    assert!(dir.sessions().join("cron_everywhere.jsonl").exists());
+    assert!(!dir.sessions().join("jsonl_bob.jsonl").exists());
+    let out = std::fs::read_to_string(dir.root().join("out.jsonl")).unwrap();
+    assert_eq!(out.lines().filter(|l| l.contains("message of everywhere")).count(), 2);
+}
