@@ -7,6 +7,7 @@ pub mod config;
 pub mod context;
 pub mod cron;
 pub mod data_dir;
+pub mod discovery;
 pub mod engine;
 pub mod executor;
 pub mod feedback;

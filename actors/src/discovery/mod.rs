@@ -1,0 +1,11 @@
+//! Task discovery (spec §12): once a day the TaskDiscoverer proposes a menu of tasks; the
+//! PendingDecisionStore keeps it; the DecisionRouter tells a pick from other replies; the
+//! DecisionConsumer (a user-inbound hook) runs the picked option through the ActionExecutor,
+//! behind a confirm step when the option asks for one. Every action passes the NudgePolicy
+//! and records its fire.
+
+pub mod pending;
+pub mod router;
+
+pub use pending::{Choice, ChoiceAction, PendingDecision, PendingDecisionStore, PendingState};
+pub use router::{parse_reply, DecisionRouter, Routed, Said};
