@@ -15,6 +15,9 @@ use crate::cron::service::{spawn_cron_loop, CronService, NextCronFire};
 use crate::cron::store::JobsStore;
 use crate::cron::tool::JobsCron;
 use crate::data_dir::DataDir;
+use crate::discovery::{
+    ActionExecutor, DecisionConsumer, DecisionRouter, DiscoveryRun, PendingDecisionStore, TaskDiscoverer,
+};
 use crate::executor::defer::{DeferManager, DeferService};
 use crate::executor::dispatcher::NudgeDispatcher;
 use crate::executor::hub::{DeliveryHubService, Post, RegisterOutlet, RetryOutbox};
@@ -270,12 +273,31 @@ impl Engine {
             Rc::new(CronTool { jobs: Rc::new(JobsCron { store: JobsStore::new(dir.jobs()), tz }) }),
         ];
         let tracker = Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz));
+        // A menu pick is answered before the LLM is called (spec §12).
+        let menus = || PendingDecisionStore::new(dir.sentinel_dir().join("pending_decisions.json"));
+        let spawn_late = Rc::new(std::cell::OnceCell::new());
+        let consumer = DecisionConsumer {
+            router: DecisionRouter {
+                store: menus(),
+                // The rules provider cannot classify free text: only numbers and /pick count.
+                classifier: (provider.name() != "rules").then(|| provider.clone()),
+                threshold: config.discovery.classifier_threshold,
+            },
+            executor: ActionExecutor {
+                policy: policy.clone(),
+                injector: injector.clone(),
+                tools: tools.clone(),
+                spawn: spawn_late.clone(),
+                clock: clock.clone(),
+            },
+            clock: clock.clone(),
+        };
         let agent = Rc::new(AgentLoop {
             provider: provider.clone(),
             tools,
             sessions: SessionStore::new(dir.sessions()),
             injector: Some(injector.clone()),
-            inbound_hooks: vec![Rc::new(ResetStrikes(JobsStore::new(dir.jobs())))],
+            inbound_hooks: vec![Rc::new(ResetStrikes(JobsStore::new(dir.jobs()))), Rc::new(consumer)],
             clock: clock.clone(),
             max_iterations: config.agent.max_iterations,
         });
@@ -284,22 +306,36 @@ impl Engine {
             OriginPools::new(config.agent.user_pool, config.agent.system_pool),
         )
         .metered(&metrics, "Spine");
+        let spawn = ProactiveSpawn::new(
+            policy.clone(),
+            Rc::new(WakingSubagent { inner: AgentSubagent::new(agent), wake: wake.clone(), clock: clock.clone() }),
+            dispatcher.clone(),
+        );
+        let _ = spawn_late.set(spawn.clone());
         let router: Rc<dyn Router> = match o.router {
             Some(r) => r,
             None => Rc::new(Executors {
                 dispatcher: dispatcher.clone(),
                 injector: injector.clone(),
                 defer: defer.clone(),
-                spawn: ProactiveSpawn::new(
-                    policy.clone(),
-                    Rc::new(WakingSubagent {
-                        inner: AgentSubagent::new(agent),
-                        wake: wake.clone(),
-                        clock: clock.clone(),
-                    }),
-                    dispatcher,
-                ),
+                spawn,
             }),
+        };
+        let discovery_target = match config.discovery.target.trim() {
+            "" => config.delivery.default_targets.first().cloned().unwrap_or_else(|| "cli:local".into()),
+            t => t.to_owned(),
+        };
+        let discoverer = TaskDiscoverer {
+            menus: Rc::new(menus()),
+            guard: JsonStateStore::new(dir.state()),
+            provider: provider.clone(),
+            policy: policy.clone(),
+            dispatcher: dispatcher.clone(),
+            memory_md: dir.memory(),
+            heartbeat_md: dir.heartbeat(),
+            tz,
+            cfg: config.discovery.clone(),
+            target: discovery_target,
         };
         let runner = SentinelRunner::new(RunnerDeps {
             assembler: assembler.clone(),
@@ -311,7 +347,10 @@ impl Engine {
             tracker: NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz),
             attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
             cfg: config.sentinel.clone(),
-            discovery: None,
+            discovery: config
+                .discovery
+                .enabled
+                .then(|| Box::new(DiscoveryRun(discoverer)) as Box<dyn crate::sentinel::DiscoveryHook>),
             daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
         });
         let runner = RunnerService::new(runner).with_triggers(TriggerStore::new(dir.triggers()));

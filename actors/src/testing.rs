@@ -38,3 +38,23 @@ impl Provider for Scripted {
         )
     }
 }
+
+/// A terminal whose output the test reads (behind a `CliOutlet::to_writer`).
+#[derive(Clone, Default)]
+pub struct Screen(pub std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Screen {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Screen {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}

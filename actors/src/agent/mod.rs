@@ -38,7 +38,7 @@ pub fn origin_note(o: Origin) -> &'static str {
 
 /// A hook on genuine user input; it may consume the message (a menu pick, say) and answer.
 pub trait InboundHook {
-    fn on_user_message(&self, req: &TurnRequest) -> Option<String>;
+    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<String>>;
 }
 
 pub struct AgentLoop {
@@ -72,7 +72,7 @@ impl AgentLoop {
         let (channel, chat_id) = (req.channel.as_str(), req.chat_id.as_str());
         if req.origin.is_user_input() {
             for hook in &self.inbound_hooks {
-                if let Some(answer) = hook.on_user_message(&req) {
+                if let Some(answer) = hook.on_user_message(&req).await {
                     return TurnOutcome::Replied(answer);
                 }
             }

@@ -27,6 +27,7 @@ pub struct RavenConfig {
     pub gateway: GatewayConfig,
     pub cron: CronConfig,
     pub heartbeat: crate::heartbeat::HeartbeatConfig,
+    pub discovery: DiscoveryConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -188,6 +189,36 @@ impl Default for GatewayConfig {
             secret_env: "RAVEN_GATEWAY_SECRET".into(),
             max_body_bytes: 64 * 1024,
             restart_backoff_ms: 200,
+        }
+    }
+}
+
+/// Task discovery (spec §12): a daily menu of tasks to pick from. It runs from the Sentinel's
+/// tick, so it lives and sleeps with `sentinel.enabled`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DiscoveryConfig {
+    pub enabled: bool,
+    /// The local hour from which the day's menu may go out (once a day).
+    pub hour: u32,
+    /// How long a menu takes picks.
+    pub menu_ttl_minutes: i64,
+    pub max_options: usize,
+    /// The LLM pick classifier's confidence needed for free text to count as a pick.
+    pub classifier_threshold: f64,
+    /// `channel:chat_id` the menu goes to; empty: the first of `delivery.default_targets`.
+    pub target: String,
+}
+
+impl Default for DiscoveryConfig {
+    fn default() -> Self {
+        DiscoveryConfig {
+            enabled: true,
+            hour: 9,
+            menu_ttl_minutes: 240,
+            max_options: 3,
+            classifier_threshold: 0.8,
+            target: String::new(),
         }
     }
 }

@@ -160,12 +160,15 @@ pub fn user_replied(file: &mut JobsFile, session: &str) {
 pub struct ResetStrikes(pub super::store::JobsStore);
 
 impl crate::agent::InboundHook for ResetStrikes {
-    fn on_user_message(&self, req: &raven_proto::TurnRequest) -> Option<String> {
+    fn on_user_message<'a>(
+        &'a self,
+        req: &'a raven_proto::TurnRequest,
+    ) -> futures_util::future::LocalBoxFuture<'a, Option<String>> {
         let session = format!("{}:{}", req.channel, req.chat_id);
         if let Err(e) = self.0.update(|f| user_replied(f, &session)) {
             tracing::warn!("cron strikes not reset: {e}");
         }
-        None
+        Box::pin(async { None })
     }
 }
 

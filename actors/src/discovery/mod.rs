@@ -4,8 +4,17 @@
 //! behind a confirm step when the option asks for one. Every action passes the NudgePolicy
 //! and records its fire.
 
+pub mod action;
+pub mod consumer;
+pub mod discoverer;
 pub mod pending;
 pub mod router;
 
+pub use action::ActionExecutor;
+pub use consumer::DecisionConsumer;
+pub use discoverer::{Discovered, DiscoveryRun, TaskDiscoverer};
 pub use pending::{Choice, ChoiceAction, PendingDecision, PendingDecisionStore, PendingState};
 pub use router::{parse_reply, DecisionRouter, Routed, Said};
+
+#[cfg(test)]
+mod tests;

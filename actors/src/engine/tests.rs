@@ -5,6 +5,7 @@ use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::context::Assemble;
 use crate::executor::outlets::CliOutlet;
+use crate::testing::Screen;
 use chrono::{Duration as D, TimeZone, Utc};
 
 #[actix_rt::test]
@@ -154,26 +155,6 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
     // Its completion wakes the heartbeat.
     let wake = engine.wake.snapshot();
     assert!(wake.pending().iter().any(|r| r.starts_with("subagent for jsonl:me")), "{:?}", wake.pending());
-}
-
-/// A terminal whose output the test reads.
-#[derive(Clone, Default)]
-struct Screen(Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Screen {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Screen {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
 }
 
 fn cron_engine(dir: &DataDir, clock: &ManualClock, screen: &Screen) -> Engine {

@@ -36,6 +36,16 @@ impl ProactiveSpawn {
     }
 
     pub async fn dispatch(&self, decision: &PlannerDecision, nudge_id: &str) -> ExecutionResult {
+        self.dispatch_gated(decision, nudge_id, true).await
+    }
+
+    /// A spawn the user asked for (a menu pick): gated without the per-session cooldown,
+    /// which is there against unsolicited nudges, not against answering the user.
+    pub async fn dispatch_requested(&self, decision: &PlannerDecision, nudge_id: &str) -> ExecutionResult {
+        self.dispatch_gated(decision, nudge_id, false).await
+    }
+
+    async fn dispatch_gated(&self, decision: &PlannerDecision, nudge_id: &str, session_gate: bool) -> ExecutionResult {
         let task = match (decision.action, decision.spawn_task.as_deref().map(str::trim)) {
             (Action::SpawnAgent, Some(t)) if !t.is_empty() => t.to_owned(),
             _ => return ExecutionResult::failed("not a spawn_agent decision with a task"),
@@ -46,7 +56,7 @@ impl ProactiveSpawn {
         };
         let nudge = Nudge {
             action: Action::SpawnAgent,
-            session_key: Some(target.clone()),
+            session_key: session_gate.then(|| target.clone()),
             content: task.clone(),
             priority: decision.priority,
             topic: None,

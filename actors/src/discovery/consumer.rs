@@ -1,0 +1,36 @@
+//! DecisionConsumer (spec §12): the user-inbound hook that short-circuits a pick before the
+//! LLM is called. A reply the router matches is consumed (answered here, the agent never sees
+//! it); any other reply passes through untouched.
+
+use super::action::ActionExecutor;
+use super::router::{DecisionRouter, Routed};
+use crate::agent::InboundHook;
+use crate::clock::SharedClock;
+use futures_util::future::LocalBoxFuture;
+use raven_proto::TurnRequest;
+
+pub struct DecisionConsumer {
+    pub router: DecisionRouter,
+    pub executor: ActionExecutor,
+    pub clock: SharedClock,
+}
+
+impl InboundHook for DecisionConsumer {
+    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let session = format!("{}:{}", req.channel, req.chat_id);
+            match self.router.route(&session, &req.content, self.clock.now()).await {
+                Ok(Routed::PassThrough) => None,
+                Ok(Routed::Answer(a)) => Some(a),
+                Ok(Routed::Run { menu, choice }) => {
+                    Some(self.executor.execute(&menu, choice, &req.conversation_id).await)
+                }
+                Err(e) => {
+                    // The menus cannot be read: the reply goes to the agent rather than nowhere.
+                    tracing::error!("menu replies not routed: {e}");
+                    None
+                }
+            }
+        })
+    }
+}

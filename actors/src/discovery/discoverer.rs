@@ -1,0 +1,240 @@
+//! TaskDiscoverer (spec §12): once a day, from the runner's tick (a time guard; it sleeps
+//! with the Sentinel), it reads memory and HEARTBEAT.md, proposes a few tasks as a menu,
+//! passes the NudgePolicy and sends the numbered menu through `dispatch_options`. The rules
+//! provider derives the options itself: each open deadline becomes "remind me an hour
+//! before" (a cron tool call), each unchecked HEARTBEAT.md item "work on it" (a spawn, behind
+//! a confirm step). An LLM provider proposes them through the `propose_tasks` tool call.
+
+use super::pending::{Choice, ChoiceAction, PendingDecision, PendingDecisionStore, PendingState};
+use crate::config::DiscoveryConfig;
+use crate::context::deadlines::parse_deadlines;
+use crate::executor::dispatcher::{render_menu, MenuOption, NudgeDispatcher};
+use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema};
+use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
+use crate::sentinel::DiscoveryHook;
+use crate::store::JsonStateStore;
+use crate::supervise::{Handle, LocalBoxFuture};
+use chrono::{DateTime, Duration, NaiveDate, Timelike, Utc};
+use chrono_tz::Tz;
+use raven_proto::{Action, Priority};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+pub const PROPOSE_TOOL: &str = "propose_tasks";
+const QUESTION: &str = "Anything I can take off your plate today?";
+
+pub struct TaskDiscoverer {
+    pub menus: Rc<PendingDecisionStore>,
+    /// Where the day of the last menu is kept, so a restart does not send a second one.
+    pub guard: JsonStateStore,
+    pub provider: SharedProvider,
+    pub policy: Handle<NudgePolicyService>,
+    pub dispatcher: NudgeDispatcher,
+    pub memory_md: PathBuf,
+    pub heartbeat_md: PathBuf,
+    pub tz: Tz,
+    pub cfg: DiscoveryConfig,
+    /// `channel:chat_id` the menu goes to.
+    pub target: String,
+}
+
+/// What a discovery run did (for the log and the tests).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Discovered {
+    NotDue,
+    NothingToPropose,
+    Denied(String),
+    Failed(String),
+    Sent { menu_id: String, options: usize },
+}
+
+impl TaskDiscoverer {
+    fn last_day(&self) -> Option<NaiveDate> {
+        self.guard.read::<Option<NaiveDate>>("discovery_last_day").ok().and_then(|(d, _)| d)
+    }
+
+    /// The day's run, once the local hour has come and no menu went out today.
+    pub async fn run_if_due(&mut self, now: DateTime<Utc>) -> Discovered {
+        let local = now.with_timezone(&self.tz);
+        if !self.cfg.enabled || local.hour() < self.cfg.hour || self.last_day() == Some(local.date_naive()) {
+            return Discovered::NotDue;
+        }
+        self.run(now).await
+    }
+
+    pub async fn run(&mut self, now: DateTime<Utc>) -> Discovered {
+        let memory = std::fs::read_to_string(&self.memory_md).unwrap_or_default();
+        let heartbeat = std::fs::read_to_string(&self.heartbeat_md).unwrap_or_default();
+        let options = match self.propose(&memory, &heartbeat, now).await {
+            Ok(o) => o,
+            Err(e) => return Discovered::Failed(e),
+        };
+        let today = now.with_timezone(&self.tz).date_naive();
+        if options.is_empty() {
+            self.mark(today);
+            return Discovered::NothingToPropose;
+        }
+        let menu = PendingDecision {
+            id: String::new(),
+            session: self.target.clone(),
+            question: QUESTION.into(),
+            options,
+            created_at: now,
+            expires_at: now + Duration::minutes(self.cfg.menu_ttl_minutes),
+            state: PendingState::Open,
+        };
+        let shown: Vec<MenuOption> =
+            menu.options.iter().map(|o| MenuOption { title: o.title.clone(), reason: o.reason.clone() }).collect();
+        let text = render_menu(QUESTION, &shown);
+        let nudge = Nudge {
+            action: Action::Nudge,
+            session_key: Some(self.target.clone()),
+            content: text.clone(),
+            priority: Priority::Low,
+            topic: Some("task discovery".into()),
+        };
+        let (menus, dispatcher, target) = (self.menus.clone(), self.dispatcher.clone(), self.target.clone());
+        let gated = dispatch_through(&self.policy, nudge, || async move {
+            let menu = menus.offer(menu, now).map_err(|e| e.to_string())?;
+            let count = menu.options.len();
+            let shown = format!("{text}\n(menu {})", menu.id);
+            let r = dispatcher.post(std::slice::from_ref(&target), &shown, &format!("menu-{}", menu.id), None).await;
+            if r.delivered {
+                Ok((menu.id, count))
+            } else {
+                let _ = menus.transition(&menu.id, &PendingState::Open, PendingState::Cancelled);
+                Err(r.error.unwrap_or_default())
+            }
+        })
+        .await;
+        match gated {
+            Gated::Delivered((menu_id, options)) => {
+                self.mark(today);
+                Discovered::Sent { menu_id, options }
+            }
+            // Tried again on a later tick (the quiet hours end, a quota frees).
+            Gated::Denied(v) => Discovered::Denied(v.reason),
+            Gated::Failed(e) | Gated::Unavailable(e) => Discovered::Failed(e),
+        }
+    }
+
+    fn mark(&self, day: NaiveDate) {
+        if let Err(e) = self.guard.update("discovery_last_day", |d: &mut Option<NaiveDate>| *d = Some(day)) {
+            tracing::warn!("the day of the discovery run is not kept: {e}");
+        }
+    }
+
+    async fn propose(&self, memory: &str, heartbeat: &str, now: DateTime<Utc>) -> Result<Vec<Choice>, String> {
+        let mut options = if self.provider.name() == "rules" {
+            rules_options(memory, heartbeat, now, self.tz)
+        } else {
+            self.llm_options(memory, heartbeat).await?
+        };
+        options.truncate(self.cfg.max_options.max(1));
+        Ok(options)
+    }
+
+    async fn llm_options(&self, memory: &str, heartbeat: &str) -> Result<Vec<Choice>, String> {
+        let req = CompletionRequest {
+            messages: vec![
+                ChatMessage::system(format!(
+                    "Propose up to {} concrete tasks you could do for the user today, from their notes. \
+                     Call propose_tasks; each option is a reply (text to tell them) or a spawn (a task \
+                     for a helper agent); set confirm for anything with side effects.",
+                    self.cfg.max_options
+                )),
+                ChatMessage::user(format!("MEMORY.md:\n{memory}\n\nHEARTBEAT.md:\n{heartbeat}")),
+            ],
+            tools: vec![ToolSchema {
+                name: PROPOSE_TOOL.into(),
+                description: "The menu of tasks.".into(),
+                parameters: json!({"type": "object", "properties": {"options": {"type": "array", "items": {
+                    "type": "object", "properties": {
+                        "title": {"type": "string"}, "reason": {"type": "string"},
+                        "kind": {"type": "string", "enum": ["reply", "spawn"]},
+                        "text": {"type": "string"}, "task": {"type": "string"}, "confirm": {"type": "boolean"}},
+                    "required": ["title", "reason", "kind"]}}}, "required": ["options"]}),
+            }],
+            tool_choice: Some(PROPOSE_TOOL.into()),
+            generation: Generation { max_tokens: 512, temperature: 0.2 },
+            context: None,
+        };
+        match self.provider.complete(&req).await.map_err(|e| e.to_string())? {
+            ProviderReply::ToolCall { name, arguments } if name == PROPOSE_TOOL => parse_options(&arguments),
+            other => Err(format!("the provider did not propose tasks: {other:?}")),
+        }
+    }
+}
+
+/// The `propose_tasks` arguments as options; a malformed option is an error, not skipped.
+pub fn parse_options(args: &Value) -> Result<Vec<Choice>, String> {
+    let items = args.get("options").and_then(Value::as_array).ok_or("propose_tasks: `options` must be an array")?;
+    items
+        .iter()
+        .map(|o| {
+            let s = |k: &str| o.get(k).and_then(Value::as_str).map(str::trim).filter(|v| !v.is_empty());
+            let title = s("title").ok_or("an option without a title")?.to_owned();
+            let reason = s("reason").unwrap_or_default().to_owned();
+            let action = match s("kind") {
+                Some("reply") => ChoiceAction::Reply { text: s("text").ok_or("a reply option without text")?.into() },
+                Some("spawn") => ChoiceAction::Spawn { task: s("task").ok_or("a spawn option without a task")?.into() },
+                other => return Err(format!("option kind {other:?}: reply or spawn")),
+            };
+            let confirm = o.get("confirm").and_then(Value::as_bool).unwrap_or(false);
+            Ok(Choice { title, reason, action, confirm })
+        })
+        .collect()
+}
+
+/// The rules provider's menu: a reminder an hour before each open deadline still ahead (a
+/// cron tool call), then each unchecked HEARTBEAT.md item as a confirmed spawn.
+pub fn rules_options(memory: &str, heartbeat: &str, now: DateTime<Utc>, tz: Tz) -> Vec<Choice> {
+    let mut out = Vec::new();
+    for d in parse_deadlines(memory, tz) {
+        let at = d.due - Duration::hours(1);
+        if at <= now {
+            continue;
+        }
+        let local = d.due.with_timezone(&tz).format("%a %H:%M");
+        out.push(Choice {
+            title: format!("Remind me of “{}” an hour before", d.title),
+            reason: format!("due {local}"),
+            action: ChoiceAction::Tool {
+                name: "cron".into(),
+                args: json!({"action": "add", "message": format!("{} is due in an hour", d.title), "at": at.to_rfc3339()}),
+            },
+            confirm: false,
+        });
+    }
+    for task in crate::heartbeat::decision::open_tasks(heartbeat) {
+        out.push(Choice {
+            title: format!("Work on “{task}”"),
+            reason: "open in HEARTBEAT.md".into(),
+            action: ChoiceAction::Spawn { task: task.clone() },
+            confirm: true,
+        });
+    }
+    out
+}
+
+/// The discoverer as the runner's hook.
+pub struct DiscoveryRun(pub TaskDiscoverer);
+
+impl DiscoveryHook for DiscoveryRun {
+    fn maybe_run(&mut self, now: DateTime<Utc>) -> LocalBoxFuture<'_, ()> {
+        Box::pin(async move {
+            match self.0.run_if_due(now).await {
+                Discovered::NotDue => {}
+                other => tracing::info!(?other, "task discovery"),
+            }
+        })
+    }
+
+    fn run_now(&mut self, now: DateTime<Utc>) -> LocalBoxFuture<'_, ()> {
+        Box::pin(async move {
+            let r = self.0.run(now).await;
+            tracing::info!(?r, "task discovery (requested)");
+        })
+    }
+}
