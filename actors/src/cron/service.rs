@@ -65,7 +65,7 @@ impl Inner {
     /// Claims under the lock; on a malformed file, from memory.
     fn claim(&mut self, now: DateTime<Utc>) -> Vec<Job> {
         let (claimer, pending) = (&self.claimer, std::mem::take(&mut self.pending));
-        let result = self.store.update_viewed(|f| {
+        let result = update_retrying(&self.store, |f| {
             f.jobs.retain(|j| !matches!(pending.get(&j.id), Some(None)));
             for job in &mut f.jobs {
                 if let Some(Some(state)) = pending.get(&job.id) {
@@ -104,7 +104,7 @@ impl Inner {
                 })
                 .collect()
         };
-        let done = match self.store.update_viewed(finish) {
+        let done = match update_retrying(&self.store, finish) {
             Ok((done, view)) => {
                 self.seen_now(view);
                 done
@@ -148,6 +148,21 @@ impl Inner {
     fn recovered(&mut self) {
         if self.error.take().is_some() {
             tracing::info!("{} parses again", self.store.path().display());
+        }
+    }
+}
+
+/// An update that a concurrent hand edit made give way is tried again on the edited file
+/// (a few times: an edit is a human's, not a loop's).
+fn update_retrying<R>(
+    store: &JobsStore,
+    mut f: impl FnMut(&mut JobsFile) -> R,
+) -> Result<(R, super::store::View), JobsError> {
+    let mut tries = 0;
+    loop {
+        match store.update_viewed(&mut f) {
+            Err(JobsError::Conflict { .. }) if tries < 5 => tries += 1,
+            other => return other,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! atomic replace. A file that does not parse is an error naming the file and the position;
 //! it is left untouched and nothing writes over it until it parses again.
 
-use crate::store::{lock_path_for, write_atomic, FileLock, Stamp};
+use crate::store::{lock_path_for, write_atomic_if, FileLock, Stamp};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -87,6 +87,8 @@ pub enum JobsError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{path} is malformed at line {line}, column {column}: {message}; it was left untouched")]
     Malformed { path: PathBuf, line: usize, column: usize, message: String },
+    #[error("{path} was edited while it was being updated; the edit was kept, try again")]
+    Conflict { path: PathBuf },
 }
 
 /// How long a file must have been unchanged for a parse of it to be cached.
@@ -185,6 +187,7 @@ impl JobsStore {
     /// both taken under the lock (so a peer's write right after cannot be mistaken for ours).
     pub fn update_viewed<R>(&self, f: impl FnOnce(&mut JobsFile) -> R) -> Result<(R, View), JobsError> {
         let lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
+        let read_version = Stamp::of(&self.path);
         let mut file = self.read_locked(&lock)?;
         let before = file.clone();
         let out = f(&mut file);
@@ -192,7 +195,12 @@ impl JobsStore {
             let bytes = serde_json::to_vec_pretty(&file).map_err(|e| self.io(e.into()))?;
             let revision = lock.bump();
             *self.cache() = None;
-            write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
+            // A hand edit takes no lock: if one landed since the read, replacing the file now
+            // would throw it away. Leave it; the caller tries again on the edited file.
+            let unchanged = || Stamp::of(&self.path) == read_version;
+            if !write_atomic_if(&self.path, &bytes, unchanged).map_err(|e| self.io(e))? {
+                return Err(JobsError::Conflict { path: self.path.clone() });
+            }
             if let (Some(revision), Some(stamp)) = (revision, Stamp::of(&self.path)) {
                 *self.cache() = Some(Cached { revision, stamp, file: file.clone() });
             }
@@ -272,6 +280,25 @@ mod tests {
         assert_eq!(mine.load().unwrap().jobs[0].id, "b", "parsed once still, now cached");
         std::fs::write(&path, text.replace("\"b\"", "\"c\"")).unwrap();
         assert_eq!(mine.load().unwrap().jobs[0].id, "c", "a hand edit changes the file's version");
+    }
+
+    #[test]
+    fn a_hand_edit_landing_during_an_update_is_kept_and_the_update_gives_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jobs.json");
+        let s = JobsStore::new(&path);
+        s.update(|f| f.jobs.push(job("a"))).unwrap();
+        let edit = b"{\"jobs\": []}";
+        let err = s
+            .update(|f| {
+                std::fs::write(&path, edit).unwrap(); // the user's editor saves meanwhile
+                f.jobs.push(job("b"));
+            })
+            .unwrap_err();
+        assert!(matches!(err, JobsError::Conflict { .. }), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), edit, "the edit was kept");
+        assert!(s.update(|f| f.jobs.push(job("b"))).is_ok(), "and the next update works on it");
+        assert_eq!(s.load().unwrap().jobs.len(), 1);
     }
 
     #[test]

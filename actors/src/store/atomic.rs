@@ -71,6 +71,13 @@ pub fn lock_path_for(path: &Path) -> PathBuf {
 /// Replaces `path` with `bytes` so that a reader (or a crash) sees either the old or the
 /// new content, never a torn one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_if(path, bytes, || true).map(|_| ())
+}
+
+/// [`write_atomic`], but the replace happens only if `still_ok()` says so once the new
+/// content is durable, right before the rename (the caller checks that nobody changed the
+/// file meanwhile); `Ok(false)` when it did not, with nothing changed.
+pub fn write_atomic_if(path: &Path, bytes: &[u8], still_ok: impl FnOnce() -> bool) -> std::io::Result<bool> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
@@ -80,10 +87,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let mut f = OpenOptions::new().create(true).truncate(true).write(true).open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
+        if !still_ok() {
+            return Ok(false);
+        }
         std::fs::rename(&tmp, path)?;
-        File::open(dir)?.sync_all()
+        File::open(dir)?.sync_all()?;
+        Ok(true)
     })();
-    if result.is_err() {
+    if !matches!(result, Ok(true)) {
         let _ = std::fs::remove_file(&tmp);
     }
     result

@@ -8,7 +8,7 @@
 
 mod atomic;
 
-pub use atomic::{keep_aside, lock_path_for, write_atomic, FileLock};
+pub use atomic::{keep_aside, lock_path_for, write_atomic, write_atomic_if, FileLock};
 
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::{Map, Value};
