@@ -8,6 +8,7 @@ pub mod behaviors_extractor;
 pub mod daily_analysis;
 pub mod deadlines;
 pub mod plan;
+pub mod preferences;
 pub mod routines;
 pub mod sessions;
 
