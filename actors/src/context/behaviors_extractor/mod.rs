@@ -122,7 +122,7 @@ impl BehaviorsExtractor {
             return Ok(report);
         }
         let mut cursors = cursor::load(&cursor_path(&self.behaviors_md))?;
-        let idle = Duration::minutes(i64::try_from(self.cfg.idle_minutes).unwrap_or(i64::MAX / 60_000));
+        let idle = i64::try_from(self.cfg.idle_minutes).ok().and_then(Duration::try_minutes).unwrap_or(Duration::MAX);
         for (key, path) in self.session_files()? {
             let messages = match read_messages(&path) {
                 Ok(m) => m,
@@ -141,7 +141,7 @@ impl BehaviorsExtractor {
                 report.waiting.push(key);
                 continue;
             }
-            let end = messages.len().min(start + self.cfg.max_messages.max(1));
+            let end = messages.len().min(start.saturating_add(self.cfg.max_messages.max(1)));
             let batch = &messages[start..end];
             let events = if batch.iter().any(|m| m.role == "user") {
                 report.calls += 1;

@@ -290,3 +290,14 @@ async fn event_times_are_the_users_local_times() {
     let sent = prompts(&server).await;
     assert!(sent[0].contains("[2026-03-02 09:00] user: run done") && sent[0].contains("Europe/Paris"), "{}", sent[0]);
 }
+
+#[actix_rt::test]
+async fn an_idle_minutes_beyond_any_duration_means_waiting_not_a_panic() {
+    let s = Setup::new();
+    s.say("cli_1", "user", "hello", at(8, 0));
+    let (counted, calls) = Counted::new(Rc::new(Refusing));
+    let cfg = BehaviorsConfig { enabled: true, idle_minutes: u64::MAX, max_messages: 40 };
+    let mut x = BehaviorsExtractor::new(&s.sessions, &s.md, Rc::new(counted), cfg);
+    assert_eq!(x.maybe_extract(at(23, 0)).await.unwrap().waiting, vec!["cli:1".to_owned()]);
+    assert_eq!(calls.get(), 0);
+}

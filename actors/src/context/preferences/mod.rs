@@ -45,7 +45,11 @@ pub struct Preferences {
 /// preferences.toml's overrides. A file that does not parse is an error naming the key: a
 /// half-read typed file is not guessed at.
 pub fn parse_toml(text: &str) -> Result<PolicyOverrides, String> {
-    toml::from_str(text).map_err(|e| format!("preferences.toml: {}", e.to_string().trim_end()))
+    toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        let at = line.map(|l| format!(" line {l}")).unwrap_or_default();
+        format!("preferences.toml{at}: {}", e.message().trim_end())
+    })
 }
 
 /// `memory` with every field `toml` sets replaced by toml's, and both sources' windows.

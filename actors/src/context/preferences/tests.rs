@@ -140,7 +140,8 @@ fn preferences_toml_is_parsed_and_an_unknown_key_is_an_error_naming_it() {
     );
     assert_eq!(parse_toml("").unwrap(), PolicyOverrides::default());
     let err = parse_toml("max_per_dya = 2").unwrap_err();
-    assert!(err.starts_with("preferences.toml") && err.contains("max_per_dya"), "{err}");
+    assert!(err.starts_with("preferences.toml line 1: ") && err.contains("max_per_dya"), "{err}");
+    assert!(!err.contains('\n'), "one line: {err}");
     assert!(parse_toml("max_per_day = \"two\"").is_err());
 }
 
