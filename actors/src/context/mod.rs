@@ -4,9 +4,11 @@
 pub mod assembler;
 pub mod attention;
 pub mod behaviors;
+pub mod behaviors_extractor;
 pub mod daily_analysis;
 pub mod deadlines;
 pub mod plan;
+pub mod preferences;
 pub mod routines;
 pub mod sessions;
 

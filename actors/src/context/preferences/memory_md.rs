@@ -1,0 +1,167 @@
+//! The `## Proactivity preferences` section of MEMORY.md: plain `key: value` lines a user
+//! (or the agent, when it learns a preference) writes in words, read into
+//! [`PolicyOverrides`]. A line that is not understood is named in a note, with its line
+//! number, and the other lines still apply.
+//!
+//! ```markdown
+//! ## Proactivity preferences
+//! - quiet hours: 22:00-08:00
+//! - max per day: 3
+//! - max per hour: 1
+//! - session cooldown: 45m
+//! - no nudges: 09:00-09:30 mon-fri
+//! ```
+//!
+//! Keys are case-insensitive, `_` and `-` count as spaces, a leading `- ` / `* ` is
+//! ignored. Values: a window is `HH:MM-HH:MM` (over midnight when the end is earlier); a
+//! cooldown is minutes (`45`, `45m`, `1h30m`, `2 hours`); `no nudges` takes a window and
+//! optional days (`mon-fri`, `sat,sun`, `tue thu`, `weekdays`, `weekends`, `daily`) and may
+//! be given more than once. A key given twice: the later line wins.
+
+use crate::config::{DndWindow, TimeOfDay, Window};
+use crate::policy::PolicyOverrides;
+use chrono::{NaiveTime, Weekday};
+
+/// The H2 title of the section (matched case-insensitively).
+pub const SECTION: &str = "Proactivity preferences";
+
+/// The overrides of every `## Proactivity preferences` section of `memory_md`, and one note
+/// per line that was not understood.
+pub fn parse_memory_md(memory_md: &str) -> (PolicyOverrides, Vec<String>) {
+    let mut o = PolicyOverrides::default();
+    let mut notes = Vec::new();
+    let mut inside = false;
+    for (i, raw) in memory_md.lines().enumerate() {
+        let line = raw.trim();
+        if let Some((level, title)) = heading(line) {
+            // A deeper heading (###) stays inside the section.
+            if level <= 2 {
+                inside = level == 2 && title.eq_ignore_ascii_case(SECTION);
+            }
+            continue;
+        }
+        if !inside || line.is_empty() || line.starts_with("<!--") {
+            continue;
+        }
+        let item = ["- ", "* ", "+ "].iter().find_map(|m| line.strip_prefix(m)).unwrap_or(line).trim();
+        if let Err(why) = apply(&mut o, item) {
+            notes.push(format!("MEMORY.md line {}: {why}: `{item}`", i + 1));
+        }
+    }
+    (o, notes)
+}
+
+/// `(level, title)` of a markdown heading (`## Title`, or a line of only `#`s).
+fn heading(line: &str) -> Option<(usize, &str)> {
+    let level = line.chars().take_while(|c| *c == '#').count();
+    let rest = &line[level..];
+    // `#hashtag` is text, not a heading.
+    (level > 0 && (rest.is_empty() || rest.starts_with(' '))).then(|| (level, rest.trim().trim_end_matches('#').trim()))
+}
+
+fn apply(o: &mut PolicyOverrides, item: &str) -> Result<(), String> {
+    let (key, value) = item.split_once(':').ok_or("not a `key: value` line")?;
+    let key = key.to_lowercase().replace(['_', '-'], " ").split_whitespace().collect::<Vec<_>>().join(" ");
+    let value = value.trim();
+    match key.as_str() {
+        "quiet hours" => o.quiet_hours = Some(window(value)?),
+        "max per day" => o.max_per_day = Some(count(value)?),
+        "max per hour" => o.max_per_hour = Some(count(value)?),
+        "session cooldown" | "session cooldown minutes" => o.session_cooldown_minutes = Some(minutes(value)?),
+        "no nudges" => o.dnd_windows.push(no_nudges(value)?),
+        _ => return Err(format!("unknown key `{key}`")),
+    }
+    Ok(())
+}
+
+fn count(value: &str) -> Result<u32, String> {
+    value.parse().map_err(|_| format!("`{value}` is not a whole number"))
+}
+
+fn time(s: &str) -> Result<TimeOfDay, String> {
+    NaiveTime::parse_from_str(s.trim(), "%H:%M").map(TimeOfDay).map_err(|_| format!("`{}` is not HH:MM", s.trim()))
+}
+
+/// `HH:MM-HH:MM` (also with spaces, an en dash or `to`).
+fn window(value: &str) -> Result<Window, String> {
+    let v = value.replace(['–', '—'], "-").replace(" to ", "-");
+    let (start, end) = v.split_once('-').ok_or_else(|| format!("`{value}` is not a window HH:MM-HH:MM"))?;
+    let w = Window::new(time(start)?, time(end)?);
+    if w.start == w.end {
+        return Err(format!("`{value}` is an empty window"));
+    }
+    Ok(w)
+}
+
+/// `45`, `45m`, `45 min`, `1h`, `1h30m`, `2 hours`: whole minutes.
+fn minutes(value: &str) -> Result<i64, String> {
+    let bad = || format!("`{value}` is not a duration like 45m or 1h30m");
+    let compact: String = value.to_lowercase().split_whitespace().collect();
+    if let Ok(m) = compact.parse::<i64>() {
+        return if m >= 0 { Ok(m) } else { Err(bad()) };
+    }
+    let mut total = 0i64;
+    let mut rest = compact.as_str();
+    while !rest.is_empty() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let n: i64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_alphabetic()).len();
+        let per = match &rest[..unit_len] {
+            "h" | "hr" | "hrs" | "hour" | "hours" => 60,
+            "m" | "min" | "mins" | "minute" | "minutes" => 1,
+            _ => return Err(bad()),
+        };
+        rest = &rest[unit_len..];
+        total = n.checked_mul(per).and_then(|v| total.checked_add(v)).ok_or_else(bad)?;
+    }
+    Ok(total)
+}
+
+/// `HH:MM-HH:MM [days]`.
+fn no_nudges(value: &str) -> Result<DndWindow, String> {
+    let v = value.replace(['–', '—'], "-").replace(" to ", "-");
+    let v = v.trim();
+    // The window is everything up to the first letter (the days follow it).
+    let split = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
+    let (win, days) = v.split_at(split);
+    let w = window(win)?;
+    Ok(DndWindow { name: "no nudges (preferences)".into(), start: w.start, end: w.end, weekdays: weekdays(days)? })
+}
+
+fn weekdays(spec: &str) -> Result<Vec<Weekday>, String> {
+    use Weekday::*;
+    let spec = spec.to_lowercase().replace("every day", "daily");
+    let mut days: Vec<Weekday> = Vec::new();
+    for part in spec.split([',', ' ']).filter(|p| !p.is_empty()) {
+        let add: Vec<Weekday> = match part {
+            "daily" | "everyday" => vec![Mon, Tue, Wed, Thu, Fri, Sat, Sun],
+            "weekdays" => vec![Mon, Tue, Wed, Thu, Fri],
+            "weekends" | "weekend" => vec![Sat, Sun],
+            _ => match part.split_once('-') {
+                // A range wraps over the week's end: `fri-mon` is fri, sat, sun, mon.
+                Some((a, b)) => {
+                    let (a, b) = (day(a)?.num_days_from_monday(), day(b)?.num_days_from_monday());
+                    let span = (b + 7 - a) % 7;
+                    (a..=a + span).map(|k| Weekday::try_from((k % 7) as u8).expect("0..7 is a weekday")).collect()
+                }
+                None => vec![day(part)?],
+            },
+        };
+        for d in add {
+            if !days.contains(&d) {
+                days.push(d);
+            }
+        }
+    }
+    // Every day is the same as no restriction (an empty list).
+    if days.len() == 7 {
+        days.clear();
+    }
+    days.sort_by_key(|d| d.num_days_from_monday());
+    Ok(days)
+}
+
+fn day(s: &str) -> Result<Weekday, String> {
+    s.trim().parse().map_err(|_| format!("`{s}` is not a day (mon ... sun)"))
+}
