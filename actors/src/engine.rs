@@ -8,6 +8,8 @@ use crate::agent::{Agent, AgentLoop, AgentSubagent};
 use crate::clock::SharedClock;
 use crate::config::RavenConfig;
 use crate::context::attention::{producers, AttentionUpdater};
+use crate::context::behaviors_extractor::BehaviorsExtractor;
+use crate::context::preferences::ProactivityPreferencesReader;
 use crate::context::{AssemblerService, AttentionChanged, ContextAssembler};
 use crate::cron::claims::{ChannelFilter, Claimer, ResetStrikes};
 use crate::cron::fire::CronTurns;
@@ -353,6 +355,20 @@ impl Engine {
                 .then(|| Box::new(DiscoveryRun(discoverer)) as Box<dyn crate::sentinel::DiscoveryHook>),
             daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
         });
+        let mut runner = runner.with_preferences(ProactivityPreferencesReader::for_data_dir(dir));
+        // The extractor needs a model: with the rules provider it would only fail each tick.
+        if config.context.behaviors.enabled && provider.name() != "rules" {
+            let x = BehaviorsExtractor::new(
+                dir.sessions(),
+                dir.behaviors(),
+                provider.clone(),
+                config.context.behaviors.clone(),
+            )
+            .with_timezone(tz);
+            runner = runner.with_behaviors(x);
+        } else if config.context.behaviors.enabled {
+            tracing::warn!("context.behaviors is on but no LLM is configured: behaviors.md is not extracted");
+        }
         let runner = RunnerService::new(runner).with_triggers(TriggerStore::new(dir.triggers()));
         let runner = start(runner, &metrics, restart("SentinelRunner"));
         let heartbeat = start(

@@ -88,6 +88,8 @@ pub struct ContextConfig {
     /// The DailyAnalysisService: one LLM call a day shared by the LLM-backed attention
     /// producers. Off by default.
     pub daily_analysis: bool,
+    /// The idle-triggered extractor of behaviors.md (off by default; needs an LLM).
+    pub behaviors: crate::context::behaviors_extractor::BehaviorsConfig,
 }
 
 impl Default for ContextConfig {
@@ -101,6 +103,7 @@ impl Default for ContextConfig {
             behaviors_tail_events: 20,
             routine_min_days: 3,
             daily_analysis: false,
+            behaviors: Default::default(),
         }
     }
 }

@@ -4,12 +4,15 @@ use super::router::{DiscoveryHook, Router};
 use crate::clock::SharedClock;
 use crate::config::SentinelConfig;
 use crate::context::attention::{AttentionUpdater, ProducerInput};
+use crate::context::behaviors_extractor::BehaviorsExtractor;
 use crate::context::daily_analysis::{self, DailyAnalysis};
 use crate::context::deadlines::parse_deadlines;
 use crate::context::plan::{plan_for_day, PlanSlot, SlotKind};
+use crate::context::preferences::ProactivityPreferencesReader;
 use crate::context::{Assemble, AssemblerService, AttentionChanged, RememberLastDecision};
 use crate::feedback::{FeedbackSummary, NudgeFeedbackTracker, Source};
 use crate::planner::{AnalyzeDay, Decide, Planned, PlannerService};
+use crate::policy::SetOverrides;
 use crate::policy::{dispatch_through, ApplyTuning, Check, Gated, Nudge, NudgePolicyService, Snapshot};
 use crate::supervise::Handle;
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -57,11 +60,62 @@ pub struct SentinelRunner {
     skip_cache: Option<SkipCache>,
     seq: u64,
     stats: RunnerStats,
+    preferences: Option<ProactivityPreferencesReader>,
+    behaviors: Option<BehaviorsExtractor>,
 }
 
 impl SentinelRunner {
     pub fn new(deps: RunnerDeps) -> Self {
-        SentinelRunner { d: deps, analysis: None, skip_cache: None, seq: 0, stats: RunnerStats::default() }
+        SentinelRunner {
+            d: deps,
+            analysis: None,
+            skip_cache: None,
+            seq: 0,
+            stats: RunnerStats::default(),
+            preferences: None,
+            behaviors: None,
+        }
+    }
+
+    /// Re-reads the user's proactivity preferences at the start of every tick (spec §5).
+    pub fn with_preferences(mut self, reader: ProactivityPreferencesReader) -> Self {
+        self.preferences = Some(reader);
+        self
+    }
+
+    /// Runs the behaviors extractor on every tick (it acts only on settled sessions).
+    pub fn with_behaviors(mut self, extractor: BehaviorsExtractor) -> Self {
+        self.behaviors = Some(extractor);
+        self
+    }
+
+    /// The preferences, tighten-only, take effect before this tick's checks.
+    async fn refresh_preferences(&mut self) {
+        let Some(reader) = self.preferences.as_mut() else { return };
+        let poll = reader.poll();
+        for note in &poll.notes {
+            tracing::info!("preferences: {note}");
+        }
+        if let Some(e) = &poll.error {
+            tracing::warn!("preferences not read, the last ones stay: {e}");
+        }
+        if let Some(o) = poll.send {
+            if let Err(e) = self.d.policy.call(SetOverrides(o)).await {
+                tracing::error!("preferences not applied: {e}");
+                reader.resend();
+            }
+        }
+    }
+
+    async fn extract_behaviors(&mut self, now: chrono::DateTime<chrono::Utc>) {
+        let Some(x) = self.behaviors.as_mut() else { return };
+        match x.maybe_extract(now).await {
+            Ok(r) if r.appended > 0 || !r.errors.is_empty() => {
+                tracing::info!(appended = r.appended, errors = ?r.errors, "behaviors extracted")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("behaviors not extracted: {e}"),
+        }
     }
 
     pub fn stats(&self) -> &RunnerStats {
@@ -82,6 +136,8 @@ impl SentinelRunner {
     /// Assemble, then tick. An assembler failure becomes a skip: the runner never fails.
     pub async fn tick_once(&mut self) -> TickOutcome {
         let now = self.d.clock.now();
+        self.refresh_preferences().await;
+        self.extract_behaviors(now).await;
         let policy = self.d.policy.call(Snapshot).await.ok();
         match self.d.assembler.call(Assemble { now, policy }).await {
             Ok((ctx, degraded)) => {

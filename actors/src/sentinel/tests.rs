@@ -308,3 +308,24 @@ async fn an_operator_trigger_runs_discovery_once_from_the_drain_loop() {
     task.abort();
     assert_eq!(runs.get(), 1, "one request, one run");
 }
+
+#[actix_rt::test]
+async fn a_tightened_preference_takes_effect_on_the_next_tick_and_a_loosening_is_refused() {
+    use crate::context::preferences::ProactivityPreferencesReader;
+    let r = rig(at(22, 30));
+    let (dir, clock) = (r.dir.clone(), r.clock.clone());
+    let mut runner = r.runner.with_preferences(ProactivityPreferencesReader::for_data_dir(&dir));
+    std::fs::write(dir.memory(), "# Me\n").unwrap();
+    assert_ne!(runner.tick_once().await.route, "fast_path_skip", "22:30 is outside the configured 23:00-07:00");
+    // The user widens their quiet hours in MEMORY.md: the very next tick honours it.
+    std::fs::write(dir.memory(), "# Me\n\n## Proactivity preferences\nquiet hours: 22:00-07:00\n").unwrap();
+    clock.advance(Duration::minutes(5));
+    let out = runner.tick_once().await;
+    assert_eq!((out.route.as_str(), out.decision.reason.as_str()), ("fast_path_skip", "fast_path:quiet_hours"));
+    // A narrower window is a loosening: refused, the configured 23:00 start holds.
+    std::fs::write(dir.memory(), "# Me\n\n## Proactivity preferences\nquiet hours: 23:30-07:00\n").unwrap();
+    clock.set(at(23, 10));
+    assert_eq!(runner.tick_once().await.decision.reason, "fast_path:quiet_hours");
+    clock.set(at(22, 40));
+    assert_ne!(runner.tick_once().await.route, "fast_path_skip", "and the earlier widening is gone with its line");
+}
