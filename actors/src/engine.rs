@@ -334,6 +334,7 @@ impl Engine {
             policy: policy.clone(),
             dispatcher: dispatcher.clone(),
             memory_md: dir.memory(),
+            history_md: dir.history(),
             heartbeat_md: dir.heartbeat(),
             tz,
             cfg: config.discovery.clone(),

@@ -23,6 +23,8 @@ use std::rc::Rc;
 
 pub const PROPOSE_TOOL: &str = "propose_tasks";
 const QUESTION: &str = "Anything I can take off your plate today?";
+/// Bytes of the end of history.md an LLM sees.
+const HISTORY_TAIL: usize = 4096;
 
 pub struct TaskDiscoverer {
     pub menus: Rc<PendingDecisionStore>,
@@ -32,6 +34,8 @@ pub struct TaskDiscoverer {
     pub policy: Handle<NudgePolicyService>,
     pub dispatcher: NudgeDispatcher,
     pub memory_md: PathBuf,
+    /// Its tail shows what the user has been doing (for an LLM's proposals).
+    pub history_md: PathBuf,
     pub heartbeat_md: PathBuf,
     pub tz: Tz,
     pub cfg: DiscoveryConfig,
@@ -129,13 +133,21 @@ impl TaskDiscoverer {
         let mut options = if self.provider.name() == "rules" {
             rules_options(memory, heartbeat, now, self.tz)
         } else {
-            self.llm_options(memory, heartbeat).await?
+            let history = std::fs::read_to_string(&self.history_md).unwrap_or_default();
+            // From a char boundary, then from the next line start.
+            let mut start = history.len().saturating_sub(HISTORY_TAIL);
+            while !history.is_char_boundary(start) {
+                start += 1;
+            }
+            let tail = &history[start..];
+            let tail = if start == 0 { tail } else { tail.find('\n').map_or(tail, |i| &tail[i + 1..]) };
+            self.llm_options(memory, tail, heartbeat).await?
         };
         options.truncate(self.cfg.max_options.max(1));
         Ok(options)
     }
 
-    async fn llm_options(&self, memory: &str, heartbeat: &str) -> Result<Vec<Choice>, String> {
+    async fn llm_options(&self, memory: &str, history: &str, heartbeat: &str) -> Result<Vec<Choice>, String> {
         let req = CompletionRequest {
             messages: vec![
                 ChatMessage::system(format!(
@@ -144,7 +156,9 @@ impl TaskDiscoverer {
                      for a helper agent); set confirm for anything with side effects.",
                     self.cfg.max_options
                 )),
-                ChatMessage::user(format!("MEMORY.md:\n{memory}\n\nHEARTBEAT.md:\n{heartbeat}")),
+                ChatMessage::user(format!(
+                    "MEMORY.md:\n{memory}\n\nRecent history:\n{history}\n\nHEARTBEAT.md:\n{heartbeat}"
+                )),
             ],
             tools: vec![ToolSchema {
                 name: PROPOSE_TOOL.into(),
