@@ -33,24 +33,8 @@ fn gateway(dir: &Path, not: Option<u32>) -> (String, u32) {
     }
 }
 
-/// One HTTP/1.1 request; the status code and the body.
 fn http(addr: &str, method: &str, path: &str, secret: Option<&str>, body: &[u8]) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let auth = secret.map(|v| format!("x-raven-secret: {v}\r\n")).unwrap_or_default();
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n{auth}content-length: {}\r\nconnection: close\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).unwrap();
-    // The server may answer (413) and close before taking a large body: that is fine.
-    let _ = s.write_all(body);
-    let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out);
-    let text = String::from_utf8_lossy(&out).into_owned();
-    let code = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
-    (code, body)
+    support::http(addr, method, path, secret, body)
 }
 
 #[test]

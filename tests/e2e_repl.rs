@@ -110,3 +110,41 @@ fn the_repl_attaches_to_a_running_supervisor() {
     up.kill().unwrap();
     up.wait().unwrap();
 }
+
+#[test]
+fn a_killed_supervisor_is_replaced_and_the_gateway_and_the_repl_reconnect() {
+    const SECRET: &str = "s3cret";
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let env = [("RAVEN_GATEWAY_SECRET", SECRET)];
+    let mut first = support::up(dir, "", &env);
+    support::wait_ready(dir);
+    let gateway = || -> Option<(String, u32)> {
+        let line = std::fs::read_to_string(dir.join("gateway.addr")).ok()?;
+        let (addr, pid) = line.trim().split_once(' ')?;
+        Some((addr.to_owned(), pid.parse().ok()?))
+    };
+    support::eventually("the gateway", || gateway().is_some_and(|(a, _)| std::net::TcpStream::connect(a).is_ok()));
+    let (addr, gateway_pid) = gateway().unwrap();
+    let t = Tmux::new("reattach");
+    t.start(&format!("{} --data-dir {} repl", support::raven_bin().display(), dir.display()));
+    t.wait_for(&format!("attached to the supervisor (pid {})", first.id()));
+
+    assert!(Command::new("kill").args(["-KILL", &first.id().to_string()]).status().unwrap().success());
+    first.wait().unwrap();
+    t.wait_for("(the supervisor went away; reattaching…)");
+    let second = support::Killed(support::up(dir, "", &env));
+    support::wait_ready(dir);
+    t.wait_for(&format!("(reattached to the supervisor, pid {})", second.0.id()));
+    t.send("hello again");
+    t.wait_for("raven> No language model is configured");
+
+    // The gateway outlived the first supervisor and was adopted by the second.
+    assert_eq!(gateway().unwrap().1, gateway_pid);
+    let status = support::wait_ready(dir);
+    assert!(status.contains(&format!("gateway pid {gateway_pid}")), "{status}");
+    let body = br#"{"channel": "webhook", "chat_id": "ann", "text": "still there?"}"#;
+    let (code, reply) = support::http(&addr, "POST", "/inbound", Some(SECRET), body);
+    assert_eq!(code, 200, "{reply}");
+    t.send("/quit");
+}

@@ -90,25 +90,47 @@ fn up_serves_status_refuses_a_second_and_stops_on_sigterm() {
     assert!(!dir.join("raven.sock").exists(), "the socket was closed");
 }
 
+fn alive(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
 #[test]
-fn after_a_sigkill_the_stale_socket_is_replaced() {
+fn after_a_sigkill_the_stale_socket_is_replaced_and_the_gateway_adopted() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let mut first = up(dir);
     wait_ready(dir);
+    let gateway = wait_for_gateway_pid(dir);
     first.kill().unwrap(); // SIGKILL: nothing is cleaned up
     first.wait().unwrap();
     assert!(dir.join("raven.sock").exists(), "a killed supervisor leaves its socket file");
-    // Its gateway notices and leaves (it would hold the port otherwise).
-    let orphan: u32 = wait_for_gateway_pid(dir);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::path::Path::new(&format!("/proc/{orphan}")).exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    assert!(!std::path::Path::new(&format!("/proc/{orphan}")).exists(), "the orphaned gateway exited");
+    assert!(alive(gateway), "its gateway outlives it, for the next supervisor");
     let mut again = up(dir);
     let status = wait_ready(dir);
     assert!(status.contains(&format!("supervisor pid {}", again.id())), "{status}");
-    again.kill().unwrap();
-    again.wait().unwrap();
+    assert!(status.contains(&format!("gateway pid {gateway}")), "adopted, not doubled: {status}");
+    // Stopping the new supervisor stops the adopted gateway too.
+    assert!(Command::new("kill").args(["-TERM", &again.id().to_string()]).status().unwrap().success());
+    assert!(wait_exit(&mut again).success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(gateway) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(!alive(gateway), "the adopted gateway was stopped");
+}
+
+#[test]
+fn an_orphaned_gateway_leaves_when_no_supervisor_comes_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut first = support::up(dir, "[gateway]\nlisten = \"127.0.0.1:0\"\norphan_timeout_s = 1\n", &[]);
+    wait_ready(dir);
+    let gateway = wait_for_gateway_pid(dir);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(gateway) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(!alive(gateway), "no orphan holds the port for ever");
 }

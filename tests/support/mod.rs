@@ -114,13 +114,43 @@ pub fn eventually(what: &str, mut check: impl FnMut() -> bool) {
     }
 }
 
-/// Kills the process when dropped, so a failing test leaves no supervisor behind.
+/// Stops the process when dropped (SIGTERM, so a supervisor stops its gateway too; SIGKILL
+/// after 5 s), so a failing test leaves nothing behind.
 #[allow(dead_code)]
 pub struct Killed(pub std::process::Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-TERM", &self.0.id().to_string()]).status();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// One HTTP/1.1 request; the status code and the body.
+#[allow(dead_code)]
+pub fn http(addr: &str, method: &str, path: &str, secret: Option<&str>, body: &[u8]) -> (u16, String) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20))).unwrap();
+    let auth = secret.map(|v| format!("x-raven-secret: {v}\r\n")).unwrap_or_default();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n{auth}content-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    std::io::Write::write_all(&mut s, head.as_bytes()).unwrap();
+    // The server may answer (413) and close before taking a large body: that is fine.
+    let _ = std::io::Write::write_all(&mut s, body);
+    let mut out = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut s, &mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let code = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    (code, body)
 }

@@ -182,6 +182,9 @@ pub struct GatewayConfig {
     /// The first wait before a dead gateway is started again (doubling to 5 s while it keeps
     /// dying young).
     pub restart_backoff_ms: u64,
+    /// A gateway whose supervisor is gone keeps serving (the restarted supervisor adopts it)
+    /// for this long, then exits.
+    pub orphan_timeout_s: u64,
 }
 
 impl Default for GatewayConfig {
@@ -192,6 +195,7 @@ impl Default for GatewayConfig {
             secret_env: "RAVEN_GATEWAY_SECRET".into(),
             max_body_bytes: 64 * 1024,
             restart_backoff_ms: 200,
+            orphan_timeout_s: 60,
         }
     }
 }

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 pub const SECRET_HEADER: &str = "x-raven-secret";
 
-/// Set by `raven up` on the gateway it starts, to its own pid.
+/// Set by `raven up` on the gateway it starts (to its pid, for the log).
 pub const SUPERVISED: &str = "RAVEN_GATEWAY_SUPERVISED";
 
 struct Gateway {
@@ -163,6 +163,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         .layer(DefaultBodyLimit::max(g.max_body_bytes))
         .with_state(state);
     let listen = g.listen.clone();
+    let orphan_timeout_s = g.orphan_timeout_s;
     let addr_file = dir.gateway_addr();
     actix_rt::System::new().block_on(async move {
         let listener = tokio::net::TcpListener::bind(&listen)
@@ -173,17 +174,21 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         let line = format!("{bound} {}", std::process::id());
         raven_actors::store::write_atomic(&addr_file, line.as_bytes()).map_err(|e| e.to_string())?;
         super::note(format!("raven gateway: listening on http://{bound}"));
-        // Started by a supervisor: leave with it (a SIGKILLed one cannot stop us), so a new
-        // supervisor's gateway never finds its port taken by an orphan.
-        // The supervisor's pid comes in the environment: it may already be gone by now.
-        if let Some(parent) = std::env::var(SUPERVISED).ok().and_then(|p| p.parse::<u32>().ok()) {
+        // Started by a supervisor: outlive its restart (the next one adopts this process and
+        // every connection is made anew), but not its absence: with no supervisor answering
+        // for `orphan_timeout_s`, leave, so no orphan holds the port for ever.
+        if std::env::var_os(SUPERVISED).is_some() {
+            let (socket, timeout) = (dir.socket(), std::time::Duration::from_secs(orphan_timeout_s.max(1)));
             actix_rt::spawn(async move {
+                let mut seen = std::time::Instant::now();
                 loop {
-                    if std::os::unix::process::parent_id() != parent {
-                        super::note("raven gateway: the supervisor is gone; exiting");
+                    if ControlClient::connect(&socket).await.is_ok() {
+                        seen = std::time::Instant::now();
+                    } else if seen.elapsed() > timeout {
+                        super::note("raven gateway: no supervisor for too long; exiting");
                         std::process::exit(0);
                     }
-                    actix_rt::time::sleep(std::time::Duration::from_millis(200)).await;
+                    actix_rt::time::sleep(std::time::Duration::from_millis(500)).await;
                 }
             });
         }

@@ -25,12 +25,52 @@ use raven_proto::{BusyPolicy, Origin, TurnRequest};
 use rustyline::error::ReadlineError;
 use rustyline::ExternalPrinter;
 use std::cell::RefCell;
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+/// The supervisor connection; replaced when a restarted supervisor is found again.
+type Slot = Rc<RefCell<Rc<DuplexClient>>>;
 
 enum Backend {
-    Attached(DuplexClient),
+    Attached(Slot),
     Embedded(Box<Engine>),
+}
+
+/// Subscribes a fresh connection to the supervisor's events.
+async fn attach(c: ControlClient) -> Result<(DuplexClient, UnboundedReceiver<Pushed>, u32), String> {
+    let pid = c.server_pid().unwrap_or(0);
+    let (client, pushed) = c.into_duplex();
+    match client.request(ControlRequest::Subscribe).await.map_err(|e| e.to_string())? {
+        ControlResponse::Subscribed => Ok((client, pushed, pid)),
+        other => Err(format!("the supervisor pushes no events: {other:?}")),
+    }
+}
+
+/// Forwards the supervisor's events to the screen; when the supervisor goes away, looks for
+/// a new one every 200 ms and reattaches (the prompt stays usable meanwhile).
+async fn follow(slot: Slot, mut pushed: UnboundedReceiver<Pushed>, socket: PathBuf, tx: UnboundedSender<String>) {
+    loop {
+        while let Some(p) = pushed.recv().await {
+            if let Pushed::Event(e) = p {
+                if tx.send(e).is_err() {
+                    return;
+                }
+            }
+        }
+        let _ = tx.send("(the supervisor went away; reattaching…)".into());
+        loop {
+            actix_rt::time::sleep(std::time::Duration::from_millis(200)).await;
+            let Ok(c) = ControlClient::connect(&socket).await else { continue };
+            if let Ok((client, p, pid)) = attach(c).await {
+                *slot.borrow_mut() = Rc::new(client);
+                pushed = p;
+                let _ = tx.send(format!("(reattached to the supervisor, pid {pid})"));
+                break;
+            }
+        }
+    }
 }
 
 const HELP: &str = "commands: /status, /tick, /cron, /quit; anything else goes to the agent";
@@ -59,24 +99,12 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
     let (backend, events) = system.block_on(async {
         match ControlClient::connect(&dir.socket()).await {
             Ok(c) => {
-                let pid = c.server_pid().unwrap_or(0);
-                let (client, mut pushed) = c.into_duplex();
-                match client.request(ControlRequest::Subscribe).await.map_err(|e| e.to_string())? {
-                    ControlResponse::Subscribed => {}
-                    other => return Err(format!("the supervisor pushes no events: {other:?}")),
-                }
+                let (client, pushed, pid) = attach(c).await?;
+                let slot: Slot = Rc::new(RefCell::new(Rc::new(client)));
                 let (tx, events) = tokio::sync::mpsc::unbounded_channel();
-                actix_rt::spawn(async move {
-                    while let Some(p) = pushed.recv().await {
-                        if let Pushed::Event(e) = p {
-                            if tx.send(e).is_err() {
-                                return;
-                            }
-                        }
-                    }
-                });
+                actix_rt::spawn(follow(slot.clone(), pushed, dir.socket(), tx));
                 println!("raven repl: attached to the supervisor (pid {pid})");
-                Ok::<_, String>((Backend::Attached(client), events))
+                Ok::<_, String>((Backend::Attached(slot), events))
             }
             Err(_) => {
                 let engine = embedded(dir, &config)?;
@@ -195,7 +223,8 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
         _ => {}
     }
     match backend {
-        Backend::Attached(c) => {
+        Backend::Attached(slot) => {
+            let c = slot.borrow().clone();
             let req = match line {
                 "/status" => ControlRequest::Status,
                 "/tick" => ControlRequest::Tick,

@@ -38,6 +38,10 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         if let Some(g) = gateway {
             g.abort(); // drops the child, which kill_on_drop stops
         }
+        // An adopted gateway is not our child: stop it by its pid.
+        if let Some(pid) = live_gateway(dir) {
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+        }
         for l in loops {
             l.abort();
         }
@@ -45,6 +49,22 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         let _ = std::fs::remove_file(&socket);
         Ok(())
     })
+}
+
+/// The pid in `gateway.addr` when that process is alive and is a gateway of this data dir.
+pub fn live_gateway(dir: &DataDir) -> Option<u32> {
+    let line = std::fs::read_to_string(dir.gateway_addr()).ok()?;
+    let pid: u32 = line.trim().split_once(' ')?.1.parse().ok()?;
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+    let root = dir.root().as_os_str().as_encoded_bytes();
+    let ours = args.iter().any(|a| *a == b"gateway") && args.iter().any(|a| *a == root);
+    (ours && pid_alive(pid)).then_some(pid)
+}
+
+fn pid_alive(pid: u32) -> bool {
+    // Signal 0 checks that the process exists (and is ours to signal).
+    unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
 }
 
 async fn wait_for_signal() {
@@ -74,6 +94,14 @@ async fn keep_gateway_running(dir: DataDir, first: Duration) {
         }
     };
     let mut backoff = first;
+    // A gateway that outlived the previous supervisor: adopted, watched, replaced when it dies.
+    if let Some(pid) = live_gateway(&dir) {
+        super::note(format!("raven: adopting the running gateway (pid {pid})"));
+        while pid_alive(pid) {
+            actix_rt::time::sleep(Duration::from_millis(200)).await;
+        }
+        super::note(format!("raven: the adopted gateway (pid {pid}) exited; starting a new one"));
+    }
     loop {
         let started = Instant::now();
         let child = tokio::process::Command::new(&exe)
