@@ -4,7 +4,6 @@
 
 mod support;
 
-use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command};
