@@ -58,7 +58,7 @@ pub fn live_gateway(dir: &DataDir) -> Option<u32> {
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
     let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
     let root = dir.root().as_os_str().as_encoded_bytes();
-    let ours = args.iter().any(|a| *a == b"gateway") && args.iter().any(|a| *a == root);
+    let ours = args.iter().any(|a| *a == b"gateway") && args.contains(&root);
     (ours && pid_alive(pid)).then_some(pid)
 }
 
