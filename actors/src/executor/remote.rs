@@ -90,6 +90,8 @@ impl Outlet for RemoteOutlet {
             let (wait, connection) = pushed?;
             let gone = || OutletError::Transient("the gateway went away before answering".into());
             tokio::select! {
+                // An answer sent just before the connection closed still counts.
+                biased;
                 answer = wait => answer.unwrap_or_else(|_| Err(gone())),
                 // Its connection closed: no answer is coming.
                 _ = connection.closed() => Err(gone()),
