@@ -4,7 +4,7 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// One tmux server per test, on its own socket name.
@@ -92,7 +92,7 @@ fn the_repl_attaches_to_a_running_supervisor() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     data_dir(dir);
-    let mut up: Child = Command::new(support::raven_bin())
+    let up = support::Killed(Command::new(support::raven_bin())
         .arg("--data-dir")
         .arg(dir)
         .arg("up")
@@ -100,15 +100,13 @@ fn the_repl_attaches_to_a_running_supervisor() {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap());
     let deadline = Instant::now() + Duration::from_secs(20);
     while !support::raven(dir, &["status"]).status.success() {
         assert!(Instant::now() < deadline, "raven up never became ready");
         std::thread::sleep(Duration::from_millis(5));
     }
-    drive(dir, "attached", &format!("attached to the supervisor (pid {})", up.id()));
-    up.kill().unwrap();
-    up.wait().unwrap();
+    drive(dir, "attached", &format!("attached to the supervisor (pid {})", up.0.id()));
 }
 
 #[test]
