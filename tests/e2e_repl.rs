@@ -92,15 +92,17 @@ fn the_repl_attaches_to_a_running_supervisor() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     data_dir(dir);
-    let up = support::Killed(Command::new(support::raven_bin())
-        .arg("--data-dir")
-        .arg(dir)
-        .arg("up")
-        .env_remove("RAVEN_HOME")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap());
+    let up = support::Killed(
+        Command::new(support::raven_bin())
+            .arg("--data-dir")
+            .arg(dir)
+            .arg("up")
+            .env_remove("RAVEN_HOME")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let deadline = Instant::now() + Duration::from_secs(20);
     while !support::raven(dir, &["status"]).status.success() {
         assert!(Instant::now() < deadline, "raven up never became ready");

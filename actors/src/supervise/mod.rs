@@ -71,8 +71,10 @@ pub struct RestartPolicy {
     pub max_restarts: u32,
     pub window: Duration,
     /// Fault switch for tests and the fault suite: panic while handling the n-th message
-    /// (1-based, counted over the actor's life). `RAVEN_FAULT=<actor>:<n>` sets it.
+    /// (1-based, counted over the actor's life). `RAVEN_FAULT=<actor>:<n>` sets it;
+    /// `<actor>:<n>+` panics on every message from the n-th on (a crash loop).
     pub panic_at: Option<u64>,
+    pub panic_onwards: bool,
 }
 
 impl From<&SuperviseConfig> for RestartPolicy {
@@ -83,6 +85,7 @@ impl From<&SuperviseConfig> for RestartPolicy {
             max_restarts: c.max_restarts,
             window: Duration::from_secs(c.restart_window_s),
             panic_at: None,
+            panic_onwards: false,
         }
     }
 }
@@ -90,18 +93,35 @@ impl From<&SuperviseConfig> for RestartPolicy {
 impl RestartPolicy {
     /// This policy with the fault from `RAVEN_FAULT=<actor>:<n>` when it names `actor`.
     pub fn with_fault_from_env(mut self, actor: &str) -> Self {
-        if let Ok(spec) = std::env::var("RAVEN_FAULT") {
-            self.panic_at = parse_fault(&spec, actor).or(self.panic_at);
+        if let Some((n, onwards)) = std::env::var("RAVEN_FAULT").ok().and_then(|spec| parse_fault(&spec, actor)) {
+            self.panic_at = Some(n);
+            self.panic_onwards = onwards;
         }
         self
     }
+
+    /// Whether the fault switch fires on the `n`-th message.
+    fn faults_at(&self, n: u64) -> bool {
+        match self.panic_at {
+            Some(at) if self.panic_onwards => n >= at,
+            Some(at) => n == at,
+            None => false,
+        }
+    }
 }
 
-/// `"<actor>:<n>"` → `Some(n)` when it names `actor`.
-pub fn parse_fault(spec: &str, actor: &str) -> Option<u64> {
+/// `"<actor>:<n>"` → `Some((n, false))` when it names `actor`; `"<actor>:<n>+"` →
+/// `Some((n, true))` (every message from the n-th on).
+pub fn parse_fault(spec: &str, actor: &str) -> Option<(u64, bool)> {
     spec.split(',').find_map(|one| {
         let (name, n) = one.trim().rsplit_once(':')?;
-        (name == actor).then(|| n.parse().ok()).flatten()
+        if name != actor {
+            return None;
+        }
+        match n.strip_suffix('+') {
+            Some(n) => n.parse().ok().map(|n| (n, true)),
+            None => n.parse().ok().map(|n| (n, false)),
+        }
     })
 }
 
@@ -171,7 +191,7 @@ where
             return Err(ActorError::CrashLoop { actor });
         }
         let started = Instant::now();
-        let fault = self.policy.panic_at == Some(self.meter.started_count());
+        let fault = self.policy.faults_at(self.meter.started_count());
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             if fault {
                 panic!("fault injected at message {}", self.meter.started_count());
@@ -218,7 +238,7 @@ where
             return Box::pin(actix::fut::ready(Err(ActorError::CrashLoop { actor })));
         }
         let started = Instant::now();
-        let fault = self.policy.panic_at == Some(self.meter.started_count());
+        let fault = self.policy.faults_at(self.meter.started_count());
         let fut = match catch_unwind(AssertUnwindSafe(|| {
             if fault {
                 panic!("fault injected at message {}", self.meter.started_count());

@@ -42,6 +42,7 @@ fn fast_policy(max_restarts: u32) -> RestartPolicy {
         max_restarts,
         window: Duration::from_secs(60),
         panic_at: None,
+        panic_onwards: false,
     }
 }
 
@@ -141,8 +142,9 @@ async fn a_panic_inside_an_awaiting_handler_restarts_the_actor_too() {
 
 #[actix_rt::test]
 async fn the_fault_switch_panics_at_the_nth_message_once() {
-    assert_eq!(parse_fault("Planner:3,flaky:2", "flaky"), Some(2));
+    assert_eq!(parse_fault("Planner:3,flaky:2", "flaky"), Some((2, false)));
     assert_eq!(parse_fault("Planner:3", "flaky"), None);
+    assert_eq!(parse_fault("flaky:4+", "flaky"), Some((4, true)));
     let metrics = Metrics::default();
     let policy = RestartPolicy { panic_at: Some(2), ..fast_policy(5) };
     let h = start(flaky(), &metrics, policy);

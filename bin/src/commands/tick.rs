@@ -1,6 +1,7 @@
-//! `raven tick`: one Sentinel tick on an engine embedded in this process, against the data
-//! dir, through the configured executors and outlets (the `cli` outlet prints to this
-//! terminal with a proactive marker).
+//! `raven tick`: one Sentinel tick now. With a supervisor running (and no `--at`) it is that
+//! supervisor's tick, over the socket; otherwise an engine embedded in this process ticks
+//! against the data dir, through the configured executors and outlets (the `cli` outlet
+//! prints to this terminal with a proactive marker).
 
 use super::load_config;
 use chrono::{DateTime, Utc};
@@ -8,8 +9,10 @@ use raven_actors::clock::{ManualClock, SharedClock, SystemClock};
 use raven_actors::data_dir::DataDir;
 use raven_actors::engine::Engine;
 use raven_actors::executor::hub::RetryOutbox;
+use raven_actors::ipc::ControlClient;
 use raven_actors::sentinel::{PollDeferred, Tick};
 use raven_actors::supervise::render_table;
+use raven_proto::control::{ControlRequest, ControlResponse};
 use std::sync::Arc;
 
 /// The system clock, or a manual one stopped at `--at`.
@@ -24,8 +27,42 @@ pub fn clock_at(at: Option<String>) -> Result<SharedClock, String> {
     }
 }
 
+/// The running supervisor's tick, over its socket.
+async fn supervisor_tick(c: &mut ControlClient, show_metrics: bool) -> Result<(), String> {
+    match c.request(ControlRequest::Tick).await.map_err(|e| e.to_string())? {
+        ControlResponse::Ticked { route, cli_messages } => {
+            println!("route:    {route} (the supervisor's tick)");
+            for m in cli_messages {
+                println!("cli:      {m}");
+            }
+        }
+        ControlResponse::Error { message } => return Err(message),
+        other => return Err(format!("unexpected answer: {other:?}")),
+    }
+    if show_metrics {
+        if let ControlResponse::Status { actors, .. } =
+            c.request(ControlRequest::Status).await.map_err(|e| e.to_string())?
+        {
+            print!("{}", render_table(&actors));
+        }
+    }
+    Ok(())
+}
+
 pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), String> {
     let config = load_config(dir)?;
+    // A running supervisor ticks its own runner; `--at` (a manual clock) is always local.
+    if at.is_none() {
+        let ticked = actix_rt::System::new().block_on(async {
+            match ControlClient::connect(&dir.socket()).await {
+                Ok(mut c) => Some(supervisor_tick(&mut c, show_metrics).await),
+                Err(_) => None,
+            }
+        });
+        if let Some(result) = ticked {
+            return result;
+        }
+    }
     let clock = clock_at(at)?;
     actix_rt::System::new().block_on(async move {
         let engine = Engine::start(dir, &config, clock)?;
