@@ -8,6 +8,7 @@ use super::overrides::PolicyOverrides;
 use super::Tuning;
 use crate::clock::SharedClock;
 use crate::feedback::FeedbackSummary;
+use crate::policy::FireRecord;
 use crate::store::{JsonStateStore, Stamp, StoreError};
 use crate::supervise::{Request, Serve, Service};
 use raven_proto::{Action, PolicySnapshot, Priority, TopicFireHistory, Verdict};
@@ -146,7 +147,8 @@ pub struct RecordCronFire {
 }
 
 impl Request for RecordFired {
-    type Reply = Result<(), String>;
+    /// The record written, to retract if the dispatch then fails.
+    type Reply = Result<FireRecord, String>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
@@ -160,11 +162,41 @@ impl Request for RecordCronFire {
 }
 
 impl NudgePolicyService {
-    fn record(&mut self, kind: FireKind, req: &CheckRequest<'_>) -> Result<(), String> {
+    fn record(&mut self, kind: FireKind, req: &CheckRequest<'_>) -> Result<FireRecord, String> {
         let now = self.clock.now();
         let fire = fire_record(kind, req, now);
+        let written = fire.clone();
         self.write(|s, _| {
-            s.push_fire(fire, now);
+            s.push_fire(written, now);
+            Tuning::Unchanged
+        })
+        .map(|_| fire)
+        .map_err(|e| e.to_string())
+    }
+}
+
+impl Serve<RecordFired> for NudgePolicyService {
+    fn serve(&mut self, RecordFired(n): RecordFired) -> Result<FireRecord, String> {
+        self.record(FireKind::of(n.action), &n.as_request())
+    }
+}
+
+/// Takes back a fire recorded for a dispatch that then failed (the failure charges nothing).
+pub struct RetractFired(pub FireRecord);
+
+impl Request for RetractFired {
+    type Reply = Result<(), String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl Serve<RetractFired> for NudgePolicyService {
+    fn serve(&mut self, RetractFired(fire): RetractFired) -> Result<(), String> {
+        self.write(|s, _| {
+            if let Some(i) = s.fires.iter().rposition(|f| *f == fire) {
+                s.fires.remove(i);
+            }
             Tuning::Unchanged
         })
         .map(|_| ())
@@ -172,15 +204,9 @@ impl NudgePolicyService {
     }
 }
 
-impl Serve<RecordFired> for NudgePolicyService {
-    fn serve(&mut self, RecordFired(n): RecordFired) -> Result<(), String> {
-        self.record(FireKind::of(n.action), &n.as_request())
-    }
-}
-
 impl Serve<RecordCronFire> for NudgePolicyService {
     fn serve(&mut self, m: RecordCronFire) -> Result<(), String> {
-        self.record(FireKind::Cron, &CheckRequest::cron(&m.content, m.topic.as_deref()))
+        self.record(FireKind::Cron, &CheckRequest::cron(&m.content, m.topic.as_deref())).map(|_| ())
     }
 }
 

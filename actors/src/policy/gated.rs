@@ -1,8 +1,8 @@
-//! The read/write split as one function every executor uses: check, dispatch, and only
-//! after the dispatch succeeded, record the fire. A denied or failed dispatch charges
-//! nothing.
+//! The read/write split as one function every executor uses: check, record, dispatch, and
+//! take the record back when the dispatch failed. A denied or failed dispatch charges
+//! nothing; a crash can lose a nudge but never send one twice.
 
-use super::actor::{Check, Nudge, NudgePolicyService, RecordFired};
+use super::actor::{Check, Nudge, NudgePolicyService, RecordFired, RetractFired};
 use crate::supervise::Handle;
 use raven_proto::Verdict;
 use std::future::Future;
@@ -33,18 +33,33 @@ where
     if !verdict.allow {
         return Gated::Denied(verdict);
     }
+    // Charged before it goes out: a crash between the delivery and a later record would let
+    // the next process send it again (found by the SIGKILL fault suite). A nudge is never
+    // sent twice; the price is that a crash in that gap loses it.
+    let fire = match policy.call(RecordFired(nudge)).await {
+        Ok(Ok(fire)) => Some(fire),
+        // Sent, but not charged: logged loudly; the user still gets the message.
+        Ok(Err(e)) => {
+            tracing::error!("the fire could not be recorded; dispatching anyway: {e}");
+            None
+        }
+        Err(e) => {
+            tracing::error!("the policy actor did not record the fire; dispatching anyway: {e}");
+            None
+        }
+    };
     match dispatch().await {
-        Err(e) => Gated::Failed(e),
-        Ok(t) => {
-            match policy.call(RecordFired(nudge)).await {
-                Ok(Ok(())) => {}
-                // Delivered but not charged: logged loudly; the user got the message.
-                Ok(Err(e)) => tracing::error!("delivered, but the fire could not be recorded: {e}"),
-                Err(e) => {
-                    tracing::error!("delivered, but the policy actor did not record the fire: {e}")
+        Ok(t) => Gated::Delivered(t),
+        Err(e) => {
+            // A failed dispatch charges nothing.
+            if let Some(fire) = fire {
+                match policy.call(RetractFired(fire)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(why)) => tracing::error!("a failed dispatch stayed charged: {why}"),
+                    Err(why) => tracing::error!("a failed dispatch stayed charged: {why}"),
                 }
             }
-            Gated::Delivered(t)
+            Gated::Failed(e)
         }
     }
 }

@@ -10,7 +10,8 @@ pub mod overrides;
 pub mod topic;
 
 pub use actor::{
-    ApplyTuning, Check, Nudge, NudgePolicyService, RecordCronFire, RecordFired, SetOverrides, Snapshot, SnapshotReply,
+    ApplyTuning, Check, Nudge, NudgePolicyService, RecordCronFire, RecordFired, RetractFired, SetOverrides, Snapshot,
+    SnapshotReply,
 };
 pub use adaptive::Tuning;
 pub use gate::{apply_tuning, fire_record, CheckRequest, NudgePolicy};

@@ -571,6 +571,18 @@ mod actor {
     }
 
     #[actix_rt::test]
+    async fn the_fire_is_on_disk_before_the_dispatch_runs_so_a_crash_never_sends_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        let clock = ManualClock::new(noon());
+        let h = service(&path, &clock, &Metrics::default());
+        let p = path.clone();
+        let out: Gated<usize, &str> =
+            dispatch_through(&h, nudge("cli:1", MSG), || async move { Ok(stored(&p).fires.len()) }).await;
+        assert!(matches!(out, Gated::Delivered(1)), "charged before it went out: {out:?}");
+    }
+
+    #[actix_rt::test]
     async fn two_policies_on_one_state_file_see_each_others_fires() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.json");
