@@ -92,3 +92,49 @@ fn a_fault_that_keeps_firing_is_reported_as_a_crash_loop_and_the_rest_serves() {
     let metrics = ok(dir, &["metrics"]);
     assert!(metrics.contains("raven_actor_crash_loop{actor=\"DeliveryHub\"} 1"), "{metrics}");
 }
+
+/// `raven <args>` with the file-size limit at `blocks` (a full disk for every write past it;
+/// SIGXFSZ ignored, so the write fails with an error instead of killing the process).
+fn on_a_full_disk(dir: &Path, blocks: u32, args: &[&str]) -> std::process::Output {
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    let script = format!(
+        "trap '' XFSZ; ulimit -f {blocks}; exec '{}' --data-dir '{}' {}",
+        support::raven_bin().display(),
+        dir.display(),
+        quoted.join(" ")
+    );
+    std::process::Command::new("sh").args(["-c", &script]).env_remove("RAVEN_HOME").output().unwrap()
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_and_leaves_every_file_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // Files bigger than the limit: every rewrite of them fails.
+    for i in 0..60 {
+        ok(dir, &["cron", "add", "--in", "1h", &format!("job number {i}, padded to make the file grow")]);
+        let _ = support::raven(dir, &["send", "telegram:42", &format!("queued message {i}, padded as well")]);
+    }
+    let (jobs, state) = (dir.join("cron/jobs.json"), dir.join("sentinel/state.json"));
+    let before = (std::fs::read(&jobs).unwrap(), std::fs::read(&state).unwrap());
+    assert!(before.0.len() > 16 * 1024 && before.1.len() > 16 * 1024, "both files outgrow the limit");
+
+    let add = on_a_full_disk(dir, 16, &["cron", "add", "--in", "2h", "one more"]);
+    assert_eq!(add.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&add.stderr);
+    assert!(err.contains("jobs.json") && err.contains("File too large"), "{err}");
+    let send = on_a_full_disk(dir, 16, &["send", "telegram:42", "and another"]);
+    assert_eq!(send.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&send.stderr);
+    assert!(err.contains("outbox failed") && err.contains("File too large"), "{err}");
+
+    assert_eq!((std::fs::read(&jobs).unwrap(), std::fs::read(&state).unwrap()), before, "no file was torn");
+    let stray: Vec<_> = std::fs::read_dir(dir.join("cron"))
+        .unwrap()
+        .chain(std::fs::read_dir(dir.join("sentinel")).unwrap())
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(stray.is_empty(), "no temp file left behind: {stray:?}");
+    assert!(ok(dir, &["cron", "list"]).contains("job number 59"), "and the data is still all there");
+}
