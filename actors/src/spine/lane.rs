@@ -30,6 +30,27 @@ impl Inbox {
     }
 }
 
+/// Removes an idle lane from the scheduler's map (so conversations that come and go, such as
+/// subagents and cron jobs, do not keep a task each for ever); the next turn makes a new one.
+pub(super) struct Retire {
+    pub lanes: super::Lanes,
+    pub conversation: String,
+}
+
+impl Retire {
+    /// True when the lane was idle and is gone from the map: its task may end.
+    fn if_idle(&self, state: &Rc<RefCell<LaneState>>, rx: &mpsc::UnboundedReceiver<TurnRequest>) -> bool {
+        let idle = rx.is_empty() && state.borrow().queued == 0 && state.borrow().running.is_none();
+        let mut lanes = self.lanes.borrow_mut();
+        let ours = lanes.get(&self.conversation).is_some_and(|l| Rc::ptr_eq(l, state));
+        if idle && ours {
+            lanes.remove(&self.conversation);
+        }
+        idle && ours
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 pub(super) fn spawn(
     state: Rc<RefCell<LaneState>>,
     mut rx: mpsc::UnboundedReceiver<TurnRequest>,
@@ -38,6 +59,7 @@ pub(super) fn spawn(
     outcomes: Option<mpsc::UnboundedSender<(TurnRequest, TurnOutcome)>>,
     waiters: super::Waiters,
     activity: Rc<Activity>,
+    retire: Retire,
 ) {
     actix_rt::spawn(async move {
         while let Some(req) = rx.recv().await {
@@ -88,6 +110,10 @@ pub(super) fn spawn(
             }
             if let Some(tx) = &outcomes {
                 let _ = tx.send((req, outcome));
+            }
+            // No await between the check and the removal: no turn can slip in unseen.
+            if retire.if_idle(&state, &rx) {
+                break;
             }
         }
     });

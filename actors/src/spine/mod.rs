@@ -98,11 +98,13 @@ pub(crate) struct LaneState {
 pub struct Scheduler {
     handler: Rc<dyn TurnHandler>,
     pools: OriginPools,
-    lanes: Rc<RefCell<HashMap<String, Rc<RefCell<LaneState>>>>>,
+    lanes: Lanes,
     outcomes: Option<mpsc::UnboundedSender<(TurnRequest, TurnOutcome)>>,
     waiters: Waiters,
     activity: Rc<Activity>,
 }
+
+pub(crate) type Lanes = Rc<RefCell<HashMap<String, Rc<RefCell<LaneState>>>>>;
 
 /// Called after every finished turn, once the in-flight count no longer includes it.
 pub type TurnComplete = Rc<dyn Fn(&TurnRequest, &TurnOutcome)>;
@@ -250,8 +252,14 @@ impl Scheduler {
             self.outcomes.clone(),
             self.waiters.clone(),
             self.activity.clone(),
+            lane::Retire { lanes: self.lanes.clone(), conversation: conversation.to_owned() },
         );
         state
+    }
+
+    /// Conversations with a lane now (idle lanes are retired).
+    pub fn lanes(&self) -> usize {
+        self.lanes.borrow().len()
     }
 }
 

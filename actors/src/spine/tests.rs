@@ -261,3 +261,27 @@ async fn turn_complete_callbacks_run_after_each_turn_with_the_count_already_down
     let want = vec![("one".to_owned(), 1), ("two".to_owned(), 0), ("three".to_owned(), 0)];
     assert_eq!(*seen.borrow(), want, "every origin is reported, after its own turn left the count");
 }
+
+#[actix_rt::test]
+async fn an_idle_lane_is_retired_and_its_conversation_still_takes_turns() {
+    let p = Probe::default();
+    let (s, mut rx) = scheduler(&p, 4);
+    // Conversations that come and go (subagents, cron jobs) leave no lane behind.
+    for i in 0..100 {
+        s.submit(user(&format!("sub:{i}"), "once"));
+    }
+    for _ in 0..100 {
+        next(&mut rx).await;
+    }
+    actix_rt::time::sleep(Duration::from_millis(2)).await;
+    assert_eq!(s.lanes(), 0, "every idle lane was retired");
+    s.submit(user("sub:7", "again"));
+    assert_eq!(next(&mut rx).await.0.content, "again", "a retired conversation gets a new lane");
+    // A lane with queued turns is not retired between them.
+    for c in ["one", "two", "three"] {
+        s.submit(user("busy", c));
+    }
+    let order: Vec<String> =
+        [next(&mut rx).await, next(&mut rx).await, next(&mut rx).await].into_iter().map(|(r, _)| r.content).collect();
+    assert_eq!(order, ["one", "two", "three"]);
+}
