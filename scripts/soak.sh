@@ -45,9 +45,12 @@ for c in $(seq 1 100); do
     while [ "$(date +%s)" -lt "$end" ]; do
       n=$((n + 1))
       body=$(printf '{"channel": "jsonl", "chat_id": "c%d", "text": "message %d"}' "$c" "$n")
-      if curl -sf -m 30 -H "x-raven-secret: $RAVEN_GATEWAY_SECRET" -H 'content-type: application/json' \
-           -d "$body" "http://$addr/inbound" | grep -q '"reply"'; then
+      out=$(curl -s -m 60 -w '\n%{http_code}' -H "x-raven-secret: $RAVEN_GATEWAY_SECRET" \
+            -H 'content-type: application/json' -d "$body" "http://$addr/inbound" || echo "curl failed")
+      if [ "${out##*$'\n'}" = 200 ] && grep -q '"reply"' <<< "$out"; then
         ok=$((ok + 1))
+      else
+        echo "conversation $c message $n: ${out//$'\n'/ }" >> "$dir/failures"
       fi
     done
     echo "$n $ok" > "$dir/conv-$c"
@@ -72,5 +75,6 @@ printf '%-36s %10s\n' "cron reminders delivered" "$fires"
 printf '%-36s %10s\n' "deepest mailbox seen" "$depth_max"
 awk -v a="$rss_start" -v b="$rss_end" 'BEGIN { printf "%-36s %7.1f MB -> %.1f MB\n", "supervisor RSS start -> end", a / 1024, b / 1024 }'
 printf '%-36s %10s\n' "error lines in the supervisor log" "$errors"
+if [ -s "$dir/failures" ]; then echo "unanswered (first 5):"; head -5 "$dir/failures"; fi
 [ "$sent" -gt 0 ] && [ "$answered" -eq "$sent" ] && [ "$errors" -eq 0 ] || { echo "soak FAILED"; exit 1; }
 echo "soak ok"
