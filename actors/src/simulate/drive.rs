@@ -279,7 +279,9 @@ impl Sim<'_> {
             *self.day(t).denials.entry(layer.clone()).or_default() += 1;
             self.mark(t, "denied", format!("{action} denied at {layer}"));
         } else {
-            self.day(t).failed += 1;
+            let why = r.error.as_deref().unwrap_or("not delivered");
+            let why = why.trim().to_owned();
+            *self.day(t).failed.entry(why).or_default() += 1;
         }
     }
 

@@ -14,8 +14,8 @@ pub struct Counts {
     pub nudges: BTreeMap<String, u64>,
     /// Sentinel nudges the gate denied, by layer (`layer 6 (session_cooldown)`).
     pub denials: BTreeMap<String, u64>,
-    /// Sentinel nudges the router failed to deliver.
-    pub failed: u64,
+    /// Sentinel nudges the router did not deliver, by why (the error up to its first `:`).
+    pub failed: BTreeMap<String, u64>,
     /// Provider calls, by who made them (`planner`, `heartbeat`, `user turn`, `cron turn`).
     pub llm_calls: BTreeMap<String, u64>,
     /// Ticks that needed no planner call, by the path that answered instead.
@@ -40,7 +40,7 @@ impl Counts {
         self.ticks += o.ticks;
         merge(&mut self.nudges, &o.nudges);
         merge(&mut self.denials, &o.denials);
-        self.failed += o.failed;
+        merge(&mut self.failed, &o.failed);
         merge(&mut self.llm_calls, &o.llm_calls);
         merge(&mut self.avoided, &o.avoided);
         self.cron_fires += o.cron_fires;
@@ -107,8 +107,8 @@ fn counts(out: &mut String, c: &Counts) {
     let _ = writeln!(out, "  ticks:        {}", c.ticks);
     let _ = writeln!(out, "  nudges sent:  {} ({})", c.nudges_sent(), map(&c.nudges));
     let _ = writeln!(out, "  denied:       {} ({})", c.denials.values().sum::<u64>(), map(&c.denials));
-    if c.failed > 0 {
-        let _ = writeln!(out, "  not delivered: {}", c.failed);
+    if !c.failed.is_empty() {
+        let _ = writeln!(out, "  undelivered:  {} ({})", c.failed.values().sum::<u64>(), map(&c.failed));
     }
     let _ = writeln!(out, "  llm calls:    {} ({})", c.llm_total(), map(&c.llm_calls));
     let _ = writeln!(out, "  avoided:      {} ({})", c.avoided.values().sum::<u64>(), map(&c.avoided));
