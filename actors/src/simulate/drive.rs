@@ -226,18 +226,19 @@ impl Sim<'_> {
             self.notes.push(format!("{}: cron: {e}", t.to_rfc3339()));
         }
         for f in &run.fired {
+            let id = stable_job_id(&f.job_id);
             match &f.result {
                 Ok(_) => {
                     self.day(t).cron_fires += 1;
-                    self.mark(t, "cron", f.job_id.clone());
+                    self.mark(t, "cron", id.clone());
                 }
                 Err(e) => {
                     self.day(t).cron_failures += 1;
-                    self.mark(t, "cron", format!("{} failed: {e}", f.job_id));
+                    self.mark(t, "cron", format!("{id} failed: {e}"));
                 }
             }
             if let Some(why) = &f.paused {
-                self.notes.push(format!("{}: cron job `{}` paused: {why}", t.to_rfc3339(), f.job_id));
+                self.notes.push(format!("{}: cron job `{id}` paused: {why}", t.to_rfc3339()));
             }
         }
         run.next_wake
@@ -360,4 +361,14 @@ pub fn denied_layer(error: &str) -> Option<String> {
     let rest = error.strip_prefix("denied at ")?;
     let layer = rest.split_once(':').map_or(rest, |(l, _)| l).trim();
     Some(if layer.is_empty() { "unknown layer".into() } else { layer.to_owned() })
+}
+
+/// A job the agent made (`job-<time>-<pid>`) without the process id, which differs per run.
+pub fn stable_job_id(id: &str) -> String {
+    match id.rsplit_once('-') {
+        Some((head, pid)) if head.starts_with("job-") && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) => {
+            head.to_owned()
+        }
+        _ => id.to_owned(),
+    }
 }
