@@ -17,8 +17,18 @@ bench spine "Spine: 1,000 conversations x 10 turns (baseline: the same turns run
 bench socket "Control socket (baseline: a raw Unix stream ping-pong of the same frame)"
 bench cron "Cron at 10,000 jobs (baselines: 100 jobs; a full parse; fires with no jobs waiting)"
 
-echo "== raven up: start-to-ready and idle memory =="
 cargo build -q --release -p raven-bin
+
+echo "== raven simulate: a week on the manual clock =="
+out=$(mktemp -d)
+start=$(date +%s%N)
+target/release/raven simulate scenarios/week.toml --out "$out" >/dev/null
+week=$(( ($(date +%s%N) - start) / 1000000 ))
+rm -rf "$out"
+printf '%-52s %7d ms   (target <= 10000 ms; scenarios/week.toml, 7 days)\n' "simulate a week" "$week"
+echo
+
+echo "== raven up: start-to-ready and idle memory =="
 bin=target/release/raven
 dir=$(mktemp -d)
 trap 'kill -TERM "$pid" 2>/dev/null; rm -rf "$dir"' EXIT

@@ -16,6 +16,7 @@ pub mod ipc;
 pub mod planner;
 pub mod policy;
 pub mod sentinel;
+pub mod simulate;
 pub mod spine;
 pub mod store;
 pub mod supervise;

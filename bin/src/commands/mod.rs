@@ -7,6 +7,7 @@ pub mod policy;
 pub mod repl;
 pub mod say;
 pub mod send;
+pub mod simulate;
 pub mod status;
 pub mod tick;
 pub mod up;

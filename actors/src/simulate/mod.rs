@@ -1,0 +1,70 @@
+//! `raven simulate`: the whole engine on a manual clock for days, against a scenario file,
+//! so a change to the policy, the planner or the timers can be judged on a week of
+//! behaviour in seconds. The output (a text report, the same as JSON, an SVG timeline)
+//! depends only on the scenario and its seed: no wall-clock time, no temp path, no hash
+//! order, so two runs give the same bytes and a diff shows what a change did.
+
+pub mod capture;
+pub mod drive;
+pub mod report;
+pub mod rng;
+pub mod scenario;
+pub mod svg;
+
+pub use report::Report;
+pub use scenario::{load, parse, Adjust, Plan};
+
+use crate::data_dir::DataDir;
+use std::path::{Path, PathBuf};
+
+/// The rendered results of one run.
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub report: Report,
+    pub text: String,
+    pub json: String,
+    pub svg: String,
+}
+
+/// Runs `plan` in `data_dir` (a fresh private dir when `None`, removed afterwards). Call it
+/// on an actix arbiter.
+pub async fn simulate(plan: &Plan, data_dir: Option<&Path>) -> Result<Output, String> {
+    let (root, temporary) = match data_dir {
+        Some(d) => (d.to_path_buf(), false),
+        None => (private_dir(), true),
+    };
+    let dir = DataDir::new(&root);
+    let result = drive::run(plan, &dir, None).await;
+    let config = drive::config_for(plan);
+    if temporary {
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    let (report, config) = (result?, config?);
+    let svg = svg::render(plan, &report, &config.policy.quiet_hours);
+    Ok(Output { text: report.render(), json: report.to_json(), svg, report })
+}
+
+/// Writes `report.txt`, `report.json` and `timeline.svg` into `out`; answers their paths.
+pub fn write(output: &Output, out: &Path) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let files = [("report.txt", &output.text), ("report.json", &output.json), ("timeline.svg", &output.svg)];
+    let mut written = Vec::new();
+    for (name, text) in files {
+        let p = out.join(name);
+        std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+        written.push(p);
+    }
+    Ok(written)
+}
+
+fn private_dir() -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::SeqCst);
+    let p = std::env::temp_dir().join(format!("raven-simulate-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    p
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,151 @@
+use super::*;
+
+fn plan(text: &str) -> Plan {
+    parse(text, "tiny", Adjust::default()).expect("scenario")
+}
+
+async fn run(text: &str) -> Output {
+    simulate(&plan(text), None).await.expect("simulation")
+}
+
+fn day<'a>(out: &'a Output, date: &str) -> &'a report::Counts {
+    &out.report.days.iter().find(|d| d.date == date).unwrap_or_else(|| panic!("no day {date}")).counts
+}
+
+#[actix_rt::test]
+async fn a_deadline_at_ten_is_nudged_once_and_the_repeat_is_denied_by_dedup() {
+    let out = run(r##"
+start = "2026-03-02T09:00:00Z"
+hours = 1
+[memory]
+text = "# Memory\n- [ ] Send the report due: 2026-03-02 10:00\n"
+"##)
+    .await;
+    let d = day(&out, "2026-03-02");
+    assert_eq!(d.ticks, 2);
+    assert_eq!(d.nudges_sent(), 1, "{}", out.text);
+    assert_eq!(d.nudges.get("nudge"), Some(&1));
+    assert_eq!(d.denials.get("layer 10 (content_dedup)"), Some(&1), "{}", out.text);
+    assert_eq!(d.llm_calls.get("planner"), Some(&2), "{}", out.text);
+    let sent: Vec<_> = out.report.marks.iter().filter(|m| m.lane == "sentinel").collect();
+    assert_eq!(sent.len(), 1);
+    assert!(sent[0].label.contains("Send the report"), "{}", sent[0].label);
+    assert_eq!(d.deliveries.get("cli"), Some(&1));
+}
+
+#[actix_rt::test]
+async fn a_night_deadline_is_skipped_by_the_quiet_hours_fast_path_without_an_llm_call() {
+    let out = run(r##"
+start = "2026-03-02T23:00:00Z"
+hours = 4
+[memory]
+text = "# Memory\n- [ ] Night backup due: 2026-03-03 02:00\n"
+[config.heartbeat]
+enabled = false
+"##)
+    .await;
+    assert_eq!(out.report.days.len(), 2);
+    let (first, second) = (day(&out, "2026-03-02"), day(&out, "2026-03-03"));
+    assert_eq!((first.ticks, second.ticks), (2, 6));
+    assert_eq!(first.avoided.get("quiet_hours"), Some(&2));
+    assert_eq!(second.avoided.get("quiet_hours"), Some(&6));
+    assert_eq!(out.report.total.nudges_sent(), 0, "{}", out.text);
+    assert_eq!(out.report.total.llm_calls.get("planner"), None, "{}", out.text);
+}
+
+#[actix_rt::test]
+async fn a_cron_every_hour_fires_six_times_in_six_hours_and_strikes_pause_it_by_default() {
+    let job = r##"
+start = "2026-03-02T08:00:00Z"
+hours = 6
+[[cron]]
+id = "water"
+message = "Drink water"
+every_minutes = 60
+"##;
+    let raised = format!("{job}[config.cron]\nstrike_limit = 10\n");
+    let out = run(&raised).await;
+    assert_eq!(out.report.total.cron_fires, 6, "{}", out.text);
+    assert_eq!(out.report.marks.iter().filter(|m| m.lane == "cron").count(), 6);
+    let minutes: Vec<i64> = out.report.marks.iter().filter(|m| m.lane == "cron").map(|m| m.minute).collect();
+    assert_eq!(minutes, [0, 60, 120, 180, 240, 300]);
+    // With the default strike limit (5 fires with no reply) the sixth never comes.
+    let out = run(job).await;
+    assert_eq!(out.report.total.cron_fires, 5, "{}", out.text);
+    assert!(out.report.notes.iter().any(|n| n.contains("paused")), "{:?}", out.report.notes);
+}
+
+#[actix_rt::test]
+async fn messages_and_verdicts_are_counted_and_a_verdict_with_no_nudge_is_noted() {
+    let out = run(r##"
+start = "2026-03-02T09:00:00Z"
+hours = 2
+[memory]
+text = "# Memory\n- [ ] Send the report due: 2026-03-02 10:00\n"
+[[message]]
+at = "2026-03-02T09:05:00Z"
+text = "hello"
+[[feedback]]
+at = "2026-03-02T08:00:00Z"
+verdict = "neutral"
+[[feedback]]
+at = "2026-03-02T09:10:00Z"
+verdict = "accepted"
+"##)
+    .await;
+    let t = &out.report.total;
+    assert_eq!(t.user_messages, 1);
+    assert_eq!(t.verdicts.get("accepted"), Some(&1));
+    assert_eq!(t.llm_calls.get("user turn"), Some(&1), "{}", out.text);
+    assert!(out.report.notes.iter().any(|n| n.contains("`neutral` had no nudge")), "{:?}", out.report.notes);
+}
+
+#[actix_rt::test]
+async fn the_svg_has_one_lane_per_source_and_a_shaded_rect_per_quiet_span() {
+    let p = plan(
+        r##"
+start = "2026-03-02T00:00:00+01:00"
+days = 2
+timezone = "Europe/Berlin"
+[config.heartbeat]
+enabled = false
+"##,
+    );
+    let out = simulate(&p, None).await.unwrap();
+    for (key, label, _) in svg::LANES {
+        assert_eq!(out.svg.matches(&format!(r#"data-lane="{key}""#)).count(), 1, "{key}");
+        assert!(out.svg.contains(label));
+    }
+    // 00:00-07:00 and 23:00-07:00 twice: the first night and each evening, clipped to the run.
+    let spans = svg::quiet_spans(&p, &drive::config_for(&p).unwrap().policy.quiet_hours);
+    assert_eq!(spans.len(), 3);
+    assert_eq!(out.svg.matches(r#"<rect class="quiet""#).count(), 3);
+    assert_eq!(out.svg.matches(r#"class="day-label""#).count(), 2);
+    assert!(out.svg.contains("Mon 2026-03-02") && out.svg.contains("Tue 2026-03-03"));
+    assert!(out.svg.starts_with("<svg") && out.svg.trim_end().ends_with("</svg>"));
+}
+
+#[test]
+fn a_bad_scenario_names_the_key_and_the_line() {
+    let err = parse("start = \"2026-03-02T00:00:00Z\"\ndayz = 3\n", "bad", Adjust::default()).unwrap_err();
+    assert!(err.contains("dayz") && err.contains("line 2"), "{err}");
+    let err = parse("start = \"monday\"\n", "bad", Adjust::default()).unwrap_err();
+    assert!(err.contains("start") && err.contains("RFC 3339"), "{err}");
+    let text = "start = \"2026-03-02T00:00:00Z\"\n[[cron]]\nid = \"x\"\nmessage = \"m\"\n";
+    let err = parse(text, "bad", Adjust::default()).unwrap_err();
+    assert!(err.contains("cron[0]") && err.contains("exactly one"), "{err}");
+    let text = "start = \"2026-03-02T00:00:00Z\"\n[[feedback]]\nat = \"2026-03-02T01:00:00Z\"\nverdict = \"meh\"\n";
+    assert!(parse(text, "bad", Adjust::default()).unwrap_err().contains("feedback[0].verdict"));
+}
+
+#[test]
+fn the_seed_moves_message_times_within_the_jitter_and_the_days_flag_wins() {
+    let text = "start = \"2026-03-02T00:00:00Z\"\ndays = 3\njitter_minutes = 10\nhours = 5\n[[message]]\nat = \"2026-03-02T09:00:00Z\"\ntext = \"hi\"\n";
+    let at = |seed| parse(text, "j", Adjust { seed: Some(seed), days: None }).unwrap().events[0].0;
+    assert_eq!(at(1), at(1));
+    let base = chrono::DateTime::parse_from_rfc3339("2026-03-02T09:00:00Z").unwrap().to_utc();
+    assert!((0..20).all(|s| (at(s) - base).num_minutes().abs() <= 10));
+    assert!((0..20).any(|s| at(s) != at(0)));
+    let p = parse(text, "j", Adjust { days: Some(2), seed: None }).unwrap();
+    assert_eq!((p.end - p.start).num_hours(), 48);
+}
