@@ -132,11 +132,13 @@ impl JobsStore {
         JobsError::Io { path: self.path.clone(), source }
     }
 
-    fn parse(&self, text: &str) -> Result<JobsFile, JobsError> {
-        if text.trim().is_empty() {
+    /// Bytes, not text: a file that is not UTF-8 is malformed like any other, with the
+    /// position of its first bad byte.
+    fn parse(&self, bytes: &[u8]) -> Result<JobsFile, JobsError> {
+        if std::str::from_utf8(bytes).is_ok_and(|t| t.trim().is_empty()) {
             return Ok(JobsFile::default());
         }
-        serde_json::from_str(text).map_err(|e| JobsError::Malformed {
+        serde_json::from_slice(bytes).map_err(|e| JobsError::Malformed {
             path: self.path.clone(),
             line: e.line(),
             column: e.column(),
@@ -158,8 +160,8 @@ impl JobsStore {
                 return Ok(c.file.clone());
             }
         }
-        let file = match std::fs::read_to_string(&self.path) {
-            Ok(t) => self.parse(&t)?,
+        let file = match std::fs::read(&self.path) {
+            Ok(b) => self.parse(&b)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => JobsFile::default(),
             Err(e) => return Err(self.io(e)),
         };

@@ -23,7 +23,8 @@ pub fn parse_reply(text: &str) -> Said {
     if let Ok(n) = t.parse::<usize>() {
         return Said::Pick { menu: None, n };
     }
-    if let Some(rest) = t.strip_prefix("/pick") {
+    // `/pick` as a word of its own: `/pickup 2` is text, not a pick of menu "up".
+    if let Some(rest) = t.strip_prefix("/pick").filter(|r| r.starts_with(char::is_whitespace)) {
         let parts: Vec<&str> = rest.split_whitespace().collect();
         match parts.as_slice() {
             [n] => {

@@ -25,27 +25,32 @@ pub fn chunk(title: &str, body: &str) -> String {
 
 /// `text` with section `title` set to `body` (appended when absent).
 pub fn splice(text: &str, title: &str, body: &str) -> String {
-    let (preamble, mut sections) = split(text);
+    let (mut preamble, mut sections) = split(text);
     let new = chunk(title, body);
     match sections.iter_mut().find(|(t, _)| t == title) {
         Some((_, c)) => *c = new,
         None => {
-            if let Some((_, last)) = sections.last_mut() {
-                if !last.ends_with("\n\n") {
-                    last.push_str(if last.ends_with('\n') { "\n" } else { "\n\n" });
-                }
+            // Only what the new section follows is set apart from it: the preamble just when
+            // there is no section before it.
+            match sections.last_mut() {
+                Some((_, last)) => end_with_blank_line(last),
+                None if !preamble.is_empty() => end_with_blank_line(&mut preamble),
+                None => {}
             }
             sections.push((title.to_owned(), new));
         }
     }
     let mut out = preamble;
-    if !out.is_empty() && !out.ends_with("\n\n") && !sections.is_empty() {
-        out.push_str(if out.ends_with('\n') { "\n" } else { "\n\n" });
-    }
     for (_, c) in sections {
         out.push_str(&c);
     }
     out
+}
+
+fn end_with_blank_line(text: &mut String) {
+    if !text.ends_with("\n\n") {
+        text.push_str(if text.ends_with('\n') { "\n" } else { "\n\n" });
+    }
 }
 
 /// The named sections, in file order, as one markdown block.
