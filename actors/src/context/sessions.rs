@@ -14,6 +14,9 @@ struct Line {
     at: DateTime<Utc>,
 }
 
+/// Channels of conversations the engine holds with itself.
+pub const SYSTEM_CHANNELS: [&str; 3] = ["heartbeat", "cron", "subagent"];
+
 /// `telegram_42.jsonl` → `telegram:42` (the first `_` separates channel and chat id).
 pub fn session_key(file_name: &str) -> Option<String> {
     let stem = file_name.strip_suffix(".jsonl")?;
@@ -42,6 +45,11 @@ pub fn active_sessions(dir: &Path, now: DateTime<Utc>, window: Duration) -> std:
         let Some(key) = session_key(&name) else {
             continue;
         };
+        // The engine's own conversations (a heartbeat, a cron job's, a subagent's) are not a
+        // user to reach: a nudge aimed there would find no outlet.
+        if SYSTEM_CHANNELS.iter().any(|c| key.split_once(':').is_some_and(|(ch, _)| ch == *c)) {
+            continue;
+        }
         let Ok(text) = std::fs::read_to_string(entry.path()) else {
             continue;
         };
@@ -69,4 +77,23 @@ pub fn active_sessions(dir: &Path, now: DateTime<Utc>, window: Duration) -> std:
     }
     out.sort_by(|a, b| a.session_key.cmp(&b.session_key));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn the_engine_s_own_conversations_are_not_active_sessions() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
+        let line = format!("{{\"role\":\"user\",\"content\":\"hi\",\"at\":\"{}\"}}\n", now.to_rfc3339());
+        for name in ["telegram_42", "heartbeat_main", "cron_job-1", "subagent_9-1"] {
+            std::fs::write(dir.path().join(format!("{name}.jsonl")), &line).unwrap();
+        }
+        let active = active_sessions(dir.path(), now, Duration::minutes(30)).unwrap();
+        let keys: Vec<&str> = active.iter().map(|s| s.session_key.as_str()).collect();
+        assert_eq!(keys, ["telegram:42"]);
+    }
 }
