@@ -57,7 +57,9 @@ for c in $(seq 1 100); do
   ) &
 done
 depth_max=0
+mid=$(( $(date +%s) + secs / 3 )); rss_mid=""
 while [ "$(date +%s)" -lt "$end" ]; do
+  if [ -z "$rss_mid" ] && [ "$(date +%s)" -ge "$mid" ]; then rss_mid=$(rss); fi
   d=$("$bin" --data-dir "$dir" status | awk 'NR > 3 && $5 ~ /^[0-9]+$/ { if ($5 > m) m = $5 } END { print m + 0 }')
   [ "$d" -gt "$depth_max" ] && depth_max=$d
   sleep 1
@@ -73,7 +75,8 @@ printf '%-36s %10s\n' "inbound posts sent" "$sent"
 printf '%-36s %10s\n' "inbound posts answered" "$answered"
 printf '%-36s %10s\n' "cron reminders delivered" "$fires"
 printf '%-36s %10s\n' "deepest mailbox seen" "$depth_max"
-awk -v a="$rss_start" -v b="$rss_end" 'BEGIN { printf "%-36s %7.1f MB -> %.1f MB\n", "supervisor RSS start -> end", a / 1024, b / 1024 }'
+awk -v a="$rss_start" -v m="${rss_mid:-$rss_end}" -v b="$rss_end" \
+  'BEGIN { printf "%-36s %.1f -> %.1f -> %.1f MB\n", "supervisor RSS start -> 1/3 -> end", a / 1024, m / 1024, b / 1024 }'
 printf '%-36s %10s\n' "error lines in the supervisor log" "$errors"
 if [ -s "$dir/failures" ]; then echo "unanswered (first 5):"; head -5 "$dir/failures"; fi
 [ "$sent" -gt 0 ] && [ "$answered" -eq "$sent" ] && [ "$errors" -eq 0 ] || { echo "soak FAILED"; exit 1; }
