@@ -382,6 +382,7 @@ impl Engine {
                 clock: clock.clone(),
                 cfg: config.heartbeat.clone(),
                 wake: wake.clone(),
+                policy: Some(policy.clone()),
             }),
             &metrics,
             restart("Heartbeat"),

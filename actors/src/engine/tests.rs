@@ -301,3 +301,27 @@ async fn cron_targets_resolve_at_fire_time_and_a_broadcast_reaches_each_target()
     let out = std::fs::read_to_string(dir.root().join("out.jsonl")).unwrap();
     assert_eq!(out.lines().filter(|l| l.contains("message of everywhere")).count(), 2);
 }
+
+#[actix_rt::test]
+async fn a_heartbeat_at_night_is_held_by_the_gate_and_runs_in_the_day() {
+    use crate::heartbeat::{HeartbeatOutcome, HeartbeatTick};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    // 03:00 UTC: inside the default quiet hours (23:00-07:00).
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 3, 0, 0).unwrap());
+    let screen = Screen::default();
+    let engine = cron_engine(&dir, &clock, &screen);
+    std::fs::create_dir_all(dir.workspace()).unwrap();
+    std::fs::write(dir.heartbeat(), "- [ ] Check the build status\n").unwrap();
+    match engine.heartbeat.call_async(HeartbeatTick).await.unwrap() {
+        HeartbeatOutcome::Skipped { reason } => assert!(reason.contains("quiet"), "{reason}"),
+        other => panic!("ran at 3 a.m.: {other:?}"),
+    }
+    assert!(screen.text().is_empty(), "nothing reached the user at night");
+    clock.set(Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap());
+    match engine.heartbeat.call_async(HeartbeatTick).await.unwrap() {
+        HeartbeatOutcome::Ran { delivered_to, .. } => assert_eq!(delivered_to, ["cli:local"]),
+        other => panic!("{other:?}"),
+    }
+    assert!(screen.text().contains("Check the build status"), "{}", screen.text());
+}

@@ -16,6 +16,7 @@ use super::HeartbeatConfig;
 use crate::clock::SharedClock;
 use crate::executor::hub::{DeliveryHubService, Post};
 use crate::planner::provider::SharedProvider;
+use crate::policy::{dispatch_through, Check, Gated, Nudge, NudgePolicyService};
 use crate::spine::{Scheduler, TurnOutcome};
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Duration, Utc};
@@ -43,6 +44,9 @@ pub struct HeartbeatDeps {
     pub cfg: HeartbeatConfig,
     /// The wake shared with the producers and the loop.
     pub wake: WakeHandle,
+    /// The shared gate: a heartbeat reaches the user only through it (quiet hours, quotas,
+    /// dedup), like any proactive message. `None` only in tests of the service alone.
+    pub policy: Option<Handle<NudgePolicyService>>,
 }
 
 struct Inner {
@@ -161,6 +165,16 @@ impl Inner {
         if decision::is_blank(&text) {
             return HeartbeatOutcome::Skipped { reason: "HEARTBEAT.md is blank".into() };
         }
+        // Not now (quiet hours, a do-not-disturb window, the day's quota): no LLM call either.
+        if let (Some(policy), Some(target)) = (&d.policy, d.targets.first()) {
+            // A probe of the time-based layers; its topic is never charged.
+            let probe = gate_nudge(target, "heartbeat review".into(), "heartbeat review".into());
+            match policy.call(Check(probe)).await {
+                Ok(v) if !v.allow => return HeartbeatOutcome::Skipped { reason: format!("the gate: {}", v.reason) },
+                Ok(_) => {}
+                Err(e) => return HeartbeatOutcome::Failed(format!("the gate is unavailable: {e}")),
+            }
+        }
         let reply = match d.provider.complete(&decision::request(&text)).await {
             Ok(r) => r,
             Err(e) => return HeartbeatOutcome::Failed(format!("{}: {e}", decision::TOOL_NAME)),
@@ -195,17 +209,42 @@ impl Inner {
             Ok(TurnOutcome::Interrupted) => return HeartbeatOutcome::Failed("heartbeat turn interrupted".into()),
             Err(_) => return HeartbeatOutcome::Failed("heartbeat turn ended without an outcome".into()),
         };
+        // The tasks are the topic: the same open tasks again are a repeat to the gate.
+        let topic = crate::policy::topic::topic_of(&tasks.join(" "));
         let mut delivered_to = Vec::new();
         for target in &d.targets {
             let (channel, chat_id) = split_target(target);
             let text = OutboundText::proactive(format!("{id}-{target}"), &channel, &chat_id, reply.clone());
-            match d.hub.call_async(Post::text(text)).await {
-                Ok(Ok(())) => delivered_to.push(target.clone()),
-                Ok(Err(e)) => tracing::warn!(%target, "heartbeat reply {e}"),
-                Err(e) => tracing::warn!(%target, "heartbeat reply not posted: {e}"),
+            let post = || async {
+                d.hub.call_async(Post::text(text)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())
+            };
+            let sent = match &d.policy {
+                Some(policy) => {
+                    match dispatch_through(policy, gate_nudge(target, reply.clone(), topic.clone()), post).await {
+                        Gated::Delivered(()) => Ok(()),
+                        Gated::Denied(v) => Err(format!("denied: {}", v.reason)),
+                        Gated::Failed(e) | Gated::Unavailable(e) => Err(e),
+                    }
+                }
+                None => post().await,
+            };
+            match sent {
+                Ok(()) => delivered_to.push(target.clone()),
+                Err(e) => tracing::warn!(%target, "heartbeat reply not delivered: {e}"),
             }
         }
         HeartbeatOutcome::Ran { reply, delivered_to }
+    }
+}
+
+/// A heartbeat message as the gate sees it.
+fn gate_nudge(target: &str, content: String, topic: String) -> Nudge {
+    Nudge {
+        action: raven_proto::Action::Nudge,
+        session_key: Some(target.to_owned()),
+        content,
+        priority: raven_proto::Priority::Low,
+        topic: Some(topic),
     }
 }
 

@@ -144,6 +144,7 @@ async fn rig_with(provider: Option<crate::planner::provider::SharedProvider>, ta
         clock: clock.shared(),
         cfg: cfg.clone(),
         wake: wake.clone(),
+        policy: None,
     };
     let handle = start(HeartbeatService::new(deps), &metrics, RestartPolicy::default());
     Rig { tmp, clock, phase1, turns, outlet, scheduler, wake, cfg, metrics, handle }
