@@ -16,14 +16,14 @@ printf '[gateway]\nlisten = "127.0.0.1:0"\n[delivery]\njsonl_path = "out.jsonl"\
 
 echo "== adding 1,000 cron jobs =="
 python3 - "$dir" <<'EOF'
-import json, sys, datetime
+import json, sys, datetime, os
 t = datetime.datetime.now(datetime.timezone.utc)
 fmt = lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")
 # Every 30 s, the first fires a few seconds in, spread over 5 s.
 jobs = [{"id": f"soak-{i}", "message": f"soak reminder {i}", "target": "jsonl:soak", "created_at": fmt(t),
          "schedule": {"kind": "every", "every_s": 30,
                       "anchor": fmt(t - datetime.timedelta(seconds=25) + datetime.timedelta(seconds=i % 5))}}
-        for i in range(1000)]
+        for i in range(int(os.environ.get("SOAK_JOBS", "1000")))]
 import os
 os.makedirs(f"{sys.argv[1]}/cron", exist_ok=True)
 json.dump({"jobs": jobs}, open(f"{sys.argv[1]}/cron/jobs.json", "w"))

@@ -27,7 +27,7 @@ pub fn session_key(file_name: &str) -> Option<String> {
 /// When the session `channel:chat_id` last saw a message, from its file.
 pub fn last_activity(dir: &Path, session_key: &str) -> Option<DateTime<Utc>> {
     let (channel, chat) = session_key.split_once(':')?;
-    let text = std::fs::read_to_string(dir.join(format!("{channel}_{chat}.jsonl"))).ok()?;
+    let text = crate::agent::session::tail(&dir.join(format!("{channel}_{chat}.jsonl")), 64 * 1024).ok()?;
     text.lines().rev().take(50).filter_map(|l| serde_json::from_str::<Line>(l).ok()).map(|l| l.at).max()
 }
 
@@ -50,7 +50,8 @@ pub fn active_sessions(dir: &Path, now: DateTime<Utc>, window: Duration) -> std:
         if SYSTEM_CHANNELS.iter().any(|c| key.split_once(':').is_some_and(|(ch, _)| ch == *c)) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(entry.path()) else {
+        // The last 50 lines are all that is looked at: read the end only.
+        let Ok(text) = crate::agent::session::tail(&entry.path(), 64 * 1024) else {
             continue;
         };
         let mut last: Option<DateTime<Utc>> = None;
