@@ -54,7 +54,8 @@ impl GatewayLink {
         self.lock().to_gateway.as_ref().is_some_and(|t| !t.is_closed())
     }
 
-    fn push(&self, text: &OutboundText) -> Result<(Answer, mpsc::Sender<(u64, OutboundText)>), OutletError> {
+    /// Registers a delivery: its id, the answer to wait for, and the connection to send it on.
+    fn register(&self) -> Result<(u64, Answer, mpsc::Sender<(u64, OutboundText)>), OutletError> {
         let mut l = self.lock();
         let Some(tx) = l.to_gateway.clone().filter(|t| !t.is_closed()) else {
             return Err(OutletError::Transient("the gateway is not connected".into()));
@@ -63,11 +64,8 @@ impl GatewayLink {
         let id = l.next_id;
         let (done, wait) = oneshot::channel();
         l.waiting.insert(id, done);
-        if tx.try_send((id, text.clone())).is_err() {
-            l.waiting.remove(&id);
-            return Err(OutletError::Transient("the gateway is not keeping up".into()));
-        }
-        Ok((wait, tx))
+        drop(l);
+        Ok((id, wait, tx))
     }
 }
 
@@ -85,9 +83,16 @@ impl Outlet for RemoteOutlet {
     }
 
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
-        let pushed = self.link.push(text);
+        let pushed = self.link.register();
         Box::pin(async move {
-            let (wait, connection) = pushed?;
+            let (id, wait, connection) = pushed?;
+            // A burst waits for room in the queue (within the timeout) rather than failing
+            // over to the outbox, which would only retry it later and grow meanwhile.
+            let queued = tokio::time::timeout(self.timeout, connection.send((id, text.clone()))).await;
+            if !matches!(queued, Ok(Ok(()))) {
+                self.link.lock().waiting.remove(&id);
+                return Err(OutletError::Transient("the gateway did not take the delivery".into()));
+            }
             let gone = || OutletError::Transient("the gateway went away before answering".into());
             tokio::select! {
                 // An answer sent just before the connection closed still counts.
