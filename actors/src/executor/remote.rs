@@ -16,10 +16,11 @@ use tokio::sync::{mpsc, oneshot};
 pub const DELIVER_QUEUE: usize = 64;
 
 type Answer = oneshot::Receiver<Result<(), OutletError>>;
+type ToGateway = mpsc::Sender<(u64, OutboundText)>;
 
 #[derive(Default)]
 struct Link {
-    to_gateway: Option<mpsc::Sender<(u64, OutboundText)>>,
+    to_gateway: Option<ToGateway>,
     next_id: u64,
     waiting: HashMap<u64, oneshot::Sender<Result<(), OutletError>>>,
 }
@@ -55,7 +56,7 @@ impl GatewayLink {
     }
 
     /// Registers a delivery: its id, the answer to wait for, and the connection to send it on.
-    fn register(&self) -> Result<(u64, Answer, mpsc::Sender<(u64, OutboundText)>), OutletError> {
+    fn register(&self) -> Result<(u64, Answer, ToGateway), OutletError> {
         let mut l = self.lock();
         let Some(tx) = l.to_gateway.clone().filter(|t| !t.is_closed()) else {
             return Err(OutletError::Transient("the gateway is not connected".into()));
