@@ -10,7 +10,7 @@ cargo build -q --release -p raven-bin
 bin=$PWD/target/release/raven
 dir=$(mktemp -d)
 export RAVEN_GATEWAY_SECRET=soak-secret
-cleanup() { kill -TERM "${pid:-0}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"; }
+cleanup() { kill -TERM "${pid:-0}" 2>/dev/null || true; wait 2>/dev/null || true; if [ -n "${SOAK_KEEP:-}" ]; then echo "kept $dir"; else rm -rf "$dir"; fi; }
 trap cleanup EXIT
 printf '[gateway]\nlisten = "127.0.0.1:0"\n[delivery]\njsonl_path = "out.jsonl"\n' > "$dir/config.toml"
 
