@@ -49,18 +49,7 @@ fn up_serves_status_refuses_a_second_and_stops_on_sigterm() {
     let dir = tmp.path();
     let mut first = up(dir);
     let status = wait_ready(dir);
-    for actor in [
-        "NudgePolicy",
-        "Planner",
-        "ContextAssembler",
-        "SentinelRunner",
-        "DeliveryHub",
-        "NudgeInjector",
-        "DeferManager",
-        "Spine",
-        "Cron",
-        "Heartbeat",
-    ] {
+    for actor in support::ACTORS.iter().chain(&["Spine"]) {
         assert!(status.contains(actor), "{actor} missing from:\n{status}");
     }
     assert!(status.contains(&format!("supervisor pid {}", first.id())), "{status}");

@@ -11,18 +11,6 @@ use std::path::Path;
 const CONFIG: &str = "[gateway]\nenabled = false\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
                       [delivery]\njsonl_path = \"out.jsonl\"\n[executor]\ndefer_poll_s = 1\n";
 
-const ACTORS: [&str; 9] = [
-    "NudgePolicy",
-    "Planner",
-    "ContextAssembler",
-    "SentinelRunner",
-    "DeliveryHub",
-    "NudgeInjector",
-    "DeferManager",
-    "Cron",
-    "Heartbeat",
-];
-
 /// (restarts, state) of `actor` in `raven status`.
 fn row(dir: &Path, actor: &str) -> Option<(u64, String)> {
     let status = support::wait_ready(dir);
@@ -52,7 +40,7 @@ fn ok(dir: &Path, args: &[&str]) -> String {
 
 #[test]
 fn a_panic_in_each_actor_restarts_it_and_the_next_tick_completes() {
-    for actor in ACTORS {
+    for actor in support::ACTORS {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         let _up = support::Killed(support::up(dir, CONFIG, &[("RAVEN_FAULT", &format!("{actor}:1"))]));

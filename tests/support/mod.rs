@@ -154,3 +154,17 @@ pub fn http(addr: &str, method: &str, path: &str, secret: Option<&str>, body: &[
     let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
     (code, body)
 }
+
+/// Every supervised actor of the design card, as `raven status` names them.
+#[allow(dead_code)]
+pub const ACTORS: [&str; 9] = [
+    "NudgePolicy",
+    "Planner",
+    "ContextAssembler",
+    "SentinelRunner",
+    "DeliveryHub",
+    "NudgeInjector",
+    "DeferManager",
+    "Cron",
+    "Heartbeat",
+];
