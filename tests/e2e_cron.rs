@@ -7,7 +7,10 @@ mod support;
 
 use std::path::Path;
 
-const CONFIG: &str = "[delivery]\njsonl_path = \"out.jsonl\"\n[sentinel]\nenabled = false\n";
+// The supervisor delivers to jsonl itself (no gateway to wait for), and a 1 s job is not
+// paused by strike decay while the test watches it.
+const CONFIG: &str = "[gateway]\nenabled = false\n[delivery]\njsonl_path = \"out.jsonl\"\n\
+                      [sentinel]\nenabled = false\n[cron]\nstrike_limit = 1000\n";
 
 fn out(o: &std::process::Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
