@@ -133,11 +133,11 @@ impl PendingDecisionStore {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use chrono::{Duration, TimeZone};
 
-    fn t0() -> DateTime<Utc> {
+    pub(crate) fn t0() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 3, 2, 9, 0, 0).unwrap()
     }
 

@@ -172,6 +172,13 @@ impl Rig {
         spawn_heartbeat_loop(self.handle.clone(), self.wake.clone(), self.clock.shared(), self.cfg.clone())
     }
 
+    /// Spawns the loop and waits until it has published its schedule (it is running).
+    async fn running_loop(&self) -> actix_rt::task::JoinHandle<()> {
+        let task = self.spawn_loop();
+        until("the loop runs", || self.wake.next_heartbeat().is_some()).await;
+        task
+    }
+
     /// Moves the manual clock and lets the loop see it.
     fn advance(&self, secs: i64) {
         self.clock.advance(Duration::seconds(secs));
@@ -292,8 +299,7 @@ async fn the_loop_ticks_on_the_interval_and_reports_the_next_heartbeat() {
     let r = rig().await;
     r.skip_always();
     assert_eq!(r.handle.call(NextHeartbeat).await.unwrap(), None, "no loop yet");
-    let task = r.spawn_loop();
-    until("the loop published its schedule", || r.wake.next_heartbeat().is_some()).await;
+    let task = r.running_loop().await;
     assert_eq!(r.handle.call(NextHeartbeat).await.unwrap(), Some(t0() + Duration::seconds(1800)));
     settle().await;
     assert_eq!(r.phase1.calls.get(), 0, "the first tick is an interval after the start");
@@ -312,8 +318,7 @@ async fn the_loop_ticks_on_the_interval_and_reports_the_next_heartbeat() {
 async fn three_wakes_at_once_make_exactly_one_tick() {
     let r = rig().await;
     r.skip_always();
-    let task = r.spawn_loop();
-    until("the loop runs", || r.wake.next_heartbeat().is_some()).await;
+    let task = r.running_loop().await;
     r.wake.request_wake_now("cron:backup done", r.clock.now());
     r.wake.request_wake_now("subagent done", r.clock.now());
     r.handle.call(RequestWake { reason: "manual".into() }).await.unwrap();
@@ -328,8 +333,7 @@ async fn three_wakes_at_once_make_exactly_one_tick() {
 async fn three_wakes_inside_the_window_make_exactly_one_tick_at_its_end() {
     let r = rig().await;
     r.skip_always();
-    let task = r.spawn_loop();
-    until("the loop runs", || r.wake.next_heartbeat().is_some()).await;
+    let task = r.running_loop().await;
     r.wake.request_wake_now("first", r.clock.now());
     until("the first wake tick", || r.phase1.calls.get() == 1).await;
     for (at, reason) in [(10, "cron:a"), (20, "cron:b"), (30, "subagent")] {
@@ -353,8 +357,7 @@ async fn three_wakes_inside_the_window_make_exactly_one_tick_at_its_end() {
 async fn a_wake_after_the_window_ticks_again_at_once() {
     let r = rig().await;
     r.skip_always();
-    let task = r.spawn_loop();
-    until("the loop runs", || r.wake.next_heartbeat().is_some()).await;
+    let task = r.running_loop().await;
     r.wake.request_wake_now("first", r.clock.now());
     until("the first wake tick", || r.phase1.calls.get() == 1).await;
     r.clock.set(t0() + Duration::seconds(61));
@@ -367,8 +370,7 @@ async fn a_wake_after_the_window_ticks_again_at_once() {
 async fn a_wake_during_a_busy_user_turn_ticks_only_after_the_turn_completes_and_once() {
     let r = rig().await;
     r.skip_always();
-    let task = r.spawn_loop();
-    until("the loop runs", || r.wake.next_heartbeat().is_some()).await;
+    let task = r.running_loop().await;
     let user = TurnRequest::new("u1", Origin::User, "cli:1", "cli", "1", "hello", BusyPolicy::Append, t0());
     let (_, user_done) = r.scheduler.submit_wait(user);
     until("the user turn runs", || r.scheduler.has_inflight("cli:1")).await;
@@ -394,8 +396,7 @@ async fn a_wake_arriving_during_a_tick_is_not_lost() {
     r.skip_always();
     let gate = Rc::new(Notify::new());
     *r.phase1.gate.borrow_mut() = Some(gate.clone());
-    let task = r.spawn_loop();
-    until("the loop runs", || r.wake.next_heartbeat().is_some()).await;
+    let task = r.running_loop().await;
     r.wake.request_wake_now("first", r.clock.now());
     until("the first tick asks the provider", || r.phase1.calls.get() == 1).await;
     // The tick is waiting on the LLM when a subagent finishes.

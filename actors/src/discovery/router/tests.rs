@@ -1,31 +1,17 @@
 use super::*;
-use crate::discovery::pending::{Choice, ChoiceAction};
+use crate::discovery::pending::tests::t0;
 use crate::planner::provider::{Provider, ProviderError};
 use crate::supervise::LocalBoxFuture;
-use chrono::{Duration, TimeZone};
+use chrono::Duration;
 use std::rc::Rc;
 
-fn t0() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 3, 2, 9, 0, 0).unwrap()
-}
-
+/// A live menu of `n` options for `cli:local`, option 2 behind a confirm step when asked.
 fn menu(n: usize, confirm_second: bool) -> PendingDecision {
-    PendingDecision {
-        id: String::new(),
-        session: "cli:local".into(),
-        question: "Anything I can take off your plate?".into(),
-        options: (1..=n)
-            .map(|i| Choice {
-                title: format!("option {i}"),
-                reason: "why".into(),
-                action: ChoiceAction::Reply { text: format!("did {i}") },
-                confirm: confirm_second && i == 2,
-            })
-            .collect(),
-        created_at: t0(),
-        expires_at: t0() + Duration::hours(4),
-        state: PendingState::Open,
+    let mut m = crate::discovery::pending::tests::menu("cli:local", n);
+    if confirm_second {
+        m.options[1].confirm = true;
     }
+    m
 }
 
 fn router(dir: &tempfile::TempDir, classifier: Option<SharedProvider>) -> DecisionRouter {
