@@ -134,9 +134,18 @@ impl JobsStore {
 
     /// Bytes, not text: a file that is not UTF-8 is malformed like any other, with the
     /// position of its first bad byte.
+    ///
+    /// An empty file is malformed too, not "no jobs": an editor that saves in place truncates
+    /// before it writes, and a crash can leave a file empty. Taking either for "the user
+    /// deleted every job" would drop the loaded jobs; a missing file is the way to say none.
     fn parse(&self, bytes: &[u8]) -> Result<JobsFile, JobsError> {
         if std::str::from_utf8(bytes).is_ok_and(|t| t.trim().is_empty()) {
-            return Ok(JobsFile::default());
+            return Err(JobsError::Malformed {
+                path: self.path.clone(),
+                line: 1,
+                column: 0,
+                message: "the file is empty (for no jobs write {\"jobs\": []} or delete it)".into(),
+            });
         }
         serde_json::from_slice(bytes).map_err(|e| JobsError::Malformed {
             path: self.path.clone(),
@@ -301,6 +310,22 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), edit, "the edit was kept");
         assert!(s.update(|f| f.jobs.push(job("b"))).is_ok(), "and the next update works on it");
         assert_eq!(s.load().unwrap().jobs.len(), 1);
+    }
+
+    #[test]
+    fn an_empty_file_is_malformed_and_left_alone_but_a_missing_one_is_no_jobs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jobs.json");
+        let s = JobsStore::new(&path);
+        assert_eq!(s.load().unwrap(), JobsFile::default(), "no file yet: no jobs");
+        for blank in [&b""[..], b" \n\t\n"] {
+            std::fs::write(&path, blank).unwrap();
+            let err = s.update(|f| f.jobs.push(job("a"))).unwrap_err();
+            assert!(matches!(err, JobsError::Malformed { line: 1, .. }), "{err}");
+            let text = err.to_string();
+            assert!(text.contains(&path.display().to_string()) && text.contains("is empty"), "{text}");
+            assert_eq!(std::fs::read(&path).unwrap(), blank, "left as it was");
+        }
     }
 
     #[test]

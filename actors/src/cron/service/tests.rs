@@ -152,3 +152,24 @@ async fn a_run_with_nothing_due_and_an_unchanged_file_does_not_lock_or_read() {
     let run = actix_rt::time::timeout(std::time::Duration::from_secs(2), cron.call_async(RunDue)).await;
     assert_eq!(run.expect("did not block on the lock").unwrap().next_wake, Some(t0() + Duration::hours(1)));
 }
+
+/// An editor that saves in place truncates the file before it writes: a run that lands in
+/// between sees it empty. That is not "the user deleted every job": the loaded jobs keep
+/// firing and nothing is written over the file.
+#[actix_rt::test]
+async fn a_file_caught_empty_mid_save_does_not_unload_the_jobs() {
+    let (_d, store, clock) = rig();
+    store.update(|f| f.jobs.push(job("tea", Schedule::Every { every_s: 60, anchor: t0() }))).unwrap();
+    let fires = Counting::default();
+    let cron = service(&store, 1, &fires, &clock);
+    cron.call_async(RunDue).await.unwrap();
+    std::fs::write(store.path(), b"").unwrap();
+    let run = cron.call_async(RunDue).await.unwrap();
+    assert!(run.error.as_deref().is_some_and(|e| e.contains("is empty")), "{run:?}");
+    assert_eq!(run.next_wake, Some(t0() + Duration::seconds(60)), "the job is still armed");
+    // The save completes with a file that does not parse: the loaded job fires from memory.
+    std::fs::write(store.path(), b"{\"jobs\": [ {\"id\": \"tea\",, } ]}").unwrap();
+    clock.advance(Duration::seconds(60));
+    assert_eq!(cron.call_async(RunDue).await.unwrap().fired.len(), 1, "fired from memory");
+    assert_eq!(fires.count("tea"), 1);
+}
