@@ -63,7 +63,19 @@ impl Default for PolicyState {
 
 impl PolicyState {
     /// Adds a fire in time order and forgets what no layer can see any more.
+    ///
+    /// A cron fire charges no quota: layers see only its latest time per topic and per text.
+    /// So an earlier cron fire of the same topic and text is replaced, not kept beside it
+    /// (a recurring job is one record, not one per fire for a week).
     pub fn push_fire(&mut self, fire: FireRecord, now: DateTime<Utc>) {
+        if fire.kind == FireKind::Cron {
+            self.fires.retain(|f| {
+                !(f.kind == FireKind::Cron
+                    && f.topic == fire.topic
+                    && f.content_hash == fire.content_hash
+                    && f.at <= fire.at)
+            });
+        }
         let at = self.fires.partition_point(|f| f.at <= fire.at);
         self.fires.insert(at, fire);
         let cutoff = now - retention();

@@ -413,6 +413,28 @@ fn a_cron_fire_suppresses_the_topic_in_the_dedup_window_without_charging_quota()
     assert_eq!(p.snapshot_state(noon()).remaining_today, 8);
 }
 
+/// A recurring job's fires are all the same topic and text: only its latest one can matter to
+/// a layer (cron fires charge no quota), so the ledger keeps one record per job however often
+/// it fires, and a week of an every-minute job does not grow state.json by 10,000 records.
+#[test]
+fn a_recurring_cron_job_keeps_one_ledger_record_and_still_suppresses_its_topic() {
+    let mut p = policy();
+    for minute in 0..600 {
+        let at = noon() - Duration::hours(10) + Duration::minutes(minute);
+        p.record_cron_fire(None, "Take your medication", at);
+        p.record_cron_fire(None, &format!("Stand up, round {}", minute % 3), at);
+    }
+    assert_eq!(p.state().fires.len(), 4, "one per topic and text: {:?}", p.state().fires);
+    assert_eq!(p.state().fires.iter().map(|f| f.at).max(), Some(noon() - Duration::minutes(1)));
+    let v = ask(&p, "Remember the medications!", Priority::Low, noon() + Duration::hours(1));
+    assert_denied_by(&v, PolicyLayer::ContentDedup);
+    assert!(ask(&p, "Remember the medications!", Priority::Low, noon() + Duration::minutes(360)).allow);
+    // Sentinel fires are each kept: they are counted by the quotas.
+    fire_distinct(&mut p, 3, noon(), Duration::minutes(1));
+    p.record_fired(Action::Nudge, Some("s:0"), "alphaalphaalpha check-in number 0", Priority::Low, None, noon());
+    assert_eq!(p.state().fires.len(), 8);
+}
+
 #[test]
 fn adaptive_tuning_tightens_and_loosens_the_hour_quota() {
     let mut p = policy();
