@@ -126,3 +126,111 @@ fn a_full_disk_is_a_clear_error_and_leaves_every_file_whole() {
     assert!(stray.is_empty(), "no temp file left behind: {stray:?}");
     assert!(ok(dir, &["cron", "list"]).contains("job number 59"), "and the data is still all there");
 }
+
+/// Every file below `root` with its bytes, to compare a tree before and after.
+#[cfg(unix)]
+fn snapshot(root: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(root).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(snapshot(&path));
+        } else {
+            out.insert(path.clone(), std::fs::read(&path).unwrap_or_default());
+        }
+    }
+    out
+}
+
+/// Applies `f` to `root` and everything below it, children first.
+#[cfg(unix)]
+fn walk(root: &Path, f: &dyn Fn(&Path)) {
+    if root.is_dir() {
+        for entry in std::fs::read_dir(root).unwrap().flatten() {
+            walk(&entry.path(), f);
+        }
+    }
+    f(root);
+}
+
+/// `chmod -R a-w` (or back to `u+w`).
+#[cfg(unix)]
+fn writable(root: &Path, yes: bool) {
+    use std::os::unix::fs::PermissionsExt;
+    let set = |p: &Path| {
+        let mode = std::fs::metadata(p).unwrap().permissions().mode();
+        let mode = if yes { mode | 0o200 } else { mode & !0o222 };
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    // Parents last on the way down (read-only), first on the way back (writable).
+    if yes {
+        set(root);
+    }
+    walk(root, &set);
+}
+
+/// A data dir its owner made read-only: what reads works, what writes fails with an error
+/// naming the file, `raven up` refuses to start, and not one byte of the dir changes. Root
+/// ignores permission bits, so as root the commands run as `nobody` on a dir it owns.
+#[cfg(unix)]
+#[test]
+fn a_read_only_data_dir_is_a_clear_error_and_leaves_every_file_whole() {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::process::CommandExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    for i in 0..3 {
+        ok(&dir, &["cron", "add", "--in", "1h", &format!("job number {i}")]);
+    }
+    let _ = support::raven(&dir, &["send", "telegram:42", "queued for later"]);
+    let mut bin = support::raven_bin();
+    let as_root = std::fs::metadata(tmp.path()).unwrap().uid() == 0;
+    if as_root {
+        // Where `nobody` can run it, whatever the checkout's permissions.
+        let copy = tmp.path().join("raven");
+        std::fs::copy(&bin, &copy).unwrap();
+        bin = copy;
+        walk(tmp.path(), &|p| std::os::unix::fs::chown(p, Some(65534), Some(65534)).unwrap());
+    }
+    writable(&dir, false);
+    let before = snapshot(&dir);
+    let run = |args: &[&str]| {
+        let mut c = std::process::Command::new(&bin);
+        c.arg("--data-dir").arg(&dir).args(args).env_remove("RAVEN_HOME");
+        if as_root {
+            c.uid(65534).gid(65534);
+        }
+        c
+    };
+    let text = |o: &std::process::Output| {
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    };
+
+    let list = run(&["cron", "list"]).output().unwrap();
+    assert!(list.status.success() && text(&list).contains("job number 2"), "reads still work: {}", text(&list));
+    let add = run(&["cron", "add", "--in", "2h", "one more"]).output().unwrap();
+    assert_eq!(add.status.code(), Some(2), "{}", text(&add));
+    assert!(text(&add).contains("jobs.json") && text(&add).contains("Permission denied"), "{}", text(&add));
+    let send = run(&["send", "telegram:42", "and another"]).output().unwrap();
+    assert_eq!(send.status.code(), Some(2), "{}", text(&send));
+    assert!(text(&send).contains("state.json") && text(&send).contains("Permission denied"), "{}", text(&send));
+    let mut up = support::Killed(
+        run(&["up"]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap(),
+    );
+    let mut waited = 0;
+    let code = loop {
+        if let Some(status) = up.0.try_wait().unwrap() {
+            break status.code();
+        }
+        assert!(waited < 4000, "raven up kept running on a read-only data dir");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        waited += 1;
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(up.0.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("raven.sock") && err.contains("Permission denied"), "{err}");
+
+    assert_eq!(snapshot(&dir), before, "no file was added, removed or changed");
+    writable(&dir, true);
+}

@@ -102,16 +102,31 @@ impl DataDir {
         self.root.join("sessions")
     }
 
-    /// Creates the dirs the engine writes to, private to the user (0700).
+    /// Creates the dirs the engine writes to, private to the user (see [`make_private`]).
     pub fn ensure(&self) -> std::io::Result<()> {
-        for dir in [self.root.clone(), self.sentinel_dir(), self.workspace(), self.user_memory(), self.sessions()] {
+        let cron = self.root.join("cron");
+        for dir in [self.root.clone(), self.sentinel_dir(), cron, self.workspace(), self.user_memory(), self.sessions()]
+        {
             std::fs::create_dir_all(&dir)?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
-            }
+            make_private(&dir)?;
         }
         Ok(())
     }
+}
+
+/// Takes the group's and others' permissions off `path` (a new dir becomes 0700), and never
+/// adds one: a data dir its owner made read-only stays read-only, and what needs to write
+/// there fails with an error naming the file instead of quietly undoing the owner's choice.
+pub fn make_private(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)?.permissions().mode() & 0o7777;
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o700))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }

@@ -29,7 +29,7 @@ pub async fn bind(path: &Path) -> Result<Listener, IpcError> {
     let io = |source| IpcError::Io { path: path.to_owned(), source };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
-        set_mode(dir, 0o700).map_err(io)?;
+        crate::data_dir::make_private(dir).map_err(io)?;
     }
     if path.exists() {
         match super::ControlClient::connect(path).await {

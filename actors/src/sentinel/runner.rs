@@ -341,7 +341,7 @@ impl SentinelRunner {
                     let _ = self.d.assembler.call(AttentionChanged).await;
                 }
             }
-            Err(e) => notes.push(format!("attention.md not updated: {e}")),
+            Err(e) => notes.push(format!("{} not updated: {e}", updater.path().display())),
         }
     }
 

@@ -18,7 +18,13 @@ impl FileLock {
         if let Some(dir) = lock_path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let file = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(lock_path)?;
+        let file = match OpenOptions::new().create(true).truncate(false).read(true).write(true).open(lock_path) {
+            Ok(f) => f,
+            // A read-only data dir: a lock taken for reading still works (flock needs no write
+            // access), so reads go on; a write fails where it writes, naming its file.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => File::open(lock_path).map_err(|_| e)?,
+            Err(e) => return Err(e),
+        };
         // Fully qualified: std's own File::lock would shadow fs2's method on newer Rust.
         fs2::FileExt::lock_exclusive(&file)?;
         Ok(FileLock { file })
