@@ -79,8 +79,11 @@ fn up_serves_status_refuses_a_second_and_stops_on_sigterm() {
     assert!(!dir.join("raven.sock").exists(), "the socket was closed");
 }
 
+/// A running process: a zombie (dead, not yet reaped by whoever adopted it) is not.
 fn alive(pid: u32) -> bool {
-    std::path::Path::new(&format!("/proc/{pid}")).exists()
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // `pid (comm) S ...`: the state follows the last ')'.
+    stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']))
 }
 
 #[test]

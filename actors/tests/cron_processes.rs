@@ -21,7 +21,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const JOBS: usize = 100;
+/// The claim TTL of the kill test: short, so the survivor takes over soon. The exactly-once
+/// test runs with [`LONG_TTL_S`] instead: one engine's whole batch of 100 fires is written back
+/// only when the batch ends, and on a loaded machine that can take longer than 2 s.
 const TTL_S: u64 = 2;
+const LONG_TTL_S: u64 = 120;
 
 /// Appends `<delivery id> <pid>` per delivery, or (hanging) never returns, so the process
 /// holds its claims until it is killed.
@@ -55,7 +59,7 @@ fn engine_worker() {
     let hang = std::env::var("RAVEN_CRON_HANG").is_ok();
     let mut config = RavenConfig::default();
     config.sentinel.enabled = false;
-    config.cron.claim_ttl_s = TTL_S;
+    config.cron.claim_ttl_s = std::env::var("RAVEN_CRON_TTL_S").ok().and_then(|t| t.parse().ok()).unwrap_or(TTL_S);
     config.cron.max_sleep_s = 1;
     let dir = DataDir::new(root.clone());
     actix_rt::System::new().block_on(async move {
@@ -76,11 +80,12 @@ fn engine_worker() {
     });
 }
 
-fn worker(root: &Path, hang: bool) -> Child {
+fn worker(root: &Path, hang: bool, ttl_s: u64) -> Child {
     let mut c = Command::new(std::env::current_exe().unwrap());
     c.args(["--ignored", "--exact", "engine_worker", "--test-threads=1"])
         .stdout(Stdio::null())
-        .env("RAVEN_CRON_WORKER", root);
+        .env("RAVEN_CRON_WORKER", root)
+        .env("RAVEN_CRON_TTL_S", ttl_s.to_string());
     if hang {
         c.env("RAVEN_CRON_HANG", "1");
     }
@@ -136,7 +141,7 @@ fn two_engines_fire_each_of_a_hundred_jobs_due_in_the_same_second_exactly_once()
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     jobs(root, chrono::Utc::now() + chrono::Duration::seconds(2));
-    let (mut a, mut b) = (worker(root, false), worker(root, false));
+    let (mut a, mut b) = (worker(root, false, LONG_TTL_S), worker(root, false, LONG_TTL_S));
     assert!(a.wait().unwrap().success() && b.wait().unwrap().success(), "an engine failed");
     let (fires, _) = fires(root);
     assert_eq!(fires.len(), JOBS, "every job fired");
@@ -150,7 +155,7 @@ fn claims_of_a_killed_engine_are_fired_by_the_other_after_the_ttl_once_each() {
     let store = JobsStore::new(root.join("cron/jobs.json"));
     jobs(root, chrono::Utc::now());
     // The first engine claims every job, then hangs in delivery holding the claims.
-    let mut hanging = worker(root, true);
+    let mut hanging = worker(root, true, TTL_S);
     let pid = hanging.id();
     wait_for("the claims", || {
         store.load().is_ok_and(|f| f.jobs.iter().all(|j| j.state.claim.is_some_and(|c| c.pid == pid)))
@@ -159,7 +164,7 @@ fn claims_of_a_killed_engine_are_fired_by_the_other_after_the_ttl_once_each() {
     hanging.kill().unwrap(); // SIGKILL
     hanging.wait().unwrap();
     assert!(!root.join("count.log").exists(), "the hanging engine delivered nothing");
-    let mut other = worker(root, false);
+    let mut other = worker(root, false, TTL_S);
     assert!(other.wait().unwrap().success(), "the second engine failed");
     let (fires, first) = fires(root);
     let stale = claimed_at + chrono::Duration::seconds(TTL_S as i64);
