@@ -13,6 +13,8 @@ use crate::clock::SharedClock;
 use crate::store::Stamp;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Utc};
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use futures_util::FutureExt;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -215,27 +217,39 @@ impl ServeAsync<RunDue> for CronService {
                 }
                 i.claim(now)
             };
-            let runs = claimed.into_iter().map(|job| {
-                let fire = fire.clone();
-                async move {
-                    let result = fire.fire(job.clone()).await;
-                    (job, result)
-                }
-            });
-            let (jobs, results): (Vec<Job>, Vec<_>) = futures_util::future::join_all(runs).await.into_iter().unzip();
-            let mut i = inner.borrow_mut();
-            let paused = if jobs.is_empty() { Vec::new() } else { i.complete(&jobs, clock.now()) };
+            let mut running: FuturesUnordered<_> = claimed
+                .into_iter()
+                .map(|job| {
+                    let fire = fire.clone();
+                    async move {
+                        let result = fire.fire(job.clone()).await;
+                        (job, result)
+                    }
+                })
+                .collect();
             let mut fired = Vec::new();
-            for ((job, result), paused) in jobs.into_iter().zip(results).zip(paused) {
-                if let Err(e) = &result {
-                    tracing::error!(job = %job.id, "cron fire failed: {e}");
+            // Each fire is written back as soon as it is done (with whatever else is done by
+            // then), not when the slowest fire of the run ends: a claim is good for the TTL
+            // only, and a run of slow LLM turns could outlast it and let a peer fire again.
+            while let Some(first) = running.next().await {
+                let mut done = vec![first];
+                while let Some(Some(more)) = running.next().now_or_never() {
+                    done.push(more);
                 }
-                if let Some(why) = &paused {
-                    tracing::warn!(job = %job.id, "{why}");
+                let (jobs, results): (Vec<Job>, Vec<_>) = done.into_iter().unzip();
+                let paused = inner.borrow_mut().complete(&jobs, clock.now());
+                for ((job, result), paused) in jobs.into_iter().zip(results).zip(paused) {
+                    if let Err(e) = &result {
+                        tracing::error!(job = %job.id, "cron fire failed: {e}");
+                    }
+                    if let Some(why) = &paused {
+                        tracing::warn!(job = %job.id, "{why}");
+                    }
+                    let slot = job.state.claim.map(|c| c.slot).unwrap_or(now);
+                    fired.push(FireReport { job_id: job.id, slot, result, paused });
                 }
-                let slot = job.state.claim.map(|c| c.slot).unwrap_or(now);
-                fired.push(FireReport { job_id: job.id, slot, result, paused });
             }
+            let mut i = inner.borrow_mut();
             i.next_wake = i.claimer.next_wake(&i.loaded, clock.now());
             CronRun { fired, next_wake: i.next_wake, error: i.error.clone() }
         })

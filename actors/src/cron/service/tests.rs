@@ -111,13 +111,19 @@ async fn a_peer_edit_re_arms_the_next_wake() {
     assert_eq!(run.fired[0].slot, t0() + Duration::seconds(2), "fired for its own time");
 }
 
-#[actix_rt::test]
-async fn a_malformed_file_is_reported_left_byte_identical_and_loaded_jobs_still_fire() {
-    let (_d, store, clock) = rig();
+/// A service that has loaded one job, "tea", due every minute from t0.
+async fn tea_every_minute() -> (tempfile::TempDir, JobsStore, ManualClock, Counting, Handle<CronService>) {
+    let (d, store, clock) = rig();
     store.update(|f| f.jobs.push(job("tea", Schedule::Every { every_s: 60, anchor: t0() }))).unwrap();
     let fires = Counting::default();
     let cron = service(&store, 1, &fires, &clock);
     cron.call_async(RunDue).await.unwrap();
+    (d, store, clock, fires, cron)
+}
+
+#[actix_rt::test]
+async fn a_malformed_file_is_reported_left_byte_identical_and_loaded_jobs_still_fire() {
+    let (_d, store, clock, fires, cron) = tea_every_minute().await;
     let good = std::fs::read(store.path()).unwrap();
     let bad = b"{\"jobs\": [ {\"id\": \"tea\",, } ]}".to_vec();
     std::fs::write(store.path(), &bad).unwrap();
@@ -158,11 +164,7 @@ async fn a_run_with_nothing_due_and_an_unchanged_file_does_not_lock_or_read() {
 /// firing and nothing is written over the file.
 #[actix_rt::test]
 async fn a_file_caught_empty_mid_save_does_not_unload_the_jobs() {
-    let (_d, store, clock) = rig();
-    store.update(|f| f.jobs.push(job("tea", Schedule::Every { every_s: 60, anchor: t0() }))).unwrap();
-    let fires = Counting::default();
-    let cron = service(&store, 1, &fires, &clock);
-    cron.call_async(RunDue).await.unwrap();
+    let (_d, store, clock, fires, cron) = tea_every_minute().await;
     std::fs::write(store.path(), b"").unwrap();
     let run = cron.call_async(RunDue).await.unwrap();
     assert!(run.error.as_deref().is_some_and(|e| e.contains("is empty")), "{run:?}");
@@ -172,4 +174,57 @@ async fn a_file_caught_empty_mid_save_does_not_unload_the_jobs() {
     clock.advance(Duration::seconds(60));
     assert_eq!(cron.call_async(RunDue).await.unwrap().fired.len(), 1, "fired from memory");
     assert_eq!(fires.count("tea"), 1);
+}
+
+/// Fires at once, except the job named `slow`, which waits until `release` is notified.
+#[derive(Clone, Default)]
+struct OneSlow {
+    fires: Counting,
+    release: Rc<tokio::sync::Notify>,
+}
+
+impl FireJob for OneSlow {
+    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>> {
+        let (done, release) = (self.fires.fire(job.clone()), self.release.clone());
+        Box::pin(async move {
+            if job.id == "slow" {
+                release.notified().await;
+            }
+            done.await
+        })
+    }
+}
+
+/// A claim is good for the TTL only: a fire is written back as soon as it is done, not when
+/// the slowest fire of its run ends, so a run of slow LLM turns cannot outlast the claims of
+/// the jobs it already fired (and let a peer fire them again).
+#[actix_rt::test]
+async fn each_fire_is_written_back_when_it_is_done_not_when_the_run_ends() {
+    let (_d, store, clock) = rig();
+    store.update(|f| f.jobs.extend([at("quick", t0()), at("slow", t0())])).unwrap();
+    let fire = OneSlow::default();
+    let claimer = Claimer { pid: 1, ttl: Duration::seconds(300), filter: ChannelFilter::default(), strike_limit: 5 };
+    let cron = start(
+        CronService::new(store.clone(), claimer, Rc::new(fire.clone()), clock.shared()),
+        &Metrics::default(),
+        RestartPolicy::default(),
+    );
+    let run = actix_rt::spawn({
+        let cron = cron.clone();
+        async move { cron.call_async(RunDue).await.unwrap() }
+    });
+    let ids = || store.load().unwrap().jobs.into_iter().map(|j| j.id).collect::<Vec<_>>();
+    for _ in 0..1000 {
+        if ids() == ["slow"] {
+            break;
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    assert_eq!(ids(), ["slow"], "the quick one-shot is written back (removed) while the slow one runs");
+    assert!(store.load().unwrap().jobs[0].state.claim.is_some(), "the slow one is still claimed");
+    fire.release.notify_one();
+    let run = run.await.unwrap();
+    assert_eq!(run.fired.len(), 2);
+    assert!(ids().is_empty());
+    assert_eq!((fire.fires.count("quick"), fire.fires.count("slow")), (1, 1));
 }
