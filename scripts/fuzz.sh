@@ -12,6 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export PROPTEST_CASES="${PROPTEST_CASES:-20000}"
-echo "== PROPTEST_CASES=$PROPTEST_CASES =="
+# A new seed each run (CI's `cargo test` uses the fixed one in .cargo/config.toml); printed,
+# so a failure can be run again with PROPTEST_RNG_SEED=<seed> scripts/fuzz.sh.
+export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}"
+echo "== PROPTEST_CASES=$PROPTEST_CASES PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED =="
 cargo test --release -p raven-proto --test wire_props -- "$@"
 cargo test --release -p raven-actors --test fuzz_props -- "$@"
