@@ -12,7 +12,9 @@ dir=$(mktemp -d)
 export RAVEN_GATEWAY_SECRET=soak-secret
 cleanup() { kill -TERM "${pid:-0}" 2>/dev/null || true; wait 2>/dev/null || true; if [ -n "${SOAK_KEEP:-}" ]; then echo "kept $dir"; else rm -rf "$dir"; fi; }
 trap cleanup EXIT
-printf '[gateway]\nlisten = "127.0.0.1:0"\n[delivery]\njsonl_path = "out.jsonl"\n' > "$dir/config.toml"
+# Strike decay would pause every job after 5 unanswered fires (2.5 minutes in): the load is
+# meant to last the whole run.
+printf '[gateway]\nlisten = "127.0.0.1:0"\n[delivery]\njsonl_path = "out.jsonl"\n[cron]\nstrike_limit = 1000000\n' > "$dir/config.toml"
 
 echo "== adding 1,000 cron jobs =="
 python3 - "$dir" <<'EOF'
