@@ -269,8 +269,11 @@ async fn cron_targets_resolve_at_fire_time_and_a_broadcast_reaches_each_target()
     config.cron.forward_channels = vec!["jsonl".into()];
     let sessions = crate::agent::session::SessionStore::new(dir.sessions());
     sessions.append("jsonl", "old", crate::planner::provider::Role::User, "hi", clock.now()).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(10));
     sessions.append("jsonl", "ann", crate::planner::provider::Role::User, "hi", clock.now()).unwrap();
+    // "old" was last written an hour ago (set, not slept: a coarse mtime could tie the two).
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let old = std::fs::File::options().append(true).open(dir.sessions().join("jsonl_old.jsonl")).unwrap();
+    old.set_modified(an_hour_ago).unwrap();
     let engine = Engine::start(&dir, &config, clock.shared()).unwrap();
     let job = |id: &str, target: Option<&str>, broadcast: &[&str]| Job {
         id: id.into(),
