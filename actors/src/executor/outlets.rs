@@ -87,29 +87,63 @@ impl Outlet for CliOutlet {
 /// receiver that honours delivery ids: a redelivered id is not written twice.
 pub struct JsonlOutlet {
     path: PathBuf,
-    seen: Mutex<Option<HashSet<String>>>,
+    seen: Mutex<Seen>,
+}
+
+/// The ids in the file, read up to `read_to` (lines a peer process appended since are read
+/// on the next append: only the new bytes, so a file that runs for weeks costs no more per
+/// message). A file that shrank or was replaced is read again from its start.
+#[derive(Default)]
+struct Seen {
+    ids: HashSet<String>,
+    read_to: u64,
+    file_id: u64,
+}
+
+impl Seen {
+    /// Reads what was appended to `f` since the last call.
+    fn catch_up(&mut self, f: &mut std::fs::File) -> std::io::Result<()> {
+        use std::io::{Read, Seek};
+        let meta = f.metadata()?;
+        #[cfg(unix)]
+        let file_id = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let file_id = 0;
+        if file_id != self.file_id || meta.len() < self.read_to {
+            *self = Seen { file_id, ..Seen::default() };
+        }
+        if meta.len() == self.read_to {
+            return Ok(());
+        }
+        let mut new = Vec::new();
+        f.seek(std::io::SeekFrom::Start(self.read_to))?;
+        f.take(meta.len() - self.read_to).read_to_end(&mut new)?;
+        // Whole lines only: a line still being written is read once it is complete.
+        let whole = new.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        for line in new[..whole].split(|b| *b == b'\n') {
+            if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) {
+                if let Some(id) = v.get("delivery_id").and_then(|i| i.as_str()) {
+                    self.ids.insert(id.to_owned());
+                }
+            }
+        }
+        self.read_to += whole as u64;
+        Ok(())
+    }
 }
 
 impl JsonlOutlet {
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        JsonlOutlet { path: path.into(), seen: Mutex::new(None) }
+        JsonlOutlet { path: path.into(), seen: Mutex::default() }
     }
 
     fn append(&self, text: &OutboundText) -> std::io::Result<()> {
         let _lock = FileLock::exclusive(&lock_path_for(&self.path))?;
         let mut seen = self.seen.lock().map_err(|_| std::io::Error::other("poisoned"))?;
-        // Read the ids on disk under the lock: a peer process may have appended.
-        let ids = seen.get_or_insert_with(HashSet::new);
-        if let Ok(existing) = std::fs::read_to_string(&self.path) {
-            for line in existing.lines() {
-                if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
-                    if let Some(id) = v.get("delivery_id").and_then(|i| i.as_str()) {
-                        ids.insert(id.to_owned());
-                    }
-                }
-            }
-        }
-        if ids.contains(&text.delivery_id) {
+        let mut f = std::fs::OpenOptions::new().create(true).read(true).append(true).open(&self.path)?;
+        // Under the lock: a peer process may have appended.
+        seen.catch_up(&mut f)?;
+        if seen.ids.contains(&text.delivery_id) {
             return Ok(());
         }
         let mut line = serde_json::to_vec(&serde_json::json!({
@@ -120,10 +154,10 @@ impl JsonlOutlet {
             "proactive": text.is_proactive(),
         }))?;
         line.push(b'\n');
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&self.path)?;
         f.write_all(&line)?;
         f.sync_data()?;
-        ids.insert(text.delivery_id.clone());
+        // Read back on the next append rather than assumed: it costs one line.
+        seen.ids.insert(text.delivery_id.clone());
         Ok(())
     }
 }
@@ -200,5 +234,48 @@ impl Outlet for WebhookOutlet {
 
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         Box::pin(self.post(text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(path: &std::path::Path) -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["delivery_id"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn text(id: &str) -> OutboundText {
+        OutboundText::proactive(id, "jsonl", "me", format!("message {id}"))
+    }
+
+    /// Delivery ids are honoured across processes (a peer's appends are read), and a file
+    /// that was emptied or replaced is read anew rather than from where the last read ended.
+    #[actix_rt::test]
+    async fn the_jsonl_outlet_writes_each_id_once_whoever_appended_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.jsonl");
+        let (mine, peer) = (JsonlOutlet::new(&path), JsonlOutlet::new(&path));
+        mine.deliver(&text("a")).await.unwrap();
+        mine.deliver(&text("a")).await.unwrap();
+        peer.deliver(&text("b")).await.unwrap();
+        mine.deliver(&text("b")).await.unwrap();
+        peer.deliver(&text("a")).await.unwrap();
+        assert_eq!(ids(&path), ["a", "b"]);
+        // The user clears the file: what it held may be written again.
+        std::fs::write(&path, "").unwrap();
+        mine.deliver(&text("c")).await.unwrap();
+        mine.deliver(&text("a")).await.unwrap();
+        // Replaced by a different file of the same length or longer: read from its start.
+        let other = std::fs::read_to_string(&path).unwrap().replace("\"c\"", "\"z\"");
+        std::fs::write(dir.path().join("new"), other).unwrap();
+        std::fs::rename(dir.path().join("new"), &path).unwrap();
+        mine.deliver(&text("c")).await.unwrap();
+        mine.deliver(&text("z")).await.unwrap();
+        assert_eq!(ids(&path), ["z", "a", "c"]);
     }
 }
