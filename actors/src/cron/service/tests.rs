@@ -46,8 +46,12 @@ fn at(id: &str, when: DateTime<Utc>) -> Job {
 }
 
 fn service(store: &JobsStore, pid: u32, fire: &Counting, clock: &ManualClock) -> Handle<CronService> {
+    service_firing(store, pid, Rc::new(fire.clone()), clock)
+}
+
+fn service_firing(store: &JobsStore, pid: u32, fire: Rc<dyn FireJob>, clock: &ManualClock) -> Handle<CronService> {
     let claimer = Claimer { pid, ttl: Duration::seconds(300), filter: ChannelFilter::default(), strike_limit: 5 };
-    let s = CronService::new(store.clone(), claimer, Rc::new(fire.clone()), clock.shared());
+    let s = CronService::new(store.clone(), claimer, fire, clock.shared());
     start(s, &Metrics::default(), RestartPolicy::default())
 }
 
@@ -203,12 +207,7 @@ async fn each_fire_is_written_back_when_it_is_done_not_when_the_run_ends() {
     let (_d, store, clock) = rig();
     store.update(|f| f.jobs.extend([at("quick", t0()), at("slow", t0())])).unwrap();
     let fire = OneSlow::default();
-    let claimer = Claimer { pid: 1, ttl: Duration::seconds(300), filter: ChannelFilter::default(), strike_limit: 5 };
-    let cron = start(
-        CronService::new(store.clone(), claimer, Rc::new(fire.clone()), clock.shared()),
-        &Metrics::default(),
-        RestartPolicy::default(),
-    );
+    let cron = service_firing(&store, 1, Rc::new(fire.clone()), &clock);
     let run = actix_rt::spawn({
         let cron = cron.clone();
         async move { cron.call_async(RunDue).await.unwrap() }
