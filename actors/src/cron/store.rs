@@ -2,9 +2,10 @@
 //! atomic replace. A file that does not parse is an error naming the file and the position;
 //! it is left untouched and nothing writes over it until it parses again.
 
-use crate::store::{lock_path_for, write_atomic_if, FileLock, Stamp};
+use crate::store::{lock_path_for, write_atomic, write_atomic_if, FileLock, Stamp};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -197,8 +198,21 @@ impl JobsStore {
     /// [`update`](Self::update), also returning the file as it now is and its version,
     /// both taken under the lock (so a peer's write right after cannot be mistaken for ours).
     pub fn update_viewed<R>(&self, f: impl FnOnce(&mut JobsFile) -> R) -> Result<(R, View), JobsError> {
+        self.update_racing(f, || {})
+    }
+
+    /// [`update_viewed`](Self::update_viewed), running `between` after the check for a hand
+    /// edit and before the rename (where a test puts an editor's racing save).
+    fn update_racing<R>(
+        &self,
+        f: impl FnOnce(&mut JobsFile) -> R,
+        between: impl FnOnce(),
+    ) -> Result<(R, View), JobsError> {
         let lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
-        let read_version = Stamp::of(&self.path);
+        // The file as read, held open: an edit saved in place lands in it, and can still be
+        // seen there after the rename below has unlinked it.
+        let read = File::open(&self.path).ok();
+        let read_version = read.as_ref().and_then(Stamp::of_file);
         let mut file = self.read_locked(&lock)?;
         let before = file.clone();
         let out = f(&mut file);
@@ -208,8 +222,20 @@ impl JobsStore {
             *self.cache() = None;
             // A hand edit takes no lock: if one landed since the read, replacing the file now
             // would throw it away. Leave it; the caller tries again on the edited file.
-            let unchanged = || Stamp::of(&self.path) == read_version;
+            let unchanged = || {
+                let unchanged = Stamp::of(&self.path) == read_version;
+                if unchanged {
+                    between();
+                }
+                unchanged
+            };
             if !write_atomic_if(&self.path, &bytes, unchanged).map_err(|e| self.io(e))? {
+                return Err(JobsError::Conflict { path: self.path.clone() });
+            }
+            // The check and the rename are two steps: an in-place save between them went into
+            // the file just unlinked. Put it back, and give way to it as above.
+            if let Some(read) = read.filter(|r| Stamp::of_file(r) != read_version) {
+                self.put_back(&read)?;
                 return Err(JobsError::Conflict { path: self.path.clone() });
             }
             if let (Some(revision), Some(stamp)) = (revision, Stamp::of(&self.path)) {
@@ -218,6 +244,24 @@ impl JobsStore {
         }
         let stamp = Stamp::of(&self.path);
         Ok((out, View { file, stamp }))
+    }
+
+    /// Writes the content of `read` (a replaced file an editor saved into) back in place, once
+    /// the save looks finished: the file still for a moment, a second at most. Rare, so it
+    /// may wait.
+    fn put_back(&self, read: &File) -> Result<(), JobsError> {
+        use std::io::{Read, Seek};
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while Stamp::of_file(read).is_some_and(|s| s.age() <= RACY) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let mut bytes = Vec::new();
+        let mut read = read;
+        read.seek(std::io::SeekFrom::Start(0)).and_then(|_| read.read_to_end(&mut bytes)).map_err(|e| self.io(e))?;
+        write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
+        *self.cache() = None;
+        tracing::warn!("{}: an edit saved while an update replaced the file was put back", self.path.display());
+        Ok(())
     }
 
     /// The version of the file on disk, to skip re-reading an unchanged one.
@@ -326,6 +370,28 @@ mod tests {
             assert!(text.contains(&path.display().to_string()) && text.contains("is empty"), "{text}");
             assert_eq!(std::fs::read(&path).unwrap(), blank, "left as it was");
         }
+    }
+
+    /// The check for a hand edit and the rename are two steps. An editor that saves in place
+    /// into the file between them writes into the file the rename then unlinks: the update
+    /// sees that the file it read changed after all, puts the edit back and gives way.
+    #[test]
+    fn an_edit_saved_in_place_between_the_check_and_the_rename_is_put_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jobs.json");
+        let s = JobsStore::new(&path);
+        s.update(|f| f.jobs.push(job("a"))).unwrap();
+        let edit = b"{\"jobs\": []}";
+        let err = s
+            .update_racing(
+                |f| f.jobs.push(job("b")),
+                // Right after the check: the editor truncates and writes the file it opened.
+                || std::fs::write(&path, edit).unwrap(),
+            )
+            .unwrap_err();
+        assert!(matches!(err, JobsError::Conflict { .. }), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), edit, "the edit was put back");
+        assert!(s.load().unwrap().jobs.is_empty(), "and it is what the store reads");
     }
 
     #[test]

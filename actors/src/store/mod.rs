@@ -35,9 +35,17 @@ pub struct Stamp {
 impl Stamp {
     /// The version of `path` now on disk (`None` when there is no file).
     pub fn of(path: &Path) -> Option<Stamp> {
-        let meta = std::fs::metadata(path).ok()?;
+        std::fs::metadata(path).ok().map(|m| Stamp::of_meta(&m))
+    }
+
+    /// The version of an open file (also of one a rename has since unlinked).
+    pub fn of_file(file: &std::fs::File) -> Option<Stamp> {
+        file.metadata().ok().map(|m| Stamp::of_meta(&m))
+    }
+
+    fn of_meta(meta: &std::fs::Metadata) -> Stamp {
         #[cfg(unix)]
-        let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+        let ino = std::os::unix::fs::MetadataExt::ino(meta);
         #[cfg(not(unix))]
         let ino = 0;
         let mtime_ns = meta
@@ -46,7 +54,7 @@ impl Stamp {
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_nanos() as i128)
             .unwrap_or(0);
-        Some(Stamp { ino, len: meta.len(), mtime_ns })
+        Stamp { ino, len: meta.len(), mtime_ns }
     }
 
     /// How long ago the file was last modified (zero for a time in the future).
