@@ -337,23 +337,36 @@ mod tests {
         assert_eq!(mine.load().unwrap().jobs[0].id, "c", "a hand edit changes the file's version");
     }
 
+    /// A hand edit racing an update is kept and the update gives way (the caller tries again
+    /// on the edited file): one saved while the update computes, which the check before the
+    /// rename sees; and one saved in place in the instant between that check and the rename,
+    /// which lands in the file the rename unlinks, where the update sees it and puts it back.
     #[test]
-    fn a_hand_edit_landing_during_an_update_is_kept_and_the_update_gives_way() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("jobs.json");
-        let s = JobsStore::new(&path);
-        s.update(|f| f.jobs.push(job("a"))).unwrap();
-        let edit = b"{\"jobs\": []}";
-        let err = s
-            .update(|f| {
-                std::fs::write(&path, edit).unwrap(); // the user's editor saves meanwhile
-                f.jobs.push(job("b"));
-            })
-            .unwrap_err();
-        assert!(matches!(err, JobsError::Conflict { .. }), "{err}");
-        assert_eq!(std::fs::read(&path).unwrap(), edit, "the edit was kept");
-        assert!(s.update(|f| f.jobs.push(job("b"))).is_ok(), "and the next update works on it");
-        assert_eq!(s.load().unwrap().jobs.len(), 1);
+    fn a_hand_edit_racing_an_update_is_kept_and_the_update_gives_way() {
+        for after_the_check in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("jobs.json");
+            let s = JobsStore::new(&path);
+            s.update(|f| f.jobs.push(job("a"))).unwrap();
+            let edit = b"{\"jobs\": []}";
+            let save = || std::fs::write(&path, edit).unwrap(); // the user's editor, in place
+            let raced = if after_the_check {
+                s.update_racing(|f| f.jobs.push(job("b")), save)
+            } else {
+                s.update_racing(
+                    |f| {
+                        save();
+                        f.jobs.push(job("b"))
+                    },
+                    || {},
+                )
+            };
+            let err = raced.unwrap_err();
+            assert!(matches!(err, JobsError::Conflict { .. }), "{err}");
+            assert_eq!(std::fs::read(&path).unwrap(), edit, "the edit was kept");
+            assert!(s.update(|f| f.jobs.push(job("b"))).is_ok(), "and the next update works on it");
+            assert_eq!(s.load().unwrap().jobs.len(), 1);
+        }
     }
 
     #[test]
@@ -370,28 +383,6 @@ mod tests {
             assert!(text.contains(&path.display().to_string()) && text.contains("is empty"), "{text}");
             assert_eq!(std::fs::read(&path).unwrap(), blank, "left as it was");
         }
-    }
-
-    /// The check for a hand edit and the rename are two steps. An editor that saves in place
-    /// into the file between them writes into the file the rename then unlinks: the update
-    /// sees that the file it read changed after all, puts the edit back and gives way.
-    #[test]
-    fn an_edit_saved_in_place_between_the_check_and_the_rename_is_put_back() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("jobs.json");
-        let s = JobsStore::new(&path);
-        s.update(|f| f.jobs.push(job("a"))).unwrap();
-        let edit = b"{\"jobs\": []}";
-        let err = s
-            .update_racing(
-                |f| f.jobs.push(job("b")),
-                // Right after the check: the editor truncates and writes the file it opened.
-                || std::fs::write(&path, edit).unwrap(),
-            )
-            .unwrap_err();
-        assert!(matches!(err, JobsError::Conflict { .. }), "{err}");
-        assert_eq!(std::fs::read(&path).unwrap(), edit, "the edit was put back");
-        assert!(s.load().unwrap().jobs.is_empty(), "and it is what the store reads");
     }
 
     #[test]
