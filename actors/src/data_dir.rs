@@ -84,6 +84,11 @@ impl DataDir {
         self.root.join("raven.sock")
     }
 
+    /// Where a running supervisor writes the zone it resolved, so its clients read times in it.
+    pub fn zone(&self) -> PathBuf {
+        self.root.join("raven.zone")
+    }
+
     /// Where `raven gateway` writes the address it listens on.
     pub fn gateway_addr(&self) -> PathBuf {
         self.root.join("gateway.addr")

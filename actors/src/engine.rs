@@ -101,7 +101,7 @@ pub struct Overrides {
 pub fn provider(config: &RavenConfig) -> Result<SharedProvider, String> {
     let llm = &config.llm;
     if llm.base_url.trim().is_empty() {
-        return Ok(Rc::new(RulesProvider::new(config.general.timezone)));
+        return Ok(Rc::new(RulesProvider::new(config.general.timezone).with_order(config.general.date_order)));
     }
     let key = std::env::var(&llm.api_key_env).ok();
     OpenAiProvider::new(&llm.base_url, &llm.model, key, Duration::from_secs(llm.timeout_s))
@@ -208,7 +208,7 @@ impl Engine {
         let provider_name = provider.name().to_owned();
         let planner = start(PlannerService::new(ProactivePlanner::new(provider.clone())), &metrics, restart("Planner"));
         let assembler = start(
-            AssemblerService::new(ContextAssembler::new(dir, config.context.clone())),
+            AssemblerService::new(ContextAssembler::new(dir, config.context.clone()).with_zone(tz)),
             &metrics,
             restart("ContextAssembler"),
         );
@@ -272,7 +272,9 @@ impl Engine {
                 tracker: Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz)),
             }),
             Rc::new(AskUserTool { broker: broker.clone() }),
-            Rc::new(CronTool { jobs: Rc::new(JobsCron { store: JobsStore::new(dir.jobs()), tz }) }),
+            Rc::new(CronTool {
+                jobs: Rc::new(JobsCron { store: JobsStore::new(dir.jobs()), tz, order: config.general.date_order }),
+            }),
         ];
         let tracker = Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz));
         // A menu pick is answered before the LLM is called (spec §12).

@@ -22,4 +22,5 @@ pub mod store;
 pub mod supervise;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod time;
 pub mod watch;

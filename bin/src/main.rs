@@ -44,8 +44,9 @@ enum Command {
         /// The conversation, `channel:chat_id`.
         #[arg(long, default_value = "cli:local")]
         session: String,
-        /// Pretend it is this RFC 3339 time (a manual clock).
-        #[arg(long, value_name = "RFC3339")]
+        /// Pretend it is this time (a manual clock): `2026-03-02 12:00` in your zone, `tomorrow
+        /// at 9`, or RFC 3339.
+        #[arg(long, value_name = "TIME")]
         at: Option<String>,
     },
     /// Send one message out through the DeliveryHub (the supervisor's when running).
@@ -68,8 +69,9 @@ enum Command {
     },
     /// Run one Sentinel tick now, on an engine embedded in this process.
     Tick {
-        /// Tick at this RFC 3339 time instead of now (a manual clock).
-        #[arg(long, value_name = "RFC3339")]
+        /// Tick at this time instead of now (a manual clock): `2026-03-02 12:00` in your zone,
+        /// `tomorrow at 9`, or RFC 3339.
+        #[arg(long, value_name = "TIME")]
         at: Option<String>,
         /// Print the actor metrics table afterwards.
         #[arg(long)]

@@ -73,6 +73,8 @@ pub struct TopicFireHistory {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlannerContext {
     pub now: DateTime<Utc>,
+    /// The user's IANA zone: the Planner reads "now" and every time in it.
+    pub timezone: String,
     pub memory_md: String,
     pub history_md_recent: String,
     pub active_sessions: Vec<ActiveSession>,
@@ -90,6 +92,7 @@ impl PlannerContext {
     pub fn empty(now: DateTime<Utc>) -> Self {
         PlannerContext {
             now,
+            timezone: "UTC".into(),
             memory_md: String::new(),
             history_md_recent: String::new(),
             active_sessions: Vec::new(),

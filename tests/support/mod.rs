@@ -61,6 +61,8 @@ pub fn raven(dir: &std::path::Path, args: &[&str]) -> Output {
         .arg(dir)
         .args(args)
         .env_remove("RAVEN_HOME")
+        // The tests say their zone: the machine's own must not change what they see.
+        .env("TZ", "UTC")
         .output()
         .expect("run raven")
 }
@@ -77,7 +79,7 @@ pub fn up(dir: &Path, config: &str, env: &[(&str, &str)]) -> std::process::Child
     };
     std::fs::write(dir.join("config.toml"), config).unwrap();
     let mut c = Command::new(raven_bin());
-    c.arg("--data-dir").arg(dir).arg("up").env_remove("RAVEN_HOME");
+    c.arg("--data-dir").arg(dir).arg("up").env_remove("RAVEN_HOME").env("TZ", "UTC");
     for (k, v) in env {
         c.env(k, v);
     }

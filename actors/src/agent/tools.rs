@@ -51,10 +51,11 @@ impl Tool for CronTool {
                 "properties": {
                     "action": {"type": "string", "enum": ["add", "list", "remove"]},
                     "message": {"type": "string"},
+                    "when": {"type": "string", "description": "when, as people say it: `in 1h 30m`, `at 7pm`, `tomorrow at 9`, `May 15 at 3pm`, `every weekday at 9`, `every month on the 20th`, `every 2 hours`, `@daily`"},
                     "at": {"type": "string", "description": "RFC 3339 time for a one-shot job"},
                     "every_s": {"type": "integer"},
                     "cron": {"type": "string", "description": "5 or 6 field cron expression"},
-                    "tz": {"type": "string"},
+                    "tz": {"type": "string", "description": "IANA zone the time is read in (default: the user's)"},
                     "id": {"type": "string"}
                 },
                 "required": ["action"]

@@ -7,6 +7,7 @@ mod time_of_day;
 pub use provenance::{Origin as ValueOrigin, Provenance};
 pub use time_of_day::{TimeOfDay, Window};
 
+use crate::time::{DateOrder, UserZone, ZoneSource};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -33,13 +34,28 @@ pub struct RavenConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GeneralConfig {
-    /// The user's IANA time zone: quiet hours, day quotas and weekends are read in it.
+    /// The user's IANA time zone: quiet hours, day quotas and weekends are read in it. When the
+    /// file does not set it, [`RavenConfig::load`] resolves it from `TZ`, then the system zone.
     pub timezone: Tz,
+    /// How a numeric date with `/` in the user's notes is read: `month_first` (5/6 is May 6)
+    /// or `day_first` (5 June). Dates with `.` are always day first.
+    pub date_order: DateOrder,
+    /// Where `timezone` came from (not a key of the file).
+    #[serde(skip)]
+    pub timezone_source: ZoneSource,
+    /// What could not be read while resolving the zone (not a key of the file).
+    #[serde(skip)]
+    pub timezone_warning: Option<String>,
 }
 
 impl Default for GeneralConfig {
     fn default() -> Self {
-        GeneralConfig { timezone: Tz::UTC }
+        GeneralConfig {
+            timezone: Tz::UTC,
+            date_order: DateOrder::default(),
+            timezone_source: ZoneSource::Fallback,
+            timezone_warning: None,
+        }
     }
 }
 
@@ -315,6 +331,9 @@ pub struct DndWindow {
 pub struct PolicyConfig {
     /// Layer 2: quiet hours, in `general.timezone` (default 23:00–07:00).
     pub quiet_hours: Window,
+    /// Further quiet windows, read like `quiet_hours` (layer 2); user preferences that do not
+    /// touch `quiet_hours` land here.
+    pub extra_quiet_hours: Vec<Window>,
     /// Layer 2 bypass withdrawal: high priority no longer bypasses quiet hours once at
     /// least `quiet_bypass_min_samples` high-priority verdicts show an acceptance below this.
     pub quiet_bypass_min_acceptance: f64,
@@ -357,6 +376,7 @@ impl Default for PolicyConfig {
     fn default() -> Self {
         PolicyConfig {
             quiet_hours: Window::new(TimeOfDay::hm(23, 0), TimeOfDay::hm(7, 0)),
+            extra_quiet_hours: Vec::new(),
             quiet_bypass_min_acceptance: 0.3,
             quiet_bypass_min_samples: 5,
             dynamic_dnd_min_dismissals: 3,
@@ -473,14 +493,28 @@ pub enum ConfigError {
 }
 
 impl RavenConfig {
-    /// Reads `path`; a missing file is the embedded defaults.
+    /// Reads `path`; a missing file is the embedded defaults. The zone the file does not set is
+    /// resolved from the process's environment (`TZ`, then the system zone).
     pub fn load(path: &Path) -> Result<(RavenConfig, Provenance), ConfigError> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(source) => return Err(ConfigError::Read { path: path.to_owned(), source }),
         };
-        RavenConfig::parse(&text, path)
+        let (mut config, mut provenance) = RavenConfig::parse(&text, path)?;
+        if config.general.timezone_source == ZoneSource::Fallback {
+            let zone = crate::time::resolve_from_env(None);
+            config.set_zone(&zone);
+            provenance.set_zone(&zone);
+        }
+        Ok((config, provenance))
+    }
+
+    /// Takes `zone` as the user's zone (a running supervisor's, say), with its source.
+    pub fn set_zone(&mut self, zone: &UserZone) {
+        self.general.timezone = zone.tz;
+        self.general.timezone_source = zone.source.clone();
+        self.general.timezone_warning = zone.warning.clone();
     }
 
     /// Parses config text; `path` only names the file in errors and provenance.
@@ -488,7 +522,12 @@ impl RavenConfig {
         let invalid = |message: String| ConfigError::Invalid { path: path.to_owned(), message };
         let file: toml::Table = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
         let config: RavenConfig = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        let mut config = config;
         config.check().map_err(invalid)?;
+        let set_in_file = file.get("general").and_then(|g| g.get("timezone")).is_some();
+        if set_in_file {
+            config.general.timezone_source = ZoneSource::Config(path.display().to_string());
+        }
         let provenance = Provenance::new(&config, &file, path);
         Ok((config, provenance))
     }

@@ -7,6 +7,8 @@ use std::path::Path;
 pub enum Origin {
     Default,
     File(String),
+    /// Resolved from outside the file (the zone: `TZ`, the system zone).
+    Resolved(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +25,33 @@ impl Provenance {
         Provenance { entries }
     }
 
+    /// `general.timezone` as resolved outside the file, with where it came from (and the
+    /// warning when nothing could be read).
+    pub fn set_zone_of(&mut self, config: &RavenConfig) {
+        let g = &config.general;
+        let zone = crate::time::UserZone {
+            tz: g.timezone,
+            source: g.timezone_source.clone(),
+            warning: g.timezone_warning.clone(),
+        };
+        if !matches!(zone.source, crate::time::ZoneSource::Config(_)) {
+            self.set_zone(&zone);
+        }
+    }
+
+    pub(super) fn set_zone(&mut self, zone: &crate::time::UserZone) {
+        let from = match &zone.warning {
+            Some(w) => format!("{} ({w})", zone.source),
+            None => zone.source.to_string(),
+        };
+        for (key, value, origin) in &mut self.entries {
+            if key == "general.timezone" {
+                *value = format!("\"{}\"", zone.tz.name());
+                *origin = Origin::Resolved(from.clone());
+            }
+        }
+    }
+
     /// One line a key: `key = value    # origin`.
     pub fn render(&self) -> String {
         let width = self.entries.iter().map(|(k, v, _)| k.len() + v.len() + 3).max().unwrap_or(0);
@@ -32,6 +61,7 @@ impl Provenance {
             let from = match origin {
                 Origin::Default => "default".to_owned(),
                 Origin::File(p) => p.clone(),
+                Origin::Resolved(from) => from.clone(),
             };
             out.push_str(&format!("{line:<width$}  # {from}\n"));
         }

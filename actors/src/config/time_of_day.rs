@@ -66,6 +66,22 @@ impl Window {
         self.contains_minute(t.hour() * 60 + t.minute())
     }
 
+    /// The one window covering both, when they overlap or touch; `None` when a gap lies between
+    /// them on both sides. A union that covers the whole day is `00:00-23:59`.
+    pub fn union(&self, other: &Window) -> Option<Window> {
+        let day = 24 * 60;
+        let inside = |m: u32| self.contains_minute(m % day) || other.contains_minute(m % day);
+        if (0..day).all(inside) {
+            return Some(Window::new(TimeOfDay::hm(0, 0), TimeOfDay::hm(23, 59)));
+        }
+        // The union is one window when exactly one minute starts a run of quiet minutes.
+        let starts: Vec<u32> = (0..day).filter(|&m| inside(m) && !inside(m + day - 1)).collect();
+        let [start] = starts[..] else { return None };
+        let len = (start..start + day).take_while(|&m| inside(m)).count() as u32;
+        let at = |m: u32| TimeOfDay::hm((m % day) / 60, m % 60);
+        Some(Window::new(at(start), at(start + len)))
+    }
+
     /// True when every minute of `other` is also in `self` (so `self` is at least as wide).
     pub fn covers(&self, other: &Window) -> bool {
         (0..24 * 60).all(|m| !other.contains_minute(m) || self.contains_minute(m))
@@ -81,6 +97,18 @@ impl fmt::Display for Window {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windows_that_overlap_or_touch_unite_and_separate_ones_do_not() {
+        let w = |a: u32, b: u32, c: u32, d: u32| Window::new(TimeOfDay::hm(a, b), TimeOfDay::hm(c, d));
+        let night = w(23, 0, 7, 0);
+        assert_eq!(night.union(&w(22, 30, 6, 0)), Some(w(22, 30, 7, 0)));
+        assert_eq!(night.union(&w(6, 0, 8, 0)), Some(w(23, 0, 8, 0)));
+        assert_eq!(night.union(&w(7, 0, 8, 0)), Some(w(23, 0, 8, 0)), "touching windows join");
+        assert_eq!(night.union(&w(1, 0, 2, 0)), Some(night));
+        assert_eq!(night.union(&w(13, 0, 14, 0)), None);
+        assert_eq!(night.union(&w(6, 0, 23, 30)), Some(w(0, 0, 23, 59)), "the whole day");
+    }
 
     #[test]
     fn windows_wrap_over_midnight() {

@@ -28,6 +28,8 @@ pub struct ContextAssembler {
     learner: RoutineLearner,
     calendar: Option<CalendarFn>,
     last_decision: Option<PlannerDecision>,
+    /// The user's zone, named to the Planner.
+    tz: chrono_tz::Tz,
     /// The selected sections of attention.md; dropped when the watcher reports a change.
     attention_cache: Option<String>,
 }
@@ -48,8 +50,15 @@ impl ContextAssembler {
             learner,
             calendar: None,
             last_decision: None,
+            tz: chrono_tz::Tz::UTC,
             attention_cache: None,
         }
+    }
+
+    /// The user's zone, which the Planner's context names (UTC until said).
+    pub fn with_zone(mut self, tz: chrono_tz::Tz) -> Self {
+        self.tz = tz;
+        self
     }
 
     pub fn with_calendar(mut self, calendar: CalendarFn) -> Self {
@@ -68,6 +77,7 @@ impl ContextAssembler {
     pub fn assemble(&mut self, now: DateTime<Utc>, policy: Option<SnapshotReply>) -> (PlannerContext, Degraded) {
         let mut degraded = Degraded::new();
         let mut ctx = PlannerContext::empty(now);
+        ctx.timezone = self.tz.name().to_owned();
         ctx.memory_md = field(&mut degraded, "memory_md", || read_optional(&self.memory));
         ctx.history_md_recent =
             field(&mut degraded, "history_md_recent", || tail(&self.history, self.cfg.history_tail_bytes));

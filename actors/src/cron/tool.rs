@@ -1,15 +1,27 @@
 //! The jobs store behind the agent's `cron` tool.
 
-use super::schedule::{parse_cron, parse_tz};
+use super::schedule::parse_tz;
 use super::store::{Job, JobState, JobsStore, Schedule};
 use crate::agent::tools::{CronJobs, ToolCtx};
-use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
+use crate::time::{parse_when, DateOrder, When};
+use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde_json::Value;
 
 pub struct JobsCron {
     pub store: JobsStore,
     pub tz: Tz,
+    pub order: DateOrder,
+}
+
+/// What the store keeps for a parsed time: a one-shot, an interval anchored now, or a cron
+/// expression in its zone.
+pub fn schedule_of(when: When, now: DateTime<Utc>) -> Schedule {
+    match when {
+        When::Once(at) => Schedule::At { at },
+        When::Every(d) => Schedule::Every { every_s: d.num_seconds().unsigned_abs(), anchor: now },
+        When::Cron { expr, tz } => Schedule::Cron { expr, tz: tz.name().to_owned() },
+    }
 }
 
 /// A job as a caller asks for it (the tool, `raven cron add`); the id and the state are the
@@ -24,45 +36,34 @@ pub struct NewJob {
 }
 
 impl JobsCron {
-    /// When, from the tool's (and the CLI's) arguments: `in_s`, `at_local` (HH:MM), `at`
-    /// (RFC 3339), `every_s` or `cron` (+ `tz`).
+    /// When, from the tool's (and the CLI's) arguments, all read by the one time parser:
+    /// `when` (any form people say: `in 1h 30m`, `tomorrow at 9`, `every weekday at 9`), or
+    /// the older keys `in_s`, `at_local` (HH:MM), `at` (RFC 3339 or any one-shot form),
+    /// `every_s` or `cron` (an expression or `@daily`). `tz` applies to every form.
     pub fn schedule(&self, spec: &Value, now: DateTime<Utc>) -> Result<Schedule, String> {
         let s = |k: &str| spec.get(k).and_then(Value::as_str);
-        if let Some(secs) = spec.get("in_s").and_then(Value::as_i64) {
-            return (secs > 0)
-                .then(|| Schedule::At { at: now + Duration::seconds(secs) })
-                .ok_or("in_s must be positive".into());
-        }
-        if let Some(hm) = s("at_local") {
-            let t = NaiveTime::parse_from_str(hm, "%H:%M").map_err(|_| format!("`{hm}` is not HH:MM"))?;
-            let local = now.with_timezone(&self.tz);
-            // Today at that time, or tomorrow when it has passed.
-            for day in [local.date_naive(), local.date_naive() + Duration::days(1)] {
-                if let Some(at) = self.tz.from_local_datetime(&day.and_time(t)).earliest() {
-                    let at = at.with_timezone(&Utc);
-                    if at > now {
-                        return Ok(Schedule::At { at });
-                    }
-                }
-            }
-            return Err(format!("no {hm} in the next day in {}", self.tz));
-        }
-        if let Some(at) = s("at") {
-            let at = chrono::DateTime::parse_from_rfc3339(at).map_err(|e| format!("`at`: {e}"))?;
-            return Ok(Schedule::At { at: at.with_timezone(&Utc) });
-        }
-        if let Some(every) = spec.get("every_s").and_then(Value::as_u64) {
-            return (every > 0)
-                .then_some(Schedule::Every { every_s: every, anchor: now })
-                .ok_or("every_s must be positive".into());
-        }
-        if let Some(expr) = s("cron") {
-            let tz = s("tz").unwrap_or(self.tz.name());
-            parse_cron(expr)?;
-            parse_tz(tz)?;
-            return Ok(Schedule::Cron { expr: expr.into(), tz: tz.into() });
-        }
-        Err("say when: in_s, at_local (HH:MM), at (RFC 3339), every_s or cron".into())
+        let tz = s("tz").map(parse_tz).transpose()?.unwrap_or(self.tz);
+        let number = |k: &str| spec.get(k).filter(|v| v.is_number()).map(Value::to_string);
+        let text = if let Some(w) = s("when") {
+            w.to_owned()
+        } else if let Some(n) = number("in_s") {
+            format!("in {n}s")
+        } else if let Some(hm) = s("at_local") {
+            format!("at {hm}")
+        } else if let Some(at) = s("at") {
+            at.to_owned()
+        } else if let Some(n) = number("every_s") {
+            format!("every {n}s")
+        } else if let Some(expr) = s("cron") {
+            let when = parse_when(expr, now, tz, self.order).map_err(|e| e.to_string())?;
+            return match when {
+                When::Cron { .. } => Ok(schedule_of(when, now)),
+                _ => Err(format!("`{expr}` is not a cron expression or @hourly/@daily/@weekly/@monthly")),
+            };
+        } else {
+            return Err("say when: `when` (e.g. \"in 10m\", \"tomorrow at 9\", \"every weekday at 9\"), in_s, at, every_s or cron".into());
+        };
+        parse_when(&text, now, tz, self.order).map(|w| schedule_of(w, now)).map_err(|e| e.to_string())
     }
 
     /// Stores the job under a fresh id (unique even for two jobs in the same second, from two
@@ -98,11 +99,14 @@ impl JobsCron {
     }
 }
 
-/// One line of a job for a listing: id, when, where, state, message.
-pub fn describe(job: &Job) -> String {
+/// One line of a job for a listing: id, when, where, state, message; times in `tz`, to the
+/// minute (the caller names the zone once).
+pub fn describe(job: &Job, tz: Tz) -> String {
     let when = match &job.schedule {
-        Schedule::At { at } => format!("at {}", at.to_rfc3339()),
-        Schedule::Every { every_s, .. } => format!("every {every_s}s"),
+        Schedule::At { at } => format!("at {}", crate::time::local(*at, tz)),
+        Schedule::Every { every_s, .. } => {
+            format!("every {}", humantime::format_duration(std::time::Duration::from_secs(*every_s)))
+        }
         Schedule::Cron { expr, tz } => format!("cron `{expr}` {tz}"),
     };
     let to = match (&job.target, job.broadcast.is_empty()) {
@@ -114,7 +118,7 @@ pub fn describe(job: &Job) -> String {
         (Some(why), _) => format!("paused: {why}"),
         (None, false) => "disabled".into(),
         (None, true) => match job.state.next_run_at {
-            Some(t) => format!("next {}", t.to_rfc3339()),
+            Some(t) => format!("next {}", crate::time::local(t, tz)),
             None => "next: on the next timer run".into(),
         },
     };
@@ -132,7 +136,7 @@ impl CronJobs for JobsCron {
 
     fn list(&self) -> Result<Vec<String>, String> {
         let file = self.store.load().map_err(|e| e.to_string())?;
-        Ok(file.jobs.iter().map(describe).collect())
+        Ok(file.jobs.iter().map(|j| describe(j, self.tz)).collect())
     }
 
     fn remove(&self, id: &str) -> Result<bool, String> {

@@ -49,7 +49,11 @@ pub fn render_context(ctx: &PlannerContext) -> String {
     let big = ctx.memory_md.len() + ctx.history_md_recent.len() + ctx.attention_md.len() + ctx.behaviors_recent.len();
     let mut out = String::with_capacity(big + 4096);
     let p = &ctx.nudge_policy_state;
-    let _ = writeln!(out, "# Now\n{}\n", ctx.now.to_rfc3339());
+    let tz: chrono_tz::Tz = ctx.timezone.parse().unwrap_or(chrono_tz::Tz::UTC);
+    let at = |t: chrono::DateTime<chrono::Utc>| crate::time::local(t, tz);
+    let now = ctx.now.with_timezone(&tz);
+    let _ =
+        writeln!(out, "# Now\n{} ({}, local time in {tz}, UTC{})\n", at(ctx.now), now.format("%A"), now.format("%:z"));
     let _ = writeln!(
         out,
         "# Gate\n- quiet hours: {}{}\n- remaining today: {}, this hour: {}, spawns today: {}\n- adaptive multiplier: {:.2} (below 1: the user wants fewer messages), weekend factor: {:.2}",
@@ -62,7 +66,7 @@ pub fn render_context(ctx: &PlannerContext) -> String {
         p.weekend_factor
     );
     if let Some(until) = p.dismissal_cooldown_until {
-        let _ = writeln!(out, "- the user dismissed a nudge; cooldown until {}", until.to_rfc3339());
+        let _ = writeln!(out, "- the user dismissed a nudge; cooldown until {}", at(until));
     }
     out.push('\n');
     section(
@@ -72,7 +76,7 @@ pub fn render_context(ctx: &PlannerContext) -> String {
             format!(
                 "- {topic}: fired {}x, last {}, accepted {}, dismissed {}",
                 h.fired,
-                h.last_fired.map(|t| t.to_rfc3339()).unwrap_or_default(),
+                h.last_fired.map(at).unwrap_or_default(),
                 h.accepted,
                 h.dismissed
             )
@@ -85,7 +89,7 @@ pub fn render_context(ctx: &PlannerContext) -> String {
             format!(
                 "- {} (last active {}): user said {:?}; assistant said {:?}",
                 s.session_key,
-                s.last_active.to_rfc3339(),
+                at(s.last_active),
                 s.last_user_message.as_deref().unwrap_or(""),
                 s.last_assistant_message.as_deref().unwrap_or("")
             )
@@ -96,11 +100,7 @@ pub fn render_context(ctx: &PlannerContext) -> String {
         "Routines",
         ctx.routines.iter().map(|r| format!("- {} around {:02}:00 ({} days)", r.topic, r.hour, r.days_seen)),
     );
-    section(
-        &mut out,
-        "Calendar",
-        ctx.calendar.iter().map(|c| format!("- {} at {}", c.title, c.starts_at.to_rfc3339())),
-    );
+    section(&mut out, "Calendar", ctx.calendar.iter().map(|c| format!("- {} at {}", c.title, at(c.starts_at))));
     if let Some(d) = &ctx.last_decision {
         let _ = writeln!(out, "# Last decision\n{} ({}): {}\n", d.action, d.priority, d.reason);
     }

@@ -19,6 +19,7 @@ use super::prompts::TOOL_NAME;
 use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use crate::context::deadlines::parse_deadlines;
 use crate::heartbeat::decision as heartbeat;
+use crate::time::{split_when, DateOrder};
 use chrono::{Duration, Timelike};
 use chrono_tz::Tz;
 use futures_util::future::LocalBoxFuture;
@@ -28,11 +29,18 @@ use serde_json::{json, Value};
 #[derive(Debug, Clone)]
 pub struct RulesProvider {
     tz: Tz,
+    order: DateOrder,
 }
 
 impl RulesProvider {
     pub fn new(tz: Tz) -> Self {
-        RulesProvider { tz }
+        RulesProvider { tz, order: DateOrder::default() }
+    }
+
+    /// How numeric dates in the user's notes read (`general.date_order`).
+    pub fn with_order(mut self, order: DateOrder) -> Self {
+        self.order = order;
+        self
     }
 
     pub fn decide(&self, ctx: &PlannerContext) -> Value {
@@ -115,7 +123,7 @@ impl Provider for RulesProvider {
             }
             // An agent turn (no planner context, no forced tool): the embedded agent.
             if req.context.is_none() && req.tool_choice.is_none() {
-                return Ok(agent_reply(req));
+                return Ok(agent_reply(req, self.tz, self.order));
             }
             let ctx = req
                 .context
@@ -134,13 +142,13 @@ impl Provider for RulesProvider {
 }
 
 pub const NO_MODEL: &str = "No language model is configured, so I can only handle reminders: \
-`/remind in 10m <text>` or `/remind at 18:30 <text>`. To talk with me, set `[llm] base_url` \
-(and `api_key_env`) in config.toml.";
+`/remind in 10m <text>`, `/remind at 6pm <text>`, `/remind tomorrow at 9 <text>` or \
+`/remind every weekday at 9 <text>`. To talk with me, set `[llm] base_url` (and `api_key_env`) in config.toml.";
 
 /// The embedded agent: what needs no language model. A CRON turn renders its reminder, a
 /// HEARTBEAT turn lists its open tasks (it cannot work on them), a `/remind` creates a cron
 /// job through the cron tool, anything else gets an honest answer.
-fn agent_reply(req: &CompletionRequest) -> ProviderReply {
+fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder) -> ProviderReply {
     use super::provider::Role;
     let system = req.messages.iter().find(|m| m.role == Role::System).map(|m| m.content.as_str()).unwrap_or("");
     let Some(last) = req.messages.last() else { return ProviderReply::Text(NO_MODEL.into()) };
@@ -162,39 +170,22 @@ fn agent_reply(req: &CompletionRequest) -> ProviderReply {
     if !req.tools.iter().any(|t| t.name == "cron") {
         return ProviderReply::Text("Reminders need the cron service, which is not running here.".into());
     }
-    match parse_remind(rest.trim()) {
-        Some(arguments) => ProviderReply::ToolCall { name: "cron".into(), arguments },
-        None => ProviderReply::Text("Write it as `/remind in 10m <text>` or `/remind at 18:30 <text>`.".into()),
+    match parse_remind(rest.trim(), chrono::Utc::now(), tz, order) {
+        Ok(arguments) => ProviderReply::ToolCall { name: "cron".into(), arguments },
+        Err(why) => ProviderReply::Text(format!(
+            "{why}\nWrite it as `/remind <when> <text>`, e.g. `/remind in 1h 30m stretch`."
+        )),
     }
 }
 
-/// `in 10m <text>` (s, m, h, d) or `at HH:MM <text>` → the cron tool's `add` arguments.
-pub fn parse_remind(rest: &str) -> Option<Value> {
-    let (kind, rest) = rest.split_once(' ')?;
-    let (when, message) = rest.trim().split_once(' ')?;
-    let message = message.trim();
-    if message.is_empty() {
-        return None;
-    }
-    match kind {
-        "in" => {
-            let (n, unit) = when.split_at(when.find(|c: char| !c.is_ascii_digit())?);
-            let n: i64 = n.parse().ok()?;
-            let secs = match unit {
-                "s" => n,
-                "m" | "min" => n * 60,
-                "h" => n * 3600,
-                "d" => n * 86_400,
-                _ => return None,
-            };
-            (secs > 0).then(|| json!({"action": "add", "message": message, "in_s": secs}))
-        }
-        "at" => {
-            chrono::NaiveTime::parse_from_str(when, "%H:%M").ok()?;
-            Some(json!({"action": "add", "message": message, "at_local": when}))
-        }
-        _ => None,
-    }
+/// `<when> <text>` → the cron tool's `add` arguments: the time expression as written (the tool
+/// reads it again at its own "now") and the text after it. `now` only finds where the
+/// expression ends.
+pub fn parse_remind(rest: &str, now: chrono::DateTime<chrono::Utc>, tz: Tz, order: DateOrder) -> Result<Value, String> {
+    let rest = rest.trim();
+    let (_, message) = split_when(rest, now, tz, order).map_err(|e| e.to_string())?;
+    let when = rest[..rest.len() - message.len()].trim();
+    Ok(json!({"action": "add", "message": message.trim(), "when": when}))
 }
 
 #[cfg(test)]
@@ -217,39 +208,49 @@ mod agent_tests {
         }
     }
 
+    fn reply(req: &CompletionRequest) -> ProviderReply {
+        agent_reply(req, chrono_tz::Tz::UTC, DateOrder::MonthFirst)
+    }
+
     #[test]
     fn a_cron_turn_renders_its_reminder() {
-        let r = agent_reply(&request("turn origin: CRON — …", "Take your medication", true));
+        let r = reply(&request("turn origin: CRON — …", "Take your medication", true));
         assert_eq!(r, ProviderReply::Text("⏰ Reminder: Take your medication".into()));
     }
 
     #[test]
     fn remind_in_and_at_become_cron_tool_calls() {
-        let r = agent_reply(&request("turn origin: USER", "/remind in 10m stretch your legs", true));
+        let r = reply(&request("turn origin: USER", "/remind in 10m stretch your legs", true));
         assert_eq!(
             r,
             ProviderReply::ToolCall {
                 name: "cron".into(),
-                arguments: json!({"action": "add", "message": "stretch your legs", "in_s": 600})
+                arguments: json!({"action": "add", "message": "stretch your legs", "when": "in 10m"})
             }
         );
-        let r = agent_reply(&request("turn origin: USER", "/remind at 18:30 call mum", true));
+        let r = reply(&request("turn origin: USER", "/remind at 18:30 call mum", true));
         assert_eq!(
             r,
             ProviderReply::ToolCall {
                 name: "cron".into(),
-                arguments: json!({"action": "add", "message": "call mum", "at_local": "18:30"})
+                arguments: json!({"action": "add", "message": "call mum", "when": "at 18:30"})
             }
         );
-        for bad in ["/remind in ten call", "/remind at 25:99 x", "/remind tomorrow x", "/remind in 10m"] {
-            assert!(matches!(agent_reply(&request("turn origin: USER", bad, true)), ProviderReply::Text(_)), "{bad}");
+        let r = reply(&request("turn origin: USER", "/remind in 1h 30m stretch", true));
+        let args = json!({"action": "add", "message": "stretch", "when": "in 1h 30m"});
+        assert_eq!(r, ProviderReply::ToolCall { name: "cron".into(), arguments: args });
+        let r = reply(&request("turn origin: USER", "/remind in 10m 2 pills", true));
+        let args = json!({"action": "add", "message": "2 pills", "when": "in 10m"});
+        assert_eq!(r, ProviderReply::ToolCall { name: "cron".into(), arguments: args });
+        for bad in ["/remind in ten call", "/remind at 25:99 x", "/remind blursday x", "/remind in 10m"] {
+            assert!(matches!(reply(&request("turn origin: USER", bad, true)), ProviderReply::Text(_)), "{bad}");
         }
     }
 
     #[test]
     fn a_heartbeat_turn_lists_its_open_tasks() {
         let content = "Heartbeat check. Work through these tasks:\n- water the plants\n- check the backup log";
-        let r = agent_reply(&request("turn origin: HEARTBEAT — periodic task review.", content, true));
+        let r = reply(&request("turn origin: HEARTBEAT — periodic task review.", content, true));
         assert_eq!(
             r,
             ProviderReply::Text("Open tasks in HEARTBEAT.md:\n- water the plants\n- check the backup log".into())
@@ -258,7 +259,7 @@ mod agent_tests {
 
     #[test]
     fn a_plain_message_gets_an_honest_answer() {
-        let r = agent_reply(&request("turn origin: USER", "how are you?", true));
+        let r = reply(&request("turn origin: USER", "how are you?", true));
         assert_eq!(r, ProviderReply::Text(NO_MODEL.into()));
     }
 }

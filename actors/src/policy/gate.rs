@@ -170,11 +170,9 @@ impl NudgePolicy {
     }
 
     fn quiet_hours(&self, t: NaiveTime) -> Layer {
-        let q = self.cfg.quiet_hours;
-        if q.contains(t) {
-            Err(format!("quiet hours {q} ({})", self.tz))
-        } else {
-            Ok(())
+        match std::iter::once(&self.cfg.quiet_hours).chain(&self.cfg.extra_quiet_hours).find(|q| q.contains(t)) {
+            Some(q) => Err(format!("quiet hours {q} ({})", self.tz)),
+            None => Ok(()),
         }
     }
 
@@ -290,13 +288,20 @@ impl NudgePolicy {
         }
     }
 
+    /// A time in a reason, as the user reads it: local, to the minute.
+    fn shown(&self, t: DateTime<Utc>) -> String {
+        crate::time::local(t, self.tz)
+    }
+
     fn session_cooldown(&self, session: Option<&str>, now: DateTime<Utc>) -> Layer {
         let key = session.unwrap_or("*");
         let cooldown = Duration::minutes(self.cfg.session_cooldown_minutes);
         match self.index.last_by_session.get(key) {
-            Some(&last) if now < last + cooldown => {
-                Err(format!("session {key} was nudged at {last}; cooldown {}m", self.cfg.session_cooldown_minutes))
-            }
+            Some(&last) if now < last + cooldown => Err(format!(
+                "session {key} was nudged at {}; cooldown {}m",
+                self.shown(last),
+                self.cfg.session_cooldown_minutes
+            )),
             _ => Ok(()),
         }
     }
@@ -304,9 +309,11 @@ impl NudgePolicy {
     fn dismissal_cooldown(&self, fb: &FeedbackSummary, now: DateTime<Utc>) -> Layer {
         let cooldown = Duration::minutes(self.cfg.dismissal_cooldown_minutes);
         match fb.last_dismissal {
-            Some(last) if now < last + cooldown => {
-                Err(format!("the user dismissed a nudge at {last}; cooldown {}m", self.cfg.dismissal_cooldown_minutes))
-            }
+            Some(last) if now < last + cooldown => Err(format!(
+                "the user dismissed a nudge at {}; cooldown {}m",
+                self.shown(last),
+                self.cfg.dismissal_cooldown_minutes
+            )),
             _ => Ok(()),
         }
     }
@@ -322,7 +329,11 @@ impl NudgePolicy {
             .min(self.cfg.topic_reject_max_cooldown_hours as f64);
         let until = last + Duration::minutes((hours * 60.0) as i64);
         if now < until {
-            Err(format!("topic `{topic}` was rejected (weight {:.2}); cooled down until {until}", t.reject_weight))
+            Err(format!(
+                "topic `{topic}` was rejected (weight {:.2}); cooled down until {}",
+                t.reject_weight,
+                self.shown(until)
+            ))
         } else {
             Ok(())
         }
@@ -344,11 +355,11 @@ impl NudgePolicy {
         let since = now - Duration::minutes(self.cfg.dedup_window_minutes);
         if let Some(&at) = self.index.last_by_content.get(&content_hash(content)) {
             if at > since {
-                return Err(format!("the same content was sent at {at}"));
+                return Err(format!("the same content was sent at {}", self.shown(at)));
             }
         }
         match self.index.last_cron_by_topic.get(topic) {
-            Some(&at) if at > since => Err(format!("a cron job fired on topic `{topic}` at {at}")),
+            Some(&at) if at > since => Err(format!("a cron job fired on topic `{topic}` at {}", self.shown(at))),
             _ => Ok(()),
         }
     }
@@ -419,8 +430,11 @@ impl NudgePolicy {
         let day = local.weekday();
         let remaining = |limit: u32, sent: u32| limit.saturating_sub(sent);
         PolicySnapshot {
-            in_quiet_hours: self.cfg.quiet_hours.contains(local.time()),
-            quiet_hours: format!("{} ({})", self.cfg.quiet_hours, self.tz),
+            in_quiet_hours: self.quiet_hours(local.time()).is_err(),
+            quiet_hours: {
+                let all = std::iter::once(&self.cfg.quiet_hours).chain(&self.cfg.extra_quiet_hours);
+                format!("{} ({})", all.map(ToString::to_string).collect::<Vec<_>>().join(", "), self.tz)
+            },
             remaining_today: remaining(self.cfg.max_per_day, self.sent_today(false, now)),
             remaining_this_hour: remaining(self.hour_limit(false, day), self.sent_this_hour(false, now)),
             spawn_remaining_today: remaining(self.cfg.spawn_max_per_day, self.sent_today(true, now)),

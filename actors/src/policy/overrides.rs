@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields, default)]
 pub struct PolicyOverrides {
     pub quiet_hours: Option<Window>,
+    /// Further quiet windows (a second source, a second line): merged in like `quiet_hours`.
+    #[serde(skip)]
+    pub more_quiet_hours: Vec<Window>,
     pub max_per_day: Option<u32>,
     pub max_per_hour: Option<u32>,
     pub session_cooldown_minutes: Option<i64>,
@@ -19,15 +22,8 @@ pub struct PolicyOverrides {
 pub fn tighten(base: &PolicyConfig, o: &PolicyOverrides) -> (PolicyConfig, Vec<String>) {
     let mut eff = base.clone();
     let mut notes = Vec::new();
-    if let Some(q) = o.quiet_hours {
-        if q.covers(&base.quiet_hours) {
-            eff.quiet_hours = q;
-        } else {
-            notes.push(format!(
-                "ignored quiet hours {q}: preferences may only widen the configured {}",
-                base.quiet_hours
-            ));
-        }
+    for q in o.quiet_hours.iter().chain(&o.more_quiet_hours) {
+        merge_quiet(&mut eff, *q);
     }
     let mut lower = |name: &str, want: Option<u32>, field: &mut u32| {
         if let Some(v) = want {
@@ -54,6 +50,24 @@ pub fn tighten(base: &PolicyConfig, o: &PolicyOverrides) -> (PolicyConfig, Vec<S
     (eff, notes)
 }
 
+/// Quiet hours are merged, never dropped: a window that overlaps (or touches) the quiet hours
+/// widens them to the union (`22:30-06:00` with `23:00-07:00` is `22:30-07:00`); one that does
+/// not is kept as a further quiet window.
+fn merge_quiet(eff: &mut PolicyConfig, q: Window) {
+    if let Some(u) = eff.quiet_hours.union(&q) {
+        eff.quiet_hours = u;
+        // A further window the widened one now reaches joins it too.
+        let extras = std::mem::take(&mut eff.extra_quiet_hours);
+        for x in extras {
+            merge_quiet(eff, x);
+        }
+    } else if let Some(x) = eff.extra_quiet_hours.iter_mut().find(|x| x.union(&q).is_some()) {
+        *x = x.union(&q).unwrap_or(*x);
+    } else {
+        eff.extra_quiet_hours.push(q);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,6 +87,30 @@ mod tests {
         assert_eq!(eff.max_per_day, 3);
     }
 
+    fn w(a: (u32, u32), b: (u32, u32)) -> Window {
+        Window::new(TimeOfDay::hm(a.0, a.1), TimeOfDay::hm(b.0, b.1))
+    }
+
+    #[test]
+    fn an_overlapping_quiet_window_widens_to_the_union_and_a_separate_one_is_added() {
+        let base = PolicyConfig::default();
+        let o = PolicyOverrides { quiet_hours: Some(w((22, 30), (6, 0))), ..Default::default() };
+        let (eff, notes) = tighten(&base, &o);
+        assert_eq!(eff.quiet_hours.to_string(), "22:30-07:00", "{notes:?}");
+        assert!(eff.extra_quiet_hours.is_empty());
+        let o = PolicyOverrides { quiet_hours: Some(w((13, 0), (14, 0))), ..Default::default() };
+        let (eff, _) = tighten(&base, &o);
+        assert_eq!(eff.quiet_hours, base.quiet_hours, "the configured window is never dropped");
+        assert_eq!(eff.extra_quiet_hours, vec![w((13, 0), (14, 0))]);
+        let o = PolicyOverrides {
+            quiet_hours: Some(w((1, 0), (6, 0))),
+            more_quiet_hours: vec![w((6, 30), (7, 30))],
+            ..Default::default()
+        };
+        let (eff, _) = tighten(&base, &o);
+        assert_eq!(eff.quiet_hours.to_string(), "23:00-07:30", "every preference window is merged in");
+    }
+
     #[test]
     fn loosening_is_refused_with_a_note() {
         let base = PolicyConfig::default();
@@ -84,8 +122,7 @@ mod tests {
             ..Default::default()
         };
         let (eff, notes) = tighten(&base, &o);
-        assert_eq!(eff, base);
-        assert_eq!(notes.len(), 4, "{notes:?}");
-        assert!(notes[0].contains("quiet hours"));
+        assert_eq!(eff, base, "a quiet window inside the configured one changes nothing");
+        assert_eq!(notes.len(), 3, "{notes:?}");
     }
 }

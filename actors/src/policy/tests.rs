@@ -507,9 +507,10 @@ fn overrides_tighten_on_the_next_check_and_loosening_is_refused() {
     assert_denied_by(&ask(&p, MSG, Priority::Low, at), PolicyLayer::QuietHours);
     let notes = p.set_overrides(&PolicyOverrides {
         quiet_hours: Some(Window::new(TimeOfDay::hm(1, 0), TimeOfDay::hm(5, 0))),
+        max_per_day: Some(99),
         ..Default::default()
     });
-    assert_eq!(notes.len(), 1);
+    assert_eq!(notes.len(), 1, "a narrower window inside the configured one is merged in; a higher cap is refused");
     assert_denied_by(
         &ask(&p, MSG, Priority::Low, noon() + Duration::hours(11) + Duration::minutes(30)),
         PolicyLayer::QuietHours,

@@ -94,7 +94,7 @@ impl SentinelRunner {
         let Some(reader) = self.preferences.as_mut() else { return };
         let poll = reader.poll();
         for note in &poll.notes {
-            tracing::info!("preferences: {note}");
+            tracing::warn!("preferences: {note}");
         }
         if let Some(e) = &poll.error {
             tracing::warn!("preferences not read, the last ones stay: {e}");

@@ -2,6 +2,10 @@
 //! Parsing is strict (unknown keys are refused) and every error names the file and the key,
 //! so a typo never silently becomes an empty week.
 //!
+//! Times (`start`, and every `at`) are read by the shared time parser in the scenario's zone:
+//! RFC 3339, `2026-03-02 09:00`, or, after `start`, a form relative to it (`tuesday at 9`,
+//! `in 2 days`); a `cron` entry takes an expression, `@daily` or words (`every weekday at 9`).
+//!
 //! Calendar entries become `- [ ] <title> due: YYYY-MM-DD HH:MM` lines appended to
 //! MEMORY.md `notice_hours` (default 24) before they are due, or at the start when that is
 //! earlier. Message times move by up to `jitter_minutes` either way, drawn from `seed`.
@@ -165,15 +169,17 @@ pub fn parse(text: &str, stem: &str, adjust: Adjust) -> Result<Plan, String> {
     s.resolve(stem, adjust)
 }
 
-fn time(key: &str, value: &str) -> Result<DateTime<Utc>, String> {
-    DateTime::parse_from_rfc3339(value.trim())
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| format!("{key} = `{value}` is not an RFC 3339 time ({e}); e.g. 2026-03-02T09:00:00+01:00"))
+/// A time of the scenario, read by the shared time parser in the scenario's zone: RFC 3339,
+/// `2026-03-02 09:00`, or a form relative to `start` (`tuesday at 9`, `in 2 days`).
+fn time(key: &str, value: &str, start: DateTime<Utc>, tz: Tz) -> Result<DateTime<Utc>, String> {
+    crate::time::parse_instant(value, start, tz, crate::time::DateOrder::default()).map_err(|e| format!("{key}: {e}"))
 }
 
 impl Scenario {
     fn resolve(self, stem: &str, adjust: Adjust) -> Result<Plan, String> {
-        let start = time("start", &self.start)?;
+        let tz = self.timezone;
+        // `start` counts from nothing: it must be absolute (RFC 3339 or a date and time).
+        let start = crate::time::parse_absolute(&self.start, tz).map_err(|e| format!("start: {e}"))?;
         let days = adjust.days.unwrap_or(self.days);
         let hours = match (adjust.days, self.hours) {
             (None, Some(h)) => h,
@@ -190,7 +196,7 @@ impl Scenario {
         let mut rng = SplitMix64::new(seed);
         let mut events = Vec::new();
         for (i, c) in self.calendar.iter().enumerate() {
-            let due = time(&format!("calendar[{i}].at"), &c.at)?;
+            let due = time(&format!("calendar[{i}].at"), &c.at, start, tz)?;
             let local = due.with_timezone(&self.timezone).format("%Y-%m-%d %H:%M");
             let line = format!("- [ ] {} due: {local}", c.title.trim());
             let shown = (due - Duration::hours(i64::from(c.notice_hours))).max(start);
@@ -198,14 +204,14 @@ impl Scenario {
         }
         let jitter = i64::from(self.jitter_minutes);
         for (i, m) in self.messages.iter().enumerate() {
-            let at = time(&format!("message[{i}].at"), &m.at)? + Duration::minutes(rng.symmetric(jitter));
+            let at = time(&format!("message[{i}].at"), &m.at, start, tz)? + Duration::minutes(rng.symmetric(jitter));
             if !m.session.contains(':') {
                 return Err(format!("message[{i}].session = `{}` is not `channel:chat_id`", m.session));
             }
             events.push((at.max(start), Event::Message { session: m.session.clone(), text: m.text.clone() }));
         }
         for (i, f) in self.feedback.iter().enumerate() {
-            let at = time(&format!("feedback[{i}].at"), &f.at)?;
+            let at = time(&format!("feedback[{i}].at"), &f.at, start, tz)?;
             if crate::feedback::Lifecycle::parse_verdict(&f.verdict).is_none() {
                 return Err(format!("feedback[{i}].verdict = `{}`: one of accepted, dismissed, neutral", f.verdict));
             }
@@ -240,11 +246,19 @@ fn job(i: usize, c: &CronJob, start: DateTime<Utc>, tz: Tz) -> Result<crate::cro
         (Some(0), None, None) => return Err(format!("{} must be at least 1", key("every_minutes"))),
         (Some(m), None, None) => Schedule::Every { every_s: u64::from(m) * 60, anchor: start },
         (None, Some(expr), None) => {
-            let tz = c.tz.clone().unwrap_or_else(|| tz.name().to_owned());
-            crate::cron::schedule::parse_cron(expr).map_err(|e| format!("{} = `{expr}`: {e}", key("cron")))?;
-            Schedule::Cron { expr: expr.clone(), tz }
+            // An expression, `@daily`, or a recurrence in words (`every weekday at 9`).
+            let tz = match &c.tz {
+                Some(name) => crate::cron::schedule::parse_tz(name).map_err(|e| format!("{}: {e}", key("tz")))?,
+                None => tz,
+            };
+            let when = crate::time::parse_when(expr, start, tz, crate::time::DateOrder::default())
+                .map_err(|e| format!("{}: {e}", key("cron")))?;
+            match crate::cron::tool::schedule_of(when, start) {
+                s @ Schedule::Cron { .. } => s,
+                _ => return Err(format!("{} = `{expr}` is not a recurrence (use `at` or every_minutes)", key("cron"))),
+            }
         }
-        (None, None, Some(at)) => Schedule::At { at: time(&key("at"), at)? },
+        (None, None, Some(at)) => Schedule::At { at: time(&key("at"), at, start, tz)? },
         _ => return Err(format!("cron[{i}] (`{}`) needs exactly one of every_minutes, cron, at", c.id)),
     };
     if c.id.trim().is_empty() {

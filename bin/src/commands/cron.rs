@@ -3,7 +3,7 @@
 
 use super::load_config;
 use clap::{Args, Subcommand};
-use raven_actors::cron::store::JobsStore;
+use raven_actors::cron::store::{JobsStore, Schedule};
 use raven_actors::cron::tool::{describe, JobsCron, NewJob};
 use raven_actors::data_dir::DataDir;
 use serde_json::json;
@@ -22,20 +22,22 @@ pub enum CronCommand {
 pub struct AddArgs {
     /// What to remind of.
     message: String,
-    /// Once, after this long (`90s`, `10m`, `1h 30m`).
+    /// Once, after this long: `90s`, `10m`, `1h 30m`, `90 minutes`, `2 hours`.
     #[arg(long = "in", value_name = "DURATION", group = "when")]
     in_: Option<String>,
-    /// Once, at this time: RFC 3339, or HH:MM local (today, else tomorrow).
+    /// Once, at this time: `6pm`, `18:30`, `tomorrow at 9`, `friday 7pm`, `May 15 at 3pm`,
+    /// `2026-05-15 15:00` or RFC 3339. A clock time already past today means tomorrow.
     #[arg(long, value_name = "TIME", group = "when")]
     at: Option<String>,
-    /// Repeatedly, at this interval.
-    #[arg(long, value_name = "DURATION", group = "when")]
+    /// Repeatedly: an interval (`10m`, `2 hours`) or a recurrence (`day at 9`, `weekday at 9`,
+    /// `monday`, `month on the 20th`).
+    #[arg(long, value_name = "WHEN", group = "when")]
     every: Option<String>,
-    /// Repeatedly, on this 5- or 6-field cron expression.
+    /// Repeatedly, on a 5- or 6-field cron expression or @hourly, @daily, @weekly, @monthly.
     #[arg(long, value_name = "EXPR", group = "when")]
     cron: Option<String>,
-    /// The IANA zone of `--cron` (default: `general.timezone`).
-    #[arg(long, requires = "cron")]
+    /// The IANA zone the time is read in, for every form (default: the user's zone).
+    #[arg(long)]
     tz: Option<String>,
     /// Deliver to `channel[:chat_id]` (a bare channel takes its latest chat at fire time).
     #[arg(long, default_value = "cli:local", conflicts_with_all = ["broadcast", "silent"])]
@@ -51,45 +53,55 @@ pub struct AddArgs {
     topic: Option<String>,
 }
 
-fn seconds(text: &str) -> Result<u64, String> {
-    let d = humantime::parse_duration(text)
-        .map_err(|e| format!("`{text}` is not a duration ({e}); say e.g. 90s, 10m, 2h"))?;
-    match d.as_secs() {
-        0 => Err(format!("`{text}` is shorter than a second")),
-        s => Ok(s),
+/// The cron tool's arguments for the flags given: every form goes through the one time parser.
+fn spec(a: &AddArgs) -> Result<serde_json::Value, String> {
+    let every =
+        |d: &str| if d.starts_with("every") || d.starts_with('@') { d.to_owned() } else { format!("every {d}") };
+    let mut spec = match (&a.in_, &a.at, &a.every, &a.cron) {
+        (Some(d), ..) => json!({ "when": format!("in {d}") }),
+        (_, Some(t), ..) => json!({ "when": t }),
+        (_, _, Some(d), _) => json!({ "when": every(d) }),
+        (_, _, _, Some(expr)) => json!({ "cron": expr }),
+        _ => return Err("say when: --in, --at, --every or --cron".into()),
+    };
+    if let Some(tz) = &a.tz {
+        spec["tz"] = json!(tz);
     }
+    Ok(spec)
 }
 
-fn spec(a: &AddArgs) -> Result<serde_json::Value, String> {
-    Ok(match (&a.in_, &a.at, &a.every, &a.cron) {
-        (Some(d), ..) => json!({ "in_s": seconds(d)? }),
-        (_, Some(t), ..) if t.len() == 5 && t.as_bytes()[2] == b':' => json!({ "at_local": t }),
-        (_, Some(t), ..) => json!({ "at": t }),
-        (_, _, Some(d), _) => json!({ "every_s": seconds(d)? }),
-        (_, _, _, Some(expr)) => json!({ "cron": expr, "tz": a.tz }),
-        _ => return Err("say when: --in, --at, --every or --cron".into()),
-    })
+/// `--in` and `--at` are once, `--every` and `--cron` again and again.
+fn check_kind(a: &AddArgs, schedule: &Schedule) -> Result<(), String> {
+    match (schedule.recurring(), a.in_.is_some() || a.at.is_some()) {
+        (true, true) => Err("that is a recurrence: say it with --every (or --cron)".into()),
+        (false, false) => Err("that is a single time: say it with --at (or --in)".into()),
+        _ => Ok(()),
+    }
 }
 
 pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
     let config = load_config(dir)?;
-    let jobs = JobsCron { store: JobsStore::new(dir.jobs()), tz: config.general.timezone };
+    let jobs =
+        JobsCron { store: JobsStore::new(dir.jobs()), tz: config.general.timezone, order: config.general.date_order };
     match c {
         CronCommand::Add(a) => {
             let now = chrono::Utc::now();
             let schedule = jobs.schedule(&spec(&a)?, now)?;
+            check_kind(&a, &schedule)?;
             let target = (!a.silent && a.broadcast.is_empty()).then(|| a.to.clone());
             let new = NewJob { message: a.message, schedule, target, broadcast: a.broadcast, topic: a.topic };
             let job = jobs.insert(new, now)?;
-            println!("{}", describe(&job));
+            println!("{}  (times in {})", describe(&job, jobs.tz), jobs.tz);
         }
         CronCommand::List => {
             let file = jobs.store.load().map_err(|e| e.to_string())?;
             if file.jobs.is_empty() {
                 println!("no jobs");
+            } else {
+                println!("times in {}", jobs.tz);
             }
             for job in &file.jobs {
-                println!("{}", describe(job));
+                println!("{}", describe(job, jobs.tz));
             }
         }
         CronCommand::Rm { id } => {

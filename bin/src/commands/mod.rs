@@ -16,9 +16,22 @@ pub mod wake;
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;
 
-/// The effective config of a data dir, or a message naming the file and the key.
+/// The effective config of a data dir, or a message naming the file and the key. A running
+/// supervisor's zone wins over the one this process would resolve, so every client shows times
+/// in the zone the engine works in.
 pub fn load_config(dir: &DataDir) -> Result<RavenConfig, String> {
-    RavenConfig::load(&dir.config()).map(|(c, _)| c).map_err(|e| e.to_string())
+    let (mut config, _) = RavenConfig::load(&dir.config()).map_err(|e| e.to_string())?;
+    if let Some(zone) = raven_actors::time::zone::published(&dir.zone()) {
+        config.set_zone(&zone);
+    }
+    Ok(config)
+}
+
+/// A warning about the zone (an invalid `TZ`, an unreadable system zone), once, on stderr.
+pub fn warn_about_zone(config: &RavenConfig) {
+    if let Some(w) = &config.general.timezone_warning {
+        note(format!("raven: warning: {w}"));
+    }
 }
 
 /// A line on stderr for the operator. Unlike `eprintln!` it never panics: a long-running

@@ -2,11 +2,12 @@
 //! ledger in the data dir. Read-only: it never records a fire.
 
 use super::load_config;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use clap::{Subcommand, ValueEnum};
 use raven_actors::data_dir::DataDir;
 use raven_actors::policy::{CheckRequest, NudgePolicy, PolicyState};
 use raven_actors::store::JsonStateStore;
+use raven_actors::time::parse_instant;
 use raven_proto::{Action, Priority};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -42,8 +43,9 @@ pub enum PolicyCommand {
         /// An explicit topic tag (default: derived from the content).
         #[arg(long)]
         topic: Option<String>,
-        /// Evaluate at this RFC 3339 time instead of now.
-        #[arg(long, value_name = "RFC3339")]
+        /// Evaluate at this time instead of now: `22:30`, `tomorrow at 9`, `2026-03-02 12:00`
+        /// (in the user's zone) or RFC 3339.
+        #[arg(long, value_name = "TIME")]
         at: Option<String>,
     },
 }
@@ -51,10 +53,9 @@ pub enum PolicyCommand {
 pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
     let PolicyCommand::Explain { content, priority, session, action, topic, at } = cmd;
     let config = load_config(dir)?;
+    let g = &config.general;
     let now = match at {
-        Some(s) => DateTime::parse_from_rfc3339(&s)
-            .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| format!("--at `{s}` is not an RFC 3339 time ({e}); e.g. 2026-03-02T12:00:00Z"))?,
+        Some(s) => parse_instant(&s, Utc::now(), g.timezone, g.date_order).map_err(|e| format!("--at: {e}"))?,
         None => Utc::now(),
     };
     let store = JsonStateStore::new(dir.state());
@@ -89,7 +90,7 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
         }
         Some(layer) => println!("verdict: deny at {layer}: {}", verdict.reason),
     }
-    println!("at:      {now} ({})", config.general.timezone);
+    println!("at:      {} ({})", raven_actors::time::local(now, config.general.timezone), config.general.timezone);
     println!("topic:   {}", topic.unwrap_or_else(|| raven_actors::policy::topic::topic_of(&content)));
     println!("ledger:  {} ({fires} fires on record)", dir.state().display());
     println!("layers:");

@@ -213,12 +213,18 @@ async fn session(
 
 /// One line; `Ok(None)` when there is nothing to print (the reply comes as an event).
 async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<Option<String>, String> {
+    let tz = load_config(dir)?.general.timezone;
     match line {
         "/help" => return Ok(Some(HELP.into())),
         "/cron" => {
             let jobs = JobsStore::new(dir.jobs()).load().map_err(|e| e.to_string())?;
-            let lines: Vec<String> = jobs.jobs.iter().map(raven_actors::cron::tool::describe).collect();
-            return Ok(Some(if lines.is_empty() { "no jobs".into() } else { lines.join("\n") }));
+            let lines: Vec<String> = jobs.jobs.iter().map(|j| raven_actors::cron::tool::describe(j, tz)).collect();
+            let header = format!("times in {tz}");
+            return Ok(Some(if lines.is_empty() {
+                "no jobs".into()
+            } else {
+                format!("{header}\n{}", lines.join("\n"))
+            }));
         }
         _ => {}
     }
@@ -231,7 +237,7 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
                 text => ControlRequest::Inbound { turn: turn(text, n), deliver: false },
             };
             Ok(Some(match c.request(req).await.map_err(|e| e.to_string())? {
-                ControlResponse::Status { pid, actors, upcoming } => status(Some(pid), &actors, &upcoming),
+                ControlResponse::Status { pid, actors, upcoming } => status(tz, Some(pid), &actors, &upcoming),
                 // The tick's `cli` messages arrive as events.
                 ControlResponse::Ticked { route, .. } => format!("(tick: {route})"),
                 ControlResponse::Reply { text: Some(text) } => format!("raven> {text}"),
@@ -243,7 +249,7 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
         Backend::Embedded(engine) => match line {
             "/status" => {
                 let upcoming = EngineControl::of(engine).upcoming().await;
-                Ok(Some(status(None, &engine.metrics.snapshot(), &upcoming)))
+                Ok(Some(status(tz, None, &engine.metrics.snapshot(), &upcoming)))
             }
             "/tick" => {
                 let out = engine.runner.call_async(Tick).await.map_err(|e| e.to_string())?;
@@ -263,15 +269,14 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
 }
 
 fn status(
+    tz: chrono_tz::Tz,
     pid: Option<u32>,
     actors: &[raven_proto::control::MeterSnapshot],
     upcoming: &[raven_proto::control::Upcoming],
 ) -> String {
     let mut out = pid.map(|p| format!("supervisor pid {p}\n")).unwrap_or_default();
     out.push_str(&render_table(actors));
-    for u in upcoming {
-        out.push_str(&format!("next {}: {}\n", u.what, u.at.as_deref().unwrap_or("nothing scheduled")));
-    }
+    out.push_str(&super::status::upcoming_lines(upcoming, tz));
     out.trim_end().to_owned()
 }
 

@@ -1,6 +1,6 @@
 //! `raven say TEXT`: one user turn on an engine embedded in this process, through the spine
 //! and the agent loop; the reply is printed. With no LLM configured the embedded agent
-//! handles `/remind in 10m …` and `/remind at 18:30 …` (jobs in `cron/jobs.json`). When a
+//! handles `/remind <when> <text>` (`in 1h 30m`, `at 6pm`, `tomorrow at 9`, `every weekday at 9`) (jobs in `cron/jobs.json`). When a
 //! supervisor (`raven up`) runs on the data dir, the message goes to it over the socket.
 
 use super::load_config;
@@ -14,7 +14,7 @@ use raven_proto::{BusyPolicy, Origin, TurnRequest};
 
 pub fn run(dir: &DataDir, text: String, session: String, at: Option<String>) -> Result<(), String> {
     let config = load_config(dir)?;
-    let clock = clock_at(at)?;
+    let clock = clock_at(at, &super::load_config(dir)?)?;
     let (channel, chat_id) = raven_proto::split_target(&session);
     actix_rt::System::new().block_on(async move {
         let req = TurnRequest::new(

@@ -12,6 +12,24 @@ fn gateway_pid(dir: &DataDir) -> Option<(String, u32)> {
     std::path::Path::new(&format!("/proc/{pid}")).exists().then(|| (addr.to_owned(), pid))
 }
 
+/// An RFC 3339 time from the supervisor, as the user reads it.
+fn shown(at: Option<&str>, tz: chrono_tz::Tz) -> String {
+    match at.map(chrono::DateTime::parse_from_rfc3339) {
+        None => "nothing scheduled".into(),
+        Some(Ok(t)) => raven_actors::time::local(t.to_utc(), tz),
+        Some(Err(_)) => at.unwrap_or_default().to_owned(),
+    }
+}
+
+/// The timers' next fires, for a person: a line naming the zone, then one line each.
+pub fn upcoming_lines(upcoming: &[raven_proto::control::Upcoming], tz: chrono_tz::Tz) -> String {
+    let mut out = format!("times in {tz}\n");
+    for u in upcoming {
+        out.push_str(&format!("next {}: {}\n", u.what, shown(u.at.as_deref(), tz)));
+    }
+    out
+}
+
 pub fn run(dir: &DataDir) -> Result<(), String> {
     let socket = dir.socket();
     actix_rt::System::new().block_on(async move {
@@ -24,9 +42,8 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
                     None => println!("gateway: not running"),
                 }
                 print!("{}", render_table(&actors));
-                for u in upcoming {
-                    println!("next {}: {}", u.what, u.at.as_deref().unwrap_or("nothing scheduled"));
-                }
+                let tz = super::load_config(dir).map(|c| c.general.timezone).unwrap_or(chrono_tz::Tz::UTC);
+                print!("{}", upcoming_lines(&upcoming, tz));
                 Ok(())
             }
             ControlResponse::Error { message } => Err(message),

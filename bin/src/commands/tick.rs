@@ -4,24 +4,27 @@
 //! prints to this terminal with a proactive marker).
 
 use super::load_config;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use raven_actors::clock::{ManualClock, SharedClock, SystemClock};
+use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;
 use raven_actors::engine::Engine;
 use raven_actors::executor::hub::RetryOutbox;
 use raven_actors::ipc::ControlClient;
 use raven_actors::sentinel::{PollDeferred, Tick};
 use raven_actors::supervise::render_table;
+use raven_actors::time::parse_instant;
 use raven_proto::control::{ControlRequest, ControlResponse};
 use std::sync::Arc;
 
-/// The system clock, or a manual one stopped at `--at`.
-pub fn clock_at(at: Option<String>) -> Result<SharedClock, String> {
+/// The system clock, or a manual one stopped at `--at`: any one-shot form of the shared time
+/// parser, read in the user's zone (`2026-03-02 12:00`, `tomorrow at 9`, `22:30`, RFC 3339).
+pub fn clock_at(at: Option<String>, config: &RavenConfig) -> Result<SharedClock, String> {
     match at {
         Some(s) => {
-            let t = DateTime::parse_from_rfc3339(&s)
-                .map_err(|e| format!("--at `{s}` is not an RFC 3339 time ({e}); e.g. 2026-03-02T12:00:00Z"))?;
-            Ok(Arc::new(ManualClock::new(t.with_timezone(&Utc))))
+            let g = &config.general;
+            let t = parse_instant(&s, Utc::now(), g.timezone, g.date_order).map_err(|e| format!("--at: {e}"))?;
+            Ok(Arc::new(ManualClock::new(t)))
         }
         None => Ok(Arc::new(SystemClock)),
     }
@@ -63,7 +66,7 @@ pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), 
             return result;
         }
     }
-    let clock = clock_at(at)?;
+    let clock = clock_at(at, &config)?;
     actix_rt::System::new().block_on(async move {
         let engine = Engine::start(dir, &config, clock)?;
         // Outbox retries and settled defers first, as the long-running loops would.

@@ -3,7 +3,6 @@
 //! exits 0. It starts `raven gateway` as a child and restarts it with backoff when it dies;
 //! with the gateway on, the outlets that face the outside (jsonl, webhook) are the gateway's.
 
-use super::load_config;
 use raven_actors::clock::SystemClock;
 use raven_actors::data_dir::DataDir;
 use raven_actors::engine::{hosted_channels, Engine, EngineControl, Overrides};
@@ -14,7 +13,8 @@ use std::time::{Duration, Instant};
 
 pub fn run(dir: &DataDir) -> Result<(), String> {
     let started = Instant::now();
-    let config = load_config(dir)?;
+    let config = own_config(dir)?;
+    super::warn_about_zone(&config);
     dir.ensure().map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
     let socket = dir.socket();
     actix_rt::System::new().block_on(async move {
@@ -31,7 +31,22 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         let first = Duration::from_millis(config.gateway.restart_backoff_ms.max(1));
         let gateway = config.gateway.enabled.then(|| actix_rt::spawn(keep_gateway_running(dir.clone(), first)));
         tracing::info!(socket = %socket.display(), provider = %engine.provider_name, "ready in {:?}", started.elapsed());
-        super::note(format!("raven: ready on {} (pid {})", socket.display(), std::process::id()));
+        let g = &config.general;
+        let zone = raven_actors::time::UserZone {
+            tz: g.timezone,
+            source: g.timezone_source.clone(),
+            warning: g.timezone_warning.clone(),
+        };
+        if let Err(e) = raven_actors::time::zone::publish(&dir.zone(), &zone) {
+            tracing::warn!("cannot write {}: {e}", dir.zone().display());
+        }
+        super::note(format!(
+            "raven: ready on {} (pid {}); times in {} (from {})",
+            socket.display(),
+            std::process::id(),
+            g.timezone.name(),
+            g.timezone_source
+        ));
         wait_for_signal().await;
         super::note("raven: stopping");
         server.abort();
@@ -47,8 +62,15 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         }
         // State is written through on every change; closing the socket is what is left.
         let _ = std::fs::remove_file(&socket);
+        let _ = std::fs::remove_file(dir.zone());
         Ok(())
     })
+}
+
+/// The supervisor's own config: its zone is its own to resolve (a stale zone file of a killed
+/// supervisor is not its business), and its clients take it from there.
+fn own_config(dir: &DataDir) -> Result<raven_actors::config::RavenConfig, String> {
+    raven_actors::config::RavenConfig::load(&dir.config()).map(|(c, _)| c).map_err(|e| e.to_string())
 }
 
 /// The pid in `gateway.addr` when that process is alive and is a gateway of this data dir.

@@ -16,11 +16,12 @@
 //! ignored. Values: a window is `HH:MM-HH:MM` (over midnight when the end is earlier); a
 //! cooldown is minutes (`45`, `45m`, `1h30m`, `2 hours`); `no nudges` takes a window and
 //! optional days (`mon-fri`, `sat,sun`, `tue thu`, `weekdays`, `weekends`, `daily`) and may
-//! be given more than once. A key given twice: the later line wins.
+//! be given more than once, and so may `quiet hours` (every window is merged in). Another key given
+//! twice: the later line wins.
 
 use crate::config::{DndWindow, TimeOfDay, Window};
 use crate::policy::PolicyOverrides;
-use chrono::{NaiveTime, Weekday};
+use chrono::Weekday;
 
 /// The H2 title of the section (matched case-insensitively).
 pub const SECTION: &str = "Proactivity preferences";
@@ -45,7 +46,7 @@ pub fn parse_memory_md(memory_md: &str) -> (PolicyOverrides, Vec<String>) {
         }
         let item = ["- ", "* ", "+ "].iter().find_map(|m| line.strip_prefix(m)).unwrap_or(line).trim();
         if let Err(why) = apply(&mut o, item) {
-            notes.push(format!("MEMORY.md line {}: {why}: `{item}`", i + 1));
+            notes.push(format!("workspace/MEMORY.md line {}: {why}: `{item}`", i + 1));
         }
     }
     (o, notes)
@@ -64,7 +65,10 @@ fn apply(o: &mut PolicyOverrides, item: &str) -> Result<(), String> {
     let key = key.to_lowercase().replace(['_', '-'], " ").split_whitespace().collect::<Vec<_>>().join(" ");
     let value = value.trim();
     match key.as_str() {
-        "quiet hours" => o.quiet_hours = Some(window(value)?),
+        "quiet hours" => match o.quiet_hours {
+            None => o.quiet_hours = Some(window(value)?),
+            Some(_) => o.more_quiet_hours.push(window(value)?),
+        },
         "max per day" => o.max_per_day = Some(count(value)?),
         "max per hour" => o.max_per_hour = Some(count(value)?),
         "session cooldown" | "session cooldown minutes" => o.session_cooldown_minutes = Some(minutes(value)?),
@@ -78,8 +82,13 @@ fn count(value: &str) -> Result<u32, String> {
     value.parse().map_err(|_| format!("`{value}` is not a whole number"))
 }
 
+/// `22:00`, or a clock time of the shared parser (`10pm`, `10:30 pm`, `noon`).
 fn time(s: &str) -> Result<TimeOfDay, String> {
-    NaiveTime::parse_from_str(s.trim(), "%H:%M").map(TimeOfDay).map_err(|_| format!("`{}` is not HH:MM", s.trim()))
+    let tokens: Vec<&str> = s.split_whitespace().collect();
+    match crate::time::words::clock(&tokens, true) {
+        Some((t, used)) if used == tokens.len() => Ok(TimeOfDay(t)),
+        _ => Err(format!("`{}` is not HH:MM", s.trim())),
+    }
 }
 
 /// `HH:MM-HH:MM` (also with spaces, an en dash or `to`).
@@ -93,29 +102,15 @@ fn window(value: &str) -> Result<Window, String> {
     Ok(w)
 }
 
-/// `45`, `45m`, `45 min`, `1h`, `1h30m`, `2 hours`: whole minutes.
+/// `45` (minutes), or any duration of the shared time parser (`45m`, `1h30m`, `2 hours`,
+/// `90 minutes`): whole minutes.
 fn minutes(value: &str) -> Result<i64, String> {
-    let bad = || format!("`{value}` is not a duration like 45m or 1h30m");
-    let compact: String = value.to_lowercase().split_whitespace().collect();
-    if let Ok(m) = compact.parse::<i64>() {
-        return if m >= 0 { Ok(m) } else { Err(bad()) };
+    if let Ok(m) = value.trim().parse::<i64>() {
+        return if m >= 0 { Ok(m) } else { Err(format!("`{value}` is not a duration like 45m or 1h30m")) };
     }
-    let mut total = 0i64;
-    let mut rest = compact.as_str();
-    while !rest.is_empty() {
-        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let n: i64 = rest[..digits].parse().map_err(|_| bad())?;
-        rest = &rest[digits..];
-        let unit_len = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_alphabetic()).len();
-        let per = match &rest[..unit_len] {
-            "h" | "hr" | "hrs" | "hour" | "hours" => 60,
-            "m" | "min" | "mins" | "minute" | "minutes" => 1,
-            _ => return Err(bad()),
-        };
-        rest = &rest[unit_len..];
-        total = n.checked_mul(per).and_then(|v| total.checked_add(v)).ok_or_else(bad)?;
-    }
-    Ok(total)
+    crate::time::parse_duration(value)
+        .map(|d| d.num_minutes())
+        .map_err(|_| format!("`{value}` is not a duration like 45m or 1h30m"))
 }
 
 /// `HH:MM-HH:MM [days]`.

@@ -70,8 +70,13 @@ pub fn merge(memory: PolicyOverrides, toml: PolicyOverrides, notes: &mut Vec<Str
     }
     let mut dnd_windows = memory.dnd_windows;
     dnd_windows.extend(toml.dnd_windows);
+    // Quiet windows of both sources all apply: each only adds quiet time.
+    let mut quiet = memory.quiet_hours.into_iter().chain(memory.more_quiet_hours);
+    let quiet_hours = toml.quiet_hours.or_else(|| quiet.next());
+    let more_quiet_hours = quiet.chain(toml.more_quiet_hours).collect();
     PolicyOverrides {
-        quiet_hours: pick("quiet hours", memory.quiet_hours, toml.quiet_hours, notes),
+        quiet_hours,
+        more_quiet_hours,
         max_per_day: pick("max per day", memory.max_per_day, toml.max_per_day, notes),
         max_per_hour: pick("max per hour", memory.max_per_hour, toml.max_per_hour, notes),
         session_cooldown_minutes: pick(

@@ -1,0 +1,64 @@
+//! Time as people say it: the user's zone, one parser for every time expression a person types
+//! (`/remind`, `raven cron add`, the agent's cron tool, preferences, scenario files, `--at`), one
+//! finder for the dates written in plain notes, and the way a time is shown to a person.
+//!
+//! What a person reads is in their zone, to the minute; what a program reads (JSON) stays RFC 3339.
+
+mod duration;
+mod expr;
+mod instant;
+pub(crate) mod words;
+
+pub use duration::parse_duration;
+pub use expr::{parse_when, split_when};
+pub use instant::{parse_absolute, parse_instant};
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+
+/// How a numeric date with `/` is read: `5/6` is May 6 (month first, the default) or 5 June
+/// (day first). A date with `.` is always day first (`6.5.` is 6 May); `2026-05-06` is ISO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DateOrder {
+    #[default]
+    MonthFirst,
+    DayFirst,
+}
+
+/// When something is due, as a person said it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum When {
+    /// Once, at this instant.
+    Once(DateTime<Utc>),
+    /// Again and again, this long apart, counted from now.
+    Every(chrono::Duration),
+    /// Again and again, on a 5-field cron expression read in a zone (`every weekday at 9` is
+    /// `0 9 * * 1-5`).
+    Cron { expr: String, tz: Tz },
+}
+
+/// The forms every entry point accepts, listed in every "cannot read" error.
+pub const ACCEPTED_FORMS: &str =
+    "durations (10m, 1h30m, 1h 30m, 90 minutes, 2 hours), clock times (7pm, 19:00, noon), \
+days (today, tomorrow, friday, next friday), dates (May 15, 15 May, 2026-05-15, 5/15), \
+recurrences (every day at 9, every weekday at 9, every monday, every month on the 20th, every 2 hours, \
+@hourly, @daily, @weekly, @monthly) and RFC 3339 (2026-05-15T15:00:00+02:00)";
+
+/// Why a time expression was refused. Every variant quotes what the person typed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimeError {
+    #[error("cannot read `{input}` as a time: {why}. Accepted: {ACCEPTED_FORMS}")]
+    Unreadable { input: String, why: String },
+    #[error("`{input}` is out of range: {why}")]
+    OutOfRange { input: String, why: String },
+    #[error("`{input}` is in the past ({when}); say a time still ahead")]
+    Past { input: String, when: String },
+}
+
+mod show;
+pub mod zone;
+
+pub use show::{local, local_hm};
+pub use zone::{resolve, resolve_from_env, UserZone, ZoneSource, LOCALTIME};
