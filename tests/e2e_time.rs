@@ -76,3 +76,83 @@ fn the_quick_demo_reminds_on_the_terminal_in_tokyo() {
 fn the_quick_demo_reminds_on_the_terminal_in_new_york() {
     quick_demo_reminds("America/New_York");
 }
+
+/// Ten dated lines in plain forms (prose, a numeric date inside German and French, a date
+/// without a year, a recurring line, one done) among six lines whose numbers are not dates.
+const NOTES: &str = "# Notes
+Dentist on May 3 at 3pm
+Zahnarzt für Mia am 05.05. um 10:00
+5/14 checkup for Mia
+- [ ] Submit the tax return due: 2027-05-10 17:00 !high
+pay the nanny on the 20th of every month
+- [x] Book flights due 2027-05-12 12:00
+Report for Anna by Friday, May 28 at 11am
+Réunion budget le 25.05.2027 14:00
+Team retro on June 1, 2027 at 10:30
+Parents' evening 2027-05-17 at 6pm
+1/2 cup of flour for the cake
+The shop is open 24/7
+Upgrade the router to v2.0.15
+Spend 3/4 of the budget on rent
+Room 101 is on floor 3
+Take 2 pills at night
+";
+
+fn notes_dir() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("workspace")).unwrap();
+    std::fs::write(tmp.path().join("workspace/MEMORY.md"), NOTES).unwrap();
+    tmp
+}
+
+#[test]
+fn memory_dates_lists_exactly_the_ten_dated_lines() {
+    let tmp = notes_dir();
+    let out = raven_in("Europe/Berlin", tmp.path(), &["memory", "dates", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let found: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let lines: Vec<u64> = found.iter().map(|f| f["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, (2..=11).collect::<Vec<u64>>(), "{}", text(&out.stdout));
+    let kind = |line: u64| found.iter().find(|f| f["line"] == line).map(|f| f["kind"].as_str().unwrap().to_owned());
+    assert_eq!(kind(5).as_deref(), Some("deadline"));
+    assert_eq!(kind(6).as_deref(), Some("duty"));
+    assert_eq!(kind(2).as_deref(), Some("event"));
+    let done: Vec<u64> = found.iter().filter(|f| f["done"] == true).map(|f| f["line"].as_u64().unwrap()).collect();
+    assert_eq!(done, [7]);
+    let people = raven_in("Europe/Berlin", tmp.path(), &["memory", "dates"]);
+    let listing = text(&people.stdout);
+    assert!(listing.contains("times in Europe/Berlin") && listing.contains("(done)"), "{listing}");
+    assert_eq!(listing.lines().filter(|l| l.starts_with("line ")).count(), 10, "{listing}");
+}
+
+#[test]
+fn a_tick_on_each_items_day_before_its_time_nudges_it_and_never_the_done_one() {
+    let tmp = notes_dir();
+    // (tick time in Europe/Berlin, words the nudge must carry), in time order on one data dir.
+    let ticks = [
+        ("2027-05-03 14:30", "Dentist"),
+        ("2027-05-05 09:40", "Zahnarzt"),
+        ("2027-05-10 16:30", "tax return"),
+        ("2027-05-12 11:30", ""),
+        ("2027-05-14 09:00", "checkup for Mia"),
+        ("2027-05-17 17:30", "Parents' evening"),
+        ("2027-05-20 09:00", "pay the nanny"),
+        ("2027-05-25 13:30", "Réunion budget"),
+        ("2027-05-28 10:30", "Report for Anna"),
+        ("2027-06-01 10:00", "Team retro"),
+    ];
+    for (at, words) in ticks {
+        let out = raven_in("Europe/Berlin", tmp.path(), &["tick", "--at", at]);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{at}: {}", text(&out.stderr));
+        assert!(!stdout.contains("Book flights"), "never the done one ({at}): {stdout}");
+        if words.is_empty() {
+            continue;
+        }
+        // The day's first tick may also send the discovery menu: the nudge is its own line.
+        let nudged = stdout.lines().any(|l| l.starts_with("[raven ⏰] Reminder") && l.contains(words));
+        let heads_up = stdout.lines().any(|l| l.starts_with("[raven ⏰] Heads-up") && l.contains(words));
+        assert!(nudged || heads_up, "{at}: a nudge names `{words}`: {stdout}");
+        assert!(stdout.contains("route:    nudge\n"), "{at}: {stdout}");
+    }
+}

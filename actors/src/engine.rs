@@ -339,6 +339,7 @@ impl Engine {
             history_md: dir.history(),
             heartbeat_md: dir.heartbeat(),
             tz,
+            order: config.general.date_order,
             cfg: config.discovery.clone(),
             target: discovery_target,
         };
@@ -349,6 +350,7 @@ impl Engine {
             router,
             clock: clock.clone(),
             tz,
+            order: config.general.date_order,
             tracker: NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz),
             attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
             cfg: config.sentinel.clone(),

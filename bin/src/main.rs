@@ -24,6 +24,9 @@ enum Command {
     /// Ask the NudgePolicy gate.
     #[command(subcommand)]
     Policy(commands::policy::PolicyCommand),
+    /// What the engine reads in the user's notes (workspace/MEMORY.md).
+    #[command(subcommand)]
+    Memory(commands::memory::MemoryCommand),
     /// The user's scheduled jobs (cron/jobs.json).
     #[command(subcommand)]
     Cron(commands::cron::CronCommand),
@@ -107,6 +110,7 @@ fn main() -> ExitCode {
         Command::Config(c) => commands::config::run(c, &dir),
         Command::Policy(c) => commands::policy::run(c, &dir),
         Command::Cron(c) => commands::cron::run(c, &dir),
+        Command::Memory(c) => commands::memory::run(c, &dir),
         Command::Up => commands::up::run(&dir),
         Command::Status => commands::status::run(&dir),
         Command::Gateway => commands::gateway::run(&dir),

@@ -1,17 +1,19 @@
-//! Deadlines written in MEMORY.md, one a line:
+//! What is due, for every reader of deadlines (the rules provider, the daily plan and its
+//! slots, the outage fallback, the attention producers, discovery's options): the open dated
+//! lines of MEMORY.md as [`time::find_dates`](crate::time::find_dates) reads them, in plain words
+//! as people write them:
 //!
 //! ```text
-//! - [ ] Submit the tax return due: 2026-03-02 17:00 !high
-//! - [ ] Renew passport (due 2026-04-01)
-//! - [x] Book flights due 2026-02-20            <- done: ignored
+//! - [ ] Submit the tax return due: 2026-03-02 17:00 !high     a deadline
+//! Dentist on May 15 at 3pm                                     an event (announced before, never after)
+//! 5/20 checkup for Mia                                         an event, all day
+//! pay the nanny on the 20th of every month                     a duty: a deadline on each occurrence
+//! - [x] Book flights due 2026-02-20                            done: ignored
 //! ```
-//!
-//! `due` (any case, an optional `:`) is followed by `YYYY-MM-DD` and an optional `HH:MM`
-//! in the user's zone (a date alone means the end of that day, 23:59). `!high`, `!medium`
-//! or `!low` sets the priority (default medium).
 
 use crate::policy::topic::topic_of;
-use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
+use crate::time::{find_dates, occurrences, DateKind, DateOrder, FoundDate, Importance};
+use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 use raven_proto::Priority;
 
@@ -21,85 +23,99 @@ pub struct Deadline {
     pub due: DateTime<Utc>,
     pub priority: Priority,
     pub topic: String,
+    /// No time was written: due at the end of its day.
+    pub all_day: bool,
+    /// Something that happens then (announced before it starts, never after), not something to
+    /// have done by then.
+    pub event: bool,
 }
 
 impl Deadline {
     /// Due within the hour, or already past.
     pub fn is_imminent(&self, now: DateTime<Utc>) -> bool {
-        self.due - now <= chrono::Duration::hours(1)
+        self.due - now <= Duration::hours(1)
+    }
+
+    /// How the due time reads in a message: `at 15:00`, or `today` / `on Fri 15 May` for a
+    /// whole day.
+    pub fn when(&self, now: DateTime<Utc>, tz: Tz) -> String {
+        let local = self.due.with_timezone(&tz);
+        match (self.all_day, local.date_naive() == now.with_timezone(&tz).date_naive()) {
+            (false, _) => format!("at {}", local.format("%H:%M")),
+            (true, true) => "today".into(),
+            (true, false) => format!("on {}", local.format("%a %-d %b")),
+        }
     }
 }
 
-/// Every open deadline in `memory_md`, soonest first.
-pub fn parse_deadlines(memory_md: &str, tz: Tz) -> Vec<Deadline> {
-    // A 1 MB memory is 20,000 lines, few of them deadlines: find the keyword in the whole
-    // text (a SIMD substring search), then parse only the lines that hold it.
-    let bytes = memory_md.as_bytes();
-    let mut starts: Vec<usize> = ["due", "Due", "DUE"]
-        .iter()
-        .flat_map(|k| memchr::memmem::find_iter(bytes, k.as_bytes()))
-        .map(|i| memchr::memrchr(b'\n', &bytes[..i]).map_or(0, |n| n + 1))
-        .collect();
-    starts.sort_unstable();
-    starts.dedup();
-    let mut out: Vec<Deadline> = starts
+/// How far around now a duty's occurrences become deadlines.
+const DUTY_PAST: Duration = Duration::days(2);
+const DUTY_AHEAD: Duration = Duration::days(14);
+
+/// Every open deadline and event in `memory_md` (done ones left out; a duty gives one per
+/// occurrence from two days ago to two weeks ahead), soonest first.
+pub fn parse_deadlines(memory_md: &str, now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Vec<Deadline> {
+    let mut out: Vec<Deadline> = find_dates(memory_md, now, tz, order)
         .into_iter()
-        .filter_map(|start| {
-            let line = memory_md[start..].lines().next().unwrap_or_default();
-            parse_line(line, tz)
+        .filter(|f| !f.done && !f.title.is_empty())
+        .flat_map(|f| {
+            let dues = match f.kind {
+                DateKind::Duty => occurrences(&f, now - DUTY_PAST, now + DUTY_AHEAD, tz),
+                DateKind::Deadline | DateKind::Event => vec![f.at],
+            };
+            dues.into_iter().map(move |due| deadline(&f, due)).collect::<Vec<_>>()
         })
         .collect();
     out.sort_by_key(|d| d.due);
     out
 }
 
-fn parse_line(line: &str, tz: Tz) -> Option<Deadline> {
-    let lower = line.to_ascii_lowercase();
-    if lower.contains("[x]") {
-        return None;
-    }
-    let at = lower.find("due")?;
-    let rest = line[at + 3..].trim_start_matches([':', ' ']);
-    let date = NaiveDate::parse_from_str(rest.get(..10)?, "%Y-%m-%d").ok()?;
-    let after_date = rest[10..].trim_start();
-    let time = after_date.get(..5).and_then(|t| NaiveTime::parse_from_str(t, "%H:%M").ok());
-    let local = date.and_time(time.unwrap_or(NaiveTime::from_hms_opt(23, 59, 0)?));
-    let due = tz.from_local_datetime(&local).earliest()?.with_timezone(&Utc);
-    let priority = if lower.contains("!high") {
-        Priority::High
-    } else if lower.contains("!low") {
-        Priority::Low
-    } else {
-        Priority::Medium
+fn deadline(f: &FoundDate, due: DateTime<Utc>) -> Deadline {
+    let priority = match f.importance {
+        Importance::High => Priority::High,
+        Importance::Low => Priority::Low,
+        Importance::Medium => Priority::Medium,
     };
-    let mut title = line[..at].to_owned();
-    for junk in ["- [ ]", "* [ ]", "[ ]"] {
-        title = title.replacen(junk, "", 1);
+    Deadline {
+        title: f.title.clone(),
+        due,
+        priority,
+        topic: topic_of(&f.title),
+        all_day: f.all_day,
+        event: f.kind == DateKind::Event,
     }
-    let title =
-        title.trim().trim_start_matches(['-', '*']).trim().trim_end_matches(['(', ',', ';', ' ']).trim().to_owned();
-    if title.is_empty() {
-        return None;
-    }
-    let topic = topic_of(&title);
-    Some(Deadline { title, due, priority, topic })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::TimeZone;
 
     #[test]
     fn deadlines_parse_with_time_priority_and_done_marks() {
         let md = "# Notes\n- [ ] Submit the tax return due: 2026-03-02 17:00 !high\n- [ ] Renew passport (due 2026-04-01)\n- [x] Book flights due 2026-02-20\nno date here due soon\n";
-        let d = parse_deadlines(md, chrono_tz::Europe::Berlin);
-        assert_eq!(d.len(), 2);
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 9, 0, 0).unwrap();
+        let d = parse_deadlines(md, now, chrono_tz::Europe::Berlin, DateOrder::MonthFirst);
+        assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(d[0].title, "Submit the tax return");
         assert_eq!(d[0].priority, Priority::High);
         assert_eq!(d[0].due, Utc.with_ymd_and_hms(2026, 3, 2, 16, 0, 0).unwrap());
+        assert!(!d[0].all_day && !d[0].event);
         assert_eq!(d[1].title, "Renew passport");
         assert_eq!(d[1].priority, Priority::Medium);
         assert_eq!(d[1].due, Utc.with_ymd_and_hms(2026, 4, 1, 21, 59, 0).unwrap());
+        assert!(d[1].all_day);
         assert_eq!(d[0].topic, "return");
+    }
+
+    #[test]
+    fn a_duty_is_a_deadline_on_each_occurrence_and_an_event_is_marked() {
+        let md = "pay the nanny on the 20th of every month\nDentist on May 15 at 3pm\n";
+        let now = Utc.with_ymd_and_hms(2026, 5, 10, 9, 0, 0).unwrap();
+        let d = parse_deadlines(md, now, chrono_tz::Tz::UTC, DateOrder::MonthFirst);
+        let titles: Vec<(&str, bool)> = d.iter().map(|d| (d.title.as_str(), d.event)).collect();
+        assert_eq!(titles, [("Dentist", true), ("pay the nanny", false)], "{d:?}");
+        assert_eq!(d[0].when(now, chrono_tz::Tz::UTC), "at 15:00");
+        assert_eq!(d[1].due.with_timezone(&chrono_tz::Tz::UTC).date_naive().to_string(), "2026-05-20");
     }
 }

@@ -54,12 +54,12 @@ pub fn plan_for_day(now: DateTime<Utc>, tz: Tz, routines: &[Routine], deadlines:
         });
     }
     for d in deadlines.iter().filter(|d| d.due.with_timezone(&tz).date_naive() == today) {
-        let local = d.due.with_timezone(&tz).format("%H:%M");
+        let verb = if d.event { "starts" } else { "is due" };
         slots.push(PlanSlot {
             at: d.due - deadline_lead(),
             kind: SlotKind::Deadline,
             topic: d.topic.clone(),
-            message: format!("Reminder: {} is due at {local}.", d.title),
+            message: format!("Reminder: {} {verb} {}.", d.title, d.when(now, tz)),
             priority: d.priority,
         });
     }

@@ -38,6 +38,7 @@ pub struct TaskDiscoverer {
     pub history_md: PathBuf,
     pub heartbeat_md: PathBuf,
     pub tz: Tz,
+    pub order: crate::time::DateOrder,
     pub cfg: DiscoveryConfig,
     /// `channel:chat_id` the menu goes to.
     pub target: String,
@@ -131,7 +132,7 @@ impl TaskDiscoverer {
 
     async fn propose(&self, memory: &str, heartbeat: &str, now: DateTime<Utc>) -> Result<Vec<Choice>, String> {
         let mut options = if self.provider.name() == "rules" {
-            rules_options(memory, heartbeat, now, self.tz)
+            rules_options(memory, heartbeat, now, self.tz, self.order)
         } else {
             let history = std::fs::read_to_string(&self.history_md).unwrap_or_default();
             // From a char boundary, then from the next line start.
@@ -201,25 +202,19 @@ pub fn parse_options(args: &Value) -> Result<Vec<Choice>, String> {
         .collect()
 }
 
-/// The rules provider's menu: a reminder an hour before each open deadline still ahead (a
+/// The rules provider's menu: a reminder before each open deadline or event still ahead (a
 /// cron tool call), then each unchecked HEARTBEAT.md item as a confirmed spawn.
-pub fn rules_options(memory: &str, heartbeat: &str, now: DateTime<Utc>, tz: Tz) -> Vec<Choice> {
+pub fn rules_options(
+    memory: &str,
+    heartbeat: &str,
+    now: DateTime<Utc>,
+    tz: Tz,
+    order: crate::time::DateOrder,
+) -> Vec<Choice> {
     let mut out = Vec::new();
-    for d in parse_deadlines(memory, tz) {
-        let at = d.due - Duration::hours(1);
-        if at <= now {
-            continue;
-        }
-        let local = d.due.with_timezone(&tz).format("%a %H:%M");
-        out.push(Choice {
-            title: format!("Remind me of “{}” an hour before", d.title),
-            reason: format!("due {local}"),
-            action: ChoiceAction::Tool {
-                name: "cron".into(),
-                args: json!({"action": "add", "message": format!("{} is due in an hour", d.title), "at": at.to_rfc3339()}),
-            },
-            confirm: false,
-        });
+    for d in parse_deadlines(memory, now, tz, order) {
+        let Some(option) = reminder_option(&d, now, tz) else { continue };
+        out.push(option);
     }
     for task in crate::heartbeat::decision::open_tasks(heartbeat) {
         out.push(Choice {
@@ -251,4 +246,33 @@ impl DiscoveryHook for DiscoveryRun {
             tracing::info!(?r, "task discovery (requested)");
         })
     }
+}
+
+/// A reminder an hour before a timed item, or at 09:00 on a whole day's morning; `None` when
+/// that moment has passed.
+fn reminder_option(d: &crate::context::deadlines::Deadline, now: DateTime<Utc>, tz: Tz) -> Option<Choice> {
+    let day = d.due.with_timezone(&tz).date_naive();
+    let (at, lead, message) = match d.all_day {
+        false => {
+            let verb = if d.event { "starts" } else { "is due" };
+            (d.due - Duration::hours(1), "an hour before".to_owned(), format!("{} {verb} in an hour", d.title))
+        }
+        true => {
+            let nine = day.and_hms_opt(9, 0, 0)?.and_local_timezone(tz).earliest()?.to_utc();
+            (
+                nine,
+                format!("on the morning of {}", day.format("%a %-d %b")),
+                format!("{} {} today", d.title, if d.event { "is" } else { "is due" }),
+            )
+        }
+    };
+    (at > now).then(|| Choice {
+        title: format!("Remind me of “{}” {lead}", d.title),
+        reason: format!("{} {}", if d.event { "on" } else { "due" }, d.when(now, tz)),
+        action: ChoiceAction::Tool {
+            name: "cron".into(),
+            args: json!({"action": "add", "message": message, "at": at.to_rfc3339()}),
+        },
+        confirm: false,
+    })
 }

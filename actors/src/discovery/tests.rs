@@ -188,7 +188,8 @@ fn the_llm_s_options_are_validated_and_the_rules_derive_theirs() {
     }
     let now = Utc.with_ymd_and_hms(2026, 3, 2, 9, 0, 0).unwrap();
     let memory = "- [ ] Call the bank due: 2026-03-02 09:30\n- [ ] Pay the rent due: 2026-03-02 20:00\n";
-    let options = rules_options(memory, "- [x] done\n- [ ] Draft the report\n", now, chrono_tz::Tz::UTC);
+    let options =
+        rules_options(memory, "- [x] done\n- [ ] Draft the report\n", now, chrono_tz::Tz::UTC, Default::default());
     let titles: Vec<&str> = options.iter().map(|o| o.title.as_str()).collect();
     // The bank is due within the hour: too late for an hour-before reminder.
     assert_eq!(titles, ["Remind me of “Pay the rent” an hour before", "Work on “Draft the report”"]);

@@ -46,15 +46,13 @@ impl RulesProvider {
     pub fn decide(&self, ctx: &PlannerContext) -> Value {
         let now = ctx.now;
         let active = ctx.active_sessions.iter().max_by_key(|s| s.last_active);
-        let deadlines = parse_deadlines(&ctx.memory_md, self.tz);
-        let open = |d: &&crate::context::deadlines::Deadline| d.due > now - Duration::hours(24);
-        let local = |t: chrono::DateTime<chrono::Utc>| t.with_timezone(&self.tz).format("%H:%M").to_string();
+        let deadlines = parse_deadlines(&ctx.memory_md, now, self.tz, self.order);
 
-        if let Some(d) = deadlines.iter().filter(open).find(|d| d.is_imminent(now)) {
-            let when = if d.due <= now {
-                format!("was due at {}", local(d.due))
-            } else {
-                format!("is due at {}", local(d.due))
+        if let Some(d) = deadlines.iter().find(|d| reminder_due(d, now)) {
+            let when = match d.due <= now {
+                true => format!("was due {}", d.when(now, self.tz)),
+                false if d.event => format!("starts {}", d.when(now, self.tz)),
+                false => format!("is due {}", d.when(now, self.tz)),
             };
             return json!({
                 "action": "nudge", "priority": "high", "proactivity_score": 0.9,
@@ -76,8 +74,9 @@ impl RulesProvider {
                 }
             };
         }
-        if let Some(d) = deadlines.iter().filter(open).find(|d| d.due - now <= Duration::hours(24)) {
-            let message = format!("Heads-up: {} is due at {}.", d.title, local(d.due));
+        if let Some(d) = deadlines.iter().find(|d| d.due > now && d.due - now <= Duration::hours(24)) {
+            let verb = if d.event { "is" } else { "is due" };
+            let message = format!("Heads-up: {} {verb} {}.", d.title, d.when(now, self.tz));
             let reason = format!("deadline `{}` within 24 hours", d.title);
             return match active {
                 Some(s) => {
@@ -95,7 +94,7 @@ impl RulesProvider {
 impl RulesProvider {
     /// The day's analysis without an LLM: the next open deadline, and the most dismissed topic.
     pub fn analyze(&self, ctx: &PlannerContext) -> Value {
-        let next = parse_deadlines(&ctx.memory_md, self.tz).into_iter().find(|d| d.due >= ctx.now);
+        let next = parse_deadlines(&ctx.memory_md, ctx.now, self.tz, self.order).into_iter().find(|d| d.due >= ctx.now);
         let focus = next.map_or_else(
             || "nothing is due".to_owned(),
             |d| format!("{} (due {})", d.title, d.due.with_timezone(&self.tz).format("%a %H:%M")),
@@ -139,6 +138,15 @@ impl Provider for RulesProvider {
             Ok(ProviderReply::ToolCall { name: TOOL_NAME.into(), arguments: self.decide(ctx) })
         })
     }
+}
+
+/// The hour-before reminder of a timed item: within the hour before it; a deadline (not an
+/// event, which is never announced after it starts) also in the hour after, once (the gate's
+/// dedup keeps the second tick of that hour from saying it again). A whole-day item gets the
+/// heads-up of its day instead.
+fn reminder_due(d: &crate::context::deadlines::Deadline, now: chrono::DateTime<chrono::Utc>) -> bool {
+    let late = if d.event { Duration::zero() } else { Duration::hours(1) };
+    !d.all_day && d.is_imminent(now) && now - d.due < late
 }
 
 pub const NO_MODEL: &str = "No language model is configured, so I can only handle reminders: \

@@ -28,6 +28,8 @@ pub struct RunnerDeps {
     pub router: Rc<dyn Router>,
     pub clock: SharedClock,
     pub tz: Tz,
+    /// How numeric dates in the notes read.
+    pub order: crate::time::DateOrder,
     pub tracker: NudgeFeedbackTracker,
     pub attention: Option<AttentionUpdater>,
     pub cfg: SentinelConfig,
@@ -191,7 +193,7 @@ impl SentinelRunner {
         let mut notes = Vec::new();
         self.maybe_cleanup_feedback(now, &mut notes);
         let summary = self.maybe_retune_policy(now, &mut notes).await;
-        let deadlines = parse_deadlines(&ctx.memory_md, self.d.tz);
+        let deadlines = parse_deadlines(&ctx.memory_md, now, self.d.tz, self.d.order);
         let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines);
         self.maybe_daily_analysis(&ctx, &mut notes).await;
         self.refresh_memory_state(&ctx, summary, &plan, &mut notes).await;
@@ -327,6 +329,7 @@ impl SentinelRunner {
         let input = ProducerInput {
             now: ctx.now,
             tz: self.d.tz,
+            order: self.d.order,
             memory_md: ctx.memory_md.clone(),
             history_md: ctx.history_md_recent.clone(),
             routines: ctx.routines.clone(),

@@ -76,6 +76,7 @@ fn rig_with(start_at: DateTime<Utc>, policy_cfg: PolicyConfig, assembler_policy:
         start(AssemblerService::new(ContextAssembler::new(&dir, ContextConfig::default())), &metrics, assembler_policy);
     let router = Rc::new(Recording::default());
     let runner = SentinelRunner::new(RunnerDeps {
+        order: Default::default(),
         assembler,
         planner,
         policy,

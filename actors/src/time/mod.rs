@@ -4,11 +4,13 @@
 //!
 //! What a person reads is in their zone, to the minute; what a program reads (JSON) stays RFC 3339.
 
+mod dates;
 mod duration;
 mod expr;
 mod instant;
 pub(crate) mod words;
 
+pub use dates::{find_dates, occurrences, DateKind, FoundDate, Importance};
 pub use duration::parse_duration;
 pub use expr::{parse_when, split_when};
 pub use instant::{parse_absolute, parse_instant};

@@ -2,6 +2,7 @@ pub mod config;
 pub mod cron;
 pub mod discover;
 pub mod gateway;
+pub mod memory;
 pub mod metrics;
 pub mod policy;
 pub mod repl;

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 pub struct ProducerInput {
     pub now: DateTime<Utc>,
     pub tz: Tz,
+    pub order: crate::time::DateOrder,
     pub memory_md: String,
     pub history_md: String,
     pub routines: Vec<Routine>,

@@ -25,6 +25,7 @@ impl Producer for Panics {
 
 fn input() -> ProducerInput {
     ProducerInput {
+        order: Default::default(),
         now: Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap(),
         tz: Tz::UTC,
         memory_md: "- [ ] Submit taxes due: 2026-03-02 17:00 !high\n".into(),

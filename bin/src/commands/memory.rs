@@ -1,0 +1,61 @@
+//! `raven memory dates`: the dates the engine finds in `workspace/MEMORY.md`, as every reader
+//! of deadlines sees them (line, when, kind, done), so a user can check that a note is read the
+//! way they meant it.
+
+use super::load_config;
+use clap::Subcommand;
+use raven_actors::data_dir::DataDir;
+use raven_actors::time::{find_dates, local, DateKind, FoundDate};
+
+#[derive(Subcommand)]
+pub enum MemoryCommand {
+    /// List the dated lines of MEMORY.md: line, date, kind (deadline, event, duty), done.
+    Dates {
+        /// One JSON array (times in RFC 3339) instead of lines for people.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(cmd: MemoryCommand, dir: &DataDir) -> Result<(), String> {
+    let MemoryCommand::Dates { json } = cmd;
+    let config = load_config(dir)?;
+    let path = dir.memory();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let (tz, order) = (config.general.timezone, config.general.date_order);
+    let found = find_dates(&text, chrono::Utc::now(), tz, order);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&found).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    if found.is_empty() {
+        println!("no dates in {}", path.display());
+        return Ok(());
+    }
+    println!("{} (times in {tz})", path.display());
+    for f in &found {
+        println!("{}", line(f, tz));
+    }
+    Ok(())
+}
+
+/// `line 3   2026-05-15 15:00  event     Dentist`, a whole day without its time, a duty with
+/// its recurrence, a done one marked.
+fn line(f: &FoundDate, tz: chrono_tz::Tz) -> String {
+    let when = match f.all_day {
+        true => local(f.at, tz)[..10].to_owned() + "      ",
+        false => local(f.at, tz),
+    };
+    let kind = match f.kind {
+        DateKind::Deadline => "deadline",
+        DateKind::Event => "event",
+        DateKind::Duty => "duty",
+    };
+    let done = if f.done { "  (done)" } else { "" };
+    let every = f.recurrence.as_deref().map(|r| format!("  [cron `{r}`]")).unwrap_or_default();
+    format!("line {:<4} {when}  {kind:<8}  {}{every}{done}", f.line, f.title)
+}
