@@ -224,8 +224,11 @@ fn cron_add_list_rm_round_trip_and_bad_input_is_named() {
     let list = text(&raven(dir.path(), &["cron", "list"]).stdout);
     assert!(list.contains(&id) && list.contains("cron `30 2 * * *` Europe/Berlin") && list.contains("next "), "{list}");
     for (args, says) in [
-        (vec!["cron", "add", "--in", "soon", "x"], "not a duration"),
-        (vec!["cron", "add", "--cron", "* * *", "x"], "3 fields"),
+        (vec!["cron", "add", "--in", "soon", "x"], "`soon`"),
+        (vec!["cron", "add", "--cron", "* * *", "x"], "`* * *`"),
+        (vec!["cron", "add", "--in", "99999999999999d", "x"], "`99999999999999d` is out of range"),
+        (vec!["cron", "add", "--every", "18446744073709551615s", "x"], "`every 18446744073709551615s` is out of range"),
+        (vec!["cron", "add", "--at", "2020-01-01 09:00", "x"], "is in the past"),
         (vec!["cron", "add", "--cron", "0 9 * * *", "--tz", "Mars/Base", "x"], "not an IANA time zone"),
         (vec!["cron", "add", "x"], "say when"),
         (vec!["cron", "rm", "job-nope"], "no job job-nope"),
@@ -234,7 +237,20 @@ fn cron_add_list_rm_round_trip_and_bad_input_is_named() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(text(&out.stderr).contains(says), "{args:?}: {}", text(&out.stderr));
     }
+    // Times as people say them, in every form, with --tz for each.
+    for args in [
+        vec!["--at", "6pm"],
+        vec!["--cron", "@daily"],
+        vec!["--every", "weekday at 9"],
+        vec!["--in", "1h 30m"],
+        vec!["--at", "tomorrow at 9", "--tz", "Asia/Tokyo"],
+    ] {
+        let mut all = vec!["cron", "add", "Natural"];
+        all.extend(args.iter());
+        let out = raven(dir.path(), &all);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    }
     let rm = raven(dir.path(), &["cron", "rm", &id]);
     assert!(rm.status.success() && text(&rm.stdout).contains("removed"));
-    assert!(text(&raven(dir.path(), &["cron", "list"]).stdout).contains("no jobs"));
+    assert_eq!(text(&raven(dir.path(), &["cron", "list"]).stdout).matches("Natural").count(), 5);
 }

@@ -58,7 +58,11 @@ fn spec(a: &AddArgs) -> Result<serde_json::Value, String> {
     let every =
         |d: &str| if d.starts_with("every") || d.starts_with('@') { d.to_owned() } else { format!("every {d}") };
     let mut spec = match (&a.in_, &a.at, &a.every, &a.cron) {
-        (Some(d), ..) => json!({ "when": format!("in {d}") }),
+        (Some(d), ..) => {
+            // Checked alone first, so an error quotes what was typed.
+            raven_actors::time::parse_duration(d).map_err(|e| e.to_string())?;
+            json!({ "when": format!("in {d}") })
+        }
         (_, Some(t), ..) => json!({ "when": t }),
         (_, _, Some(d), _) => json!({ "when": every(d) }),
         (_, _, _, Some(expr)) => json!({ "cron": expr }),
