@@ -36,14 +36,21 @@ impl Deadline {
         self.due - now <= Duration::hours(1)
     }
 
-    /// How the due time reads in a message: `at 15:00`, or `today` / `on Fri 15 May` for a
-    /// whole day.
+    /// How the due time reads in a message: `at 15:00`, `tomorrow at 15:00`, `on Fri 3 Apr at
+    /// 15:00`; for a whole day `today`, `tomorrow` or `on Fri 3 Apr`.
     pub fn when(&self, now: DateTime<Utc>, tz: Tz) -> String {
         let local = self.due.with_timezone(&tz);
-        match (self.all_day, local.date_naive() == now.with_timezone(&tz).date_naive()) {
-            (false, _) => format!("at {}", local.format("%H:%M")),
-            (true, true) => "today".into(),
-            (true, false) => format!("on {}", local.format("%a %-d %b")),
+        let today = now.with_timezone(&tz).date_naive();
+        let day = match (local.date_naive() - today).num_days() {
+            0 => None,
+            1 => Some("tomorrow".to_owned()),
+            _ => Some(format!("on {}", local.format("%a %-d %b"))),
+        };
+        match (self.all_day, day) {
+            (true, None) => "today".into(),
+            (true, Some(day)) => day,
+            (false, None) => format!("at {}", local.format("%H:%M")),
+            (false, Some(day)) => format!("{day} at {}", local.format("%H:%M")),
         }
     }
 }
@@ -115,7 +122,7 @@ mod tests {
         let d = parse_deadlines(md, now, chrono_tz::Tz::UTC, DateOrder::MonthFirst);
         let titles: Vec<(&str, bool)> = d.iter().map(|d| (d.title.as_str(), d.event)).collect();
         assert_eq!(titles, [("Dentist", true), ("pay the nanny", false)], "{d:?}");
-        assert_eq!(d[0].when(now, chrono_tz::Tz::UTC), "at 15:00");
+        assert_eq!(d[0].when(now, chrono_tz::Tz::UTC), "on Fri 15 May at 15:00");
         assert_eq!(d[1].due.with_timezone(&chrono_tz::Tz::UTC).date_naive().to_string(), "2026-05-20");
     }
 }

@@ -50,6 +50,7 @@ impl RulesProvider {
 
         if let Some(d) = deadlines.iter().find(|d| reminder_due(d, now)) {
             let when = match d.due <= now {
+                true if d.due == now => "is due now".to_owned(),
                 true => format!("was due {}", d.when(now, self.tz)),
                 false if d.event => format!("starts {}", d.when(now, self.tz)),
                 false => format!("is due {}", d.when(now, self.tz)),
@@ -74,7 +75,13 @@ impl RulesProvider {
                 }
             };
         }
-        if let Some(d) = deadlines.iter().find(|d| d.due > now && d.due - now <= Duration::hours(24)) {
+        // A heads-up is said once: not again while its topic was nudged since the day before.
+        let told = |d: &&crate::context::deadlines::Deadline| {
+            let last = ctx.fire_history.get(&d.topic).and_then(|h| h.last_fired);
+            last.is_some_and(|t| t >= d.due - Duration::hours(24))
+        };
+        let ahead = |d: &&crate::context::deadlines::Deadline| d.due > now && d.due - now <= Duration::hours(24);
+        if let Some(d) = deadlines.iter().filter(ahead).find(|d| !told(d)) {
             let verb = if d.event { "is" } else { "is due" };
             let message = format!("Heads-up: {} {verb} {}.", d.title, d.when(now, self.tz));
             let reason = format!("deadline `{}` within 24 hours", d.title);

@@ -60,6 +60,8 @@ pub struct SentinelRunner {
     d: RunnerDeps,
     analysis: Option<DailyAnalysis>,
     skip_cache: Option<SkipCache>,
+    /// Where this tick's dated items stand (see [`deadline_phase`]), part of the skip signature.
+    phase: u64,
     seq: u64,
     stats: RunnerStats,
     preferences: Option<ProactivityPreferencesReader>,
@@ -72,6 +74,7 @@ impl SentinelRunner {
             d: deps,
             analysis: None,
             skip_cache: None,
+            phase: 0,
             seq: 0,
             stats: RunnerStats::default(),
             preferences: None,
@@ -194,6 +197,7 @@ impl SentinelRunner {
         self.maybe_cleanup_feedback(now, &mut notes);
         let summary = self.maybe_retune_policy(now, &mut notes).await;
         let deadlines = parse_deadlines(&ctx.memory_md, now, self.d.tz, self.d.order);
+        self.phase = deadline_phase(&deadlines, now);
         let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines);
         self.maybe_daily_analysis(&ctx, &mut notes).await;
         self.refresh_memory_state(&ctx, summary, &plan, &mut notes).await;
@@ -254,7 +258,7 @@ impl SentinelRunner {
     ) -> TickOutcome {
         let mut outcome = self.route(decision.clone(), topic, route, notes).await;
         self.skip_cache =
-            (decision.action == Action::Skip).then(|| SkipCache { signature: context_signature(ctx), at: ctx.now });
+            (decision.action == Action::Skip).then(|| SkipCache { signature: self.signature(ctx), at: ctx.now });
         self.remember(decision).await;
         if outcome.route.is_empty() {
             outcome.route = route.into();
@@ -363,6 +367,11 @@ impl SentinelRunner {
         ctx.fire_history.get(topic).and_then(|h| h.last_fired).is_some_and(|t| t >= midnight)
     }
 
+    /// The context and where its dated items stand: a skip holds only while both are unchanged.
+    fn signature(&self, ctx: &PlannerContext) -> u64 {
+        context_signature(ctx) ^ self.phase
+    }
+
     /// The skip-only rules: quiet hours, and an unchanged context after a skip.
     fn fast_path_rules(&mut self, ctx: &PlannerContext) -> Option<PlannerDecision> {
         if ctx.nudge_policy_state.in_quiet_hours {
@@ -372,7 +381,7 @@ impl SentinelRunner {
         let ttl = Duration::seconds(self.d.cfg.skip_cache_ttl_s as i64);
         let last_was_skip = ctx.last_decision.as_ref().is_some_and(|d| d.action == Action::Skip);
         if let Some(cache) = &self.skip_cache {
-            if last_was_skip && ctx.now - cache.at < ttl && cache.signature == context_signature(ctx) {
+            if last_was_skip && ctx.now - cache.at < ttl && cache.signature == self.signature(ctx) {
                 self.stats.skipped_unchanged += 1;
                 return Some(PlannerDecision::skip("fast_path:unchanged_context"));
             }
@@ -471,6 +480,21 @@ fn slot_decision(slot: &PlanSlot, ctx: &PlannerContext, why: &str) -> PlannerDec
     d.proactivity_score = 1.0;
     d.target_session = ctx.active_sessions.iter().max_by_key(|s| s.last_active).map(|s| s.session_key.clone());
     d
+}
+
+/// Which dated items are in their heads-up day, their reminder hour, or just past: an item
+/// moving from one to the next is new context for the Planner, however unchanged the files.
+pub fn deadline_phase(deadlines: &[crate::context::deadlines::Deadline], now: DateTime<Utc>) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for d in deadlines.iter().filter(|d| d.due - now <= Duration::hours(24) && now - d.due <= Duration::hours(1)) {
+        let stage = match d.due - now {
+            left if left > Duration::hours(1) => 0u8,
+            left if left > Duration::zero() => 1,
+            _ => 2,
+        };
+        (d.due, &d.title, stage).hash(&mut h);
+    }
+    h.finish()
 }
 
 /// Memory, history and the active session keys: what makes a new LLM call worthwhile.

@@ -135,6 +135,20 @@ async fn an_unchanged_context_skips_the_second_call_until_the_ttl() {
 }
 
 #[actix_rt::test]
+async fn the_skip_cache_does_not_hold_a_dated_item_entering_its_reminder_hour() {
+    let mut r = rig(at(9, 0));
+    std::fs::write(r.dir.memory(), "Dentist on March 2 at 13:00\n").unwrap();
+    assert_eq!(r.runner.tick_once().await.route, "skip");
+    r.clock.set(at(9, 30));
+    assert_eq!(r.runner.tick_once().await.decision.reason, "fast_path:unchanged_context");
+    assert_eq!(r.calls.get(), 1);
+    // Within the hour before it, well inside the 4 h TTL: the Planner is asked again.
+    r.clock.set(at(12, 15));
+    r.runner.tick_once().await;
+    assert_eq!(r.calls.get(), 2, "a reminder falls due: the context changed");
+}
+
+#[actix_rt::test]
 async fn a_recurring_slot_fires_without_the_llm_once_a_day() {
     let mut r = rig(at(9, 0));
     routine_history(&r.dir);

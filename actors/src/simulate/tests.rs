@@ -1,4 +1,5 @@
 use super::*;
+use chrono::{DateTime, Duration, Utc};
 
 fn plan(text: &str) -> Plan {
     parse(text, "tiny", Adjust::default()).expect("scenario")
@@ -148,4 +149,49 @@ fn the_seed_moves_message_times_within_the_jitter_and_the_days_flag_wins() {
     assert!((0..20).any(|s| at(s) != at(0)));
     let p = parse(text, "j", Adjust { days: Some(2), seed: None }).unwrap();
     assert_eq!((p.end - p.start).num_hours(), 48);
+}
+
+/// The shipped month of plain-written notes: every item is nudged in the two days before it,
+/// nothing is said about an event once it started, a deadline is mentioned overdue at most
+/// once, and the done one never.
+#[actix_rt::test]
+async fn the_month_of_plain_notes_nudges_each_item_before_it_and_never_after() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/month.toml");
+    let plan = load(&path, Adjust::default()).expect("the shipped scenario");
+    let out = simulate(&plan, None).await.expect("simulation");
+    let tz = plan.tz;
+    let at = |s: &str| {
+        let local = chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M").unwrap();
+        local.and_local_timezone(tz).unwrap().to_utc()
+    };
+    // (words of the nudge, when it is due or starts, is it an event)
+    let items = [
+        ("Dentist", at("2026-04-03 15:00"), true),
+        ("Zahnarzt", at("2026-04-08 10:00"), true),
+        ("tax return", at("2026-04-10 17:00"), false),
+        ("checkup for Mia", at("2026-04-14 23:59"), true),
+        ("passport", at("2026-04-16 11:00"), false),
+        ("pay the nanny", at("2026-04-20 23:59"), false),
+        ("landlord", at("2026-04-22 23:59"), false),
+        ("Team retro", at("2026-04-24 10:30"), true),
+        ("Parents' evening", at("2026-04-28 18:00"), true),
+    ];
+    let nudges: Vec<(DateTime<Utc>, &str)> = out
+        .report
+        .marks
+        .iter()
+        .filter(|m| m.lane == "sentinel")
+        .map(|m| (DateTime::parse_from_rfc3339(&m.at).unwrap().to_utc(), m.label.as_str()))
+        .collect();
+    for (words, due, event) in items {
+        let about: Vec<&(DateTime<Utc>, &str)> = nudges.iter().filter(|(_, l)| l.contains(words)).collect();
+        let before = about.iter().filter(|(t, _)| *t < due && due - *t <= Duration::hours(48)).count();
+        assert!(before >= 1, "`{words}` nudged in the two days before it: {about:?}\n{}", out.text);
+        let after: Vec<_> = about.iter().filter(|(t, _)| *t >= due).collect();
+        match event {
+            true => assert!(after.is_empty(), "`{words}` is never announced after it started: {after:?}"),
+            false => assert!(after.len() <= 1, "`{words}` is mentioned overdue at most once: {after:?}"),
+        }
+    }
+    assert!(!nudges.iter().any(|(_, l)| l.contains("Book flights")), "the done one never: {nudges:?}");
 }
