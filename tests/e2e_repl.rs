@@ -69,14 +69,25 @@ fn drive(dir: &Path, tag: &str, banner: &str) {
     let screen = t.wait_for("(tick: nudge)");
     let screen =
         if screen.contains("Call the bank is due at") { screen } else { t.wait_for("Call the bank is due at") };
-    assert!(screen.contains("[raven ⏰] Reminder: Call the bank is due at"), "{screen}");
+    // The nudge shows its short id, and `/stop` (no LLM) dismisses it and mutes its topic;
+    // another terminal's `raven policy explain` sees that at once, with no tick in between.
+    let line = screen.lines().find(|l| l.contains("] Reminder: Call the bank is due at")).unwrap_or_default();
+    assert!(line.starts_with("[raven ⏰ "), "{screen}");
+    let short = &line["[raven ⏰ ".len()..line.find(']').unwrap()];
+    t.send("/stop");
+    let screen = t.wait_for("To undo: /ok bank");
+    assert!(screen.contains(&format!("dismissed [{short}] as a stop")), "{screen}");
+    let explain = support::raven(dir, &["policy", "explain", "--content", "Call the bank", "--priority", "high"]);
+    let explain = String::from_utf8_lossy(&explain.stdout).into_owned();
+    assert!(explain.contains("verdict: deny at layer 7"), "{explain}");
+    assert!(explain.contains("topic `bank` muted by the user until"), "{explain}");
     // A reminder scheduled from another process fires while the prompt waits, and shows
     // between prompts with the marker.
     let added = support::raven(dir, &["cron", "add", "--in", "1s", "Drink some water"]);
     assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
     let screen = t.wait_for("Drink some water\n");
     let line = screen.lines().find(|l| l.contains("Drink some water") && !l.contains("job-")).unwrap_or_default();
-    assert!(line.starts_with("[raven ⏰]"), "{screen}");
+    assert!(line.starts_with("[raven ⏰ "), "{screen}");
     t.send("/quit");
 }
 

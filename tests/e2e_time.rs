@@ -63,8 +63,10 @@ fn quick_demo_reminds(zone: &str) {
     let out = raven_in(zone, dir, &["tick"]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{zone}: {}", text(&out.stderr));
-    let expected = format!("[raven ⏰] Reminder: Call the bank is due at {}.", due.format("%H:%M"));
-    assert!(stdout.contains(&expected), "{zone}: {stdout}");
+    // The marker carries the nudge's short id (what `/ok`, `/stop` and `raven feedback` take).
+    let expected = format!("] Reminder: Call the bank is due at {}.", due.format("%H:%M"));
+    let line = stdout.lines().find(|l| l.contains(&expected)).unwrap_or_else(|| panic!("{zone}: {stdout}"));
+    assert!(line.starts_with("[raven ⏰ ") && line.find(']') == Some("[raven ⏰ ".len() + 6), "{zone}: {line}");
 }
 
 #[test]
@@ -150,8 +152,10 @@ fn a_tick_on_each_items_day_before_its_time_nudges_it_and_never_the_done_one() {
             continue;
         }
         // The day's first tick may also send the discovery menu: the nudge is its own line.
-        let nudged = stdout.lines().any(|l| l.starts_with("[raven ⏰] Reminder") && l.contains(words));
-        let heads_up = stdout.lines().any(|l| l.starts_with("[raven ⏰] Heads-up") && l.contains(words));
+        let nudged =
+            stdout.lines().any(|l| l.starts_with("[raven ⏰ ") && l.contains("] Reminder") && l.contains(words));
+        let heads_up =
+            stdout.lines().any(|l| l.starts_with("[raven ⏰ ") && l.contains("] Heads-up") && l.contains(words));
         assert!(nudged || heads_up, "{at}: a nudge names `{words}`: {stdout}");
         assert!(stdout.contains("route:    nudge\n"), "{at}: {stdout}");
     }

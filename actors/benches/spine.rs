@@ -52,6 +52,9 @@ fn agent(dir: &std::path::Path) -> Agent {
         inbound_hooks: Vec::new(),
         clock: Arc::new(SystemClock),
         max_iterations: 4,
+        conversations: None,
+        feedback: None,
+        history: None,
     }))
 }
 

@@ -20,6 +20,7 @@ use crate::data_dir::DataDir;
 use crate::discovery::{
     ActionExecutor, DecisionConsumer, DecisionRouter, DiscoveryRun, PendingDecisionStore, TaskDiscoverer,
 };
+use crate::executor::conversation::Conversations;
 use crate::executor::defer::{DeferManager, DeferService};
 use crate::executor::dispatcher::NudgeDispatcher;
 use crate::executor::hub::{DeliveryHubService, Post, RegisterOutlet, RetryOutbox};
@@ -27,6 +28,7 @@ use crate::executor::injector::{InjectorService, NudgeInjector};
 use crate::executor::outlets::{CliOutlet, JsonlOutlet, Outlet, WebhookOutlet};
 use crate::executor::spawn::ProactiveSpawn;
 use crate::executor::Executors;
+use crate::feedback::hook::FeedbackReplies;
 use crate::feedback::NudgeFeedbackTracker;
 use crate::planner::openai::OpenAiProvider;
 use crate::planner::provider::SharedProvider;
@@ -208,7 +210,11 @@ impl Engine {
         let provider_name = provider.name().to_owned();
         let planner = start(PlannerService::new(ProactivePlanner::new(provider.clone())), &metrics, restart("Planner"));
         let assembler = start(
-            AssemblerService::new(ContextAssembler::new(dir, config.context.clone()).with_zone(tz)),
+            AssemblerService::new(
+                ContextAssembler::new(dir, config.context.clone())
+                    .with_zone(tz)
+                    .with_calendar(crate::context::calendar::calendar_hook(dir.root(), &config.context.calendar, tz)),
+            ),
             &metrics,
             restart("ContextAssembler"),
         );
@@ -220,8 +226,11 @@ impl Engine {
             Err(e) => tracing::warn!("attention.md is not watched, a hand edit is seen after the next update: {e}"),
         }
         let backoff = chrono::Duration::seconds(config.delivery.outbox_backoff_s);
+        let tracker = Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz));
+        let conversations = Conversations::new(SessionStore::new(dir.sessions()), tracker.clone());
         let hub = start(
-            DeliveryHubService::new(store.clone(), clock.clone(), backoff, Some(policy.clone())),
+            DeliveryHubService::new(store.clone(), clock.clone(), backoff, Some(policy.clone()))
+                .with_conversations(conversations.clone()),
             &metrics,
             restart("DeliveryHub"),
         );
@@ -276,7 +285,6 @@ impl Engine {
                 jobs: Rc::new(JobsCron { store: JobsStore::new(dir.jobs()), tz, order: config.general.date_order }),
             }),
         ];
-        let tracker = Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz));
         // A menu pick is answered before the LLM is called (spec §12).
         let menus = || PendingDecisionStore::new(dir.sentinel_dir().join("pending_decisions.json"));
         let spawn_late = Rc::new(std::cell::OnceCell::new());
@@ -301,9 +309,21 @@ impl Engine {
             tools,
             sessions: SessionStore::new(dir.sessions()),
             injector: Some(injector.clone()),
-            inbound_hooks: vec![Rc::new(ResetStrikes(JobsStore::new(dir.jobs()))), Rc::new(consumer)],
+            inbound_hooks: vec![
+                Rc::new(ResetStrikes(JobsStore::new(dir.jobs()))),
+                Rc::new(consumer),
+                Rc::new(FeedbackReplies {
+                    tracker: tracker.clone(),
+                    jobs: JobsStore::new(dir.jobs()),
+                    tz,
+                    clock: clock.clone(),
+                }),
+            ],
             clock: clock.clone(),
             max_iterations: config.agent.max_iterations,
+            conversations: Some(conversations.clone()),
+            feedback: Some(tracker.clone()),
+            history: None,
         });
         let scheduler = Scheduler::new(
             Rc::new(Agent(agent.clone())),
@@ -359,6 +379,7 @@ impl Engine {
                 .enabled
                 .then(|| Box::new(DiscoveryRun(discoverer)) as Box<dyn crate::sentinel::DiscoveryHook>),
             daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
+            quiet: std::iter::once(config.policy.quiet_hours).chain(config.policy.extra_quiet_hours.clone()).collect(),
         });
         let mut runner = runner.with_preferences(ProactivityPreferencesReader::for_data_dir(dir));
         // The extractor needs a model: with the rules provider it would only fail each tick.
@@ -397,7 +418,6 @@ impl Engine {
                 scheduler: scheduler.clone(),
                 hub: hub.clone(),
                 policy: policy.clone(),
-                tracker,
                 sessions: SessionStore::new(dir.sessions()),
                 forward_channels: config.cron.forward_channels.clone(),
                 clock: clock.clone(),

@@ -46,6 +46,7 @@ fn inject_producer() {
             message: format!("m{i}"),
             priority: Priority::Low,
             queued_at: Utc::now(),
+            topic: String::new(),
         };
         inj.queue(SESSION, p).unwrap();
     }

@@ -27,6 +27,10 @@ enum Command {
     /// What the engine reads in the user's notes (workspace/MEMORY.md).
     #[command(subcommand)]
     Memory(commands::memory::MemoryCommand),
+    /// Say how a proactive message landed, by the id shown beside it: accepted, dismissed or
+    /// neutral. Or mute a topic (`--stop`), unmute it (`--ok`), or hold every proactive
+    /// message but cron for a while (`--snooze`).
+    Feedback(commands::feedback::FeedbackArgs),
     /// The user's scheduled jobs (cron/jobs.json).
     #[command(subcommand)]
     Cron(commands::cron::CronCommand),
@@ -110,6 +114,7 @@ fn main() -> ExitCode {
         Command::Config(c) => commands::config::run(c, &dir),
         Command::Policy(c) => commands::policy::run(c, &dir),
         Command::Cron(c) => commands::cron::run(c, &dir),
+        Command::Feedback(a) => commands::feedback::run(a, &dir),
         Command::Memory(c) => commands::memory::run(c, &dir),
         Command::Up => commands::up::run(&dir),
         Command::Status => commands::status::run(&dir),

@@ -125,7 +125,7 @@ fn tick_delivers_an_imminent_deadline_to_the_terminal_with_the_rules_provider() 
     let out = raven(dir.path(), &["tick", "--at", "2026-03-02T12:00:00Z", "--metrics"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("[raven ⏰] Reminder: Call the bank is due at 12:30."), "{stdout}");
+    assert!(stdout.contains("] Reminder: Call the bank is due at 12:30.") && stdout.contains("[raven ⏰ "), "{stdout}");
     assert!(stdout.contains("route:    nudge"), "{stdout}");
     assert!(stdout.contains("provider: rules"), "{stdout}");
     for actor in

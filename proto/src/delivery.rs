@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 /// The extra marking a message the Sentinel sent on its own (not a reply).
 pub const SENTINEL_ORIGIN: &str = "_sentinel_origin";
 
+/// The extra carrying a proactive message's nudge id (an outlet may show its short form).
+pub const NUDGE_ID: &str = "nudge_id";
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboundText {
     /// Unique per message; a receiver that sees it twice can drop the second copy.

@@ -29,6 +29,12 @@ pub struct CalendarEntry {
     pub title: String,
     pub starts_at: DateTime<Utc>,
     pub ends_at: Option<DateTime<Utc>>,
+    /// A whole-day event (starts at local midnight).
+    #[serde(default)]
+    pub all_day: bool,
+    /// How long before the start it is announced (its alarm, else the configured notice).
+    #[serde(default)]
+    pub notice_minutes: Option<i64>,
 }
 
 /// What the Planner may know of the gate: remaining quota and quiet-hours state.

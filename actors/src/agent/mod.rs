@@ -8,8 +8,11 @@ pub mod session;
 pub mod tools;
 
 use crate::clock::SharedClock;
-use crate::executor::injector::{ApplyInjects, InjectorService};
+use crate::context::sessions::SYSTEM_CHANNELS;
+use crate::executor::conversation::Conversations;
+use crate::executor::injector::{ApplyInjects, InjectorService, PendingInject};
 use crate::feedback::tool::CURRENT_SESSION;
+use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
 use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider};
 use crate::spine::{Inbox, TurnHandler, TurnOutcome};
 use crate::supervise::Handle;
@@ -49,6 +52,17 @@ pub struct AgentLoop {
     pub inbound_hooks: Vec<Rc<dyn InboundHook>>,
     pub clock: SharedClock,
     pub max_iterations: usize,
+    /// Where an inject that rode a reply is written as its own proactive line.
+    pub conversations: Option<Conversations>,
+    /// The engagement hook: a user line ends the no-reply timer of what waits there.
+    pub feedback: Option<Rc<NudgeFeedbackTracker>>,
+    /// `workspace/history.md`: one line per user message that reaches the agent.
+    pub history: Option<Rc<dyn HistorySink>>,
+}
+
+/// Takes the user's messages that reach the agent (the routine learner's input).
+pub trait HistorySink {
+    fn record(&self, text: &str, at: chrono::DateTime<chrono::Utc>);
 }
 
 /// The loop as the spine's turn handler.
@@ -71,16 +85,26 @@ impl AgentLoop {
         let now = self.clock.now();
         let (channel, chat_id) = (req.channel.as_str(), req.chat_id.as_str());
         if req.origin.is_user_input() {
+            self.engaged(channel, chat_id, now);
             for hook in &self.inbound_hooks {
                 if let Some(answer) = hook.on_user_message(&req).await {
                     return TurnOutcome::Replied(answer);
                 }
             }
+            if let Some(h) = &self.history {
+                h.record(&req.content, now);
+            }
         }
+        // A turn the engine started on a user's conversation (a cron reminder) is not the
+        // user's words: nothing of it is stored here; what reaches the user is written as a
+        // proactive line by the delivery. The engine's own conversations keep everything.
+        let keep = !req.origin.is_system_generated() || SYSTEM_CHANNELS.contains(&channel);
         let mut messages = vec![ChatMessage::system(format!("{SYSTEM_PROMPT}\n{}", origin_note(req.origin)))];
         messages.extend(self.sessions.history(channel, chat_id));
         messages.push(ChatMessage::user(&req.content));
-        self.persist(channel, chat_id, Role::User, &req.content, now);
+        if keep {
+            self.persist(channel, chat_id, Role::User, &req.content, now);
+        }
         let ctx = ToolCtx {
             conversation_id: req.conversation_id.clone(),
             channel: channel.into(),
@@ -119,20 +143,44 @@ impl AgentLoop {
                 }
             }
         }
-        let mut reply = reply.unwrap_or_else(|| format!("(stopped after {} tool calls)", self.max_iterations));
-        // The after-send chain: never on a system-generated reply.
-        if !req.origin.is_system_generated() {
-            if let Some(injector) = &self.injector {
-                let apply = ApplyInjects {
-                    session: format!("{channel}:{chat_id}"),
-                    content: reply.clone(),
-                    origin: req.origin,
-                };
-                reply = injector.call(apply).await.unwrap_or(reply);
-            }
+        let reply = reply.unwrap_or_else(|| format!("(stopped after {} tool calls)", self.max_iterations));
+        if keep {
+            self.persist(channel, chat_id, Role::Assistant, &reply, self.clock.now());
         }
-        self.persist(channel, chat_id, Role::Assistant, &reply, self.clock.now());
-        TurnOutcome::Replied(reply)
+        // The after-send chain: never on a system-generated reply.
+        if req.origin.is_system_generated() {
+            return TurnOutcome::Replied(reply);
+        }
+        let Some(injector) = &self.injector else { return TurnOutcome::Replied(reply) };
+        let apply =
+            ApplyInjects { session: format!("{channel}:{chat_id}"), content: reply.clone(), origin: req.origin };
+        let (sent, taken) = injector.call(apply).await.unwrap_or((reply, Vec::new()));
+        self.injected(channel, chat_id, &taken);
+        TurnOutcome::Replied(sent)
+    }
+
+    /// The user wrote here: what waited for a reaction is engaged.
+    fn engaged(&self, channel: &str, chat_id: &str, now: chrono::DateTime<chrono::Utc>) {
+        let Some(tracker) = &self.feedback else { return };
+        if let Err(e) = tracker.record_engaged(&format!("{channel}:{chat_id}"), now) {
+            tracing::warn!("engagement not recorded: {e}");
+        }
+    }
+
+    /// Each inject that rode the reply, as its own proactive line (the user just wrote, so
+    /// someone sees it).
+    fn injected(&self, channel: &str, chat_id: &str, taken: &[PendingInject]) {
+        let Some(c) = &self.conversations else { return };
+        for p in taken {
+            let d = Dispatch {
+                nudge_id: p.nudge_id.clone(),
+                topic: p.topic.clone(),
+                priority: p.priority,
+                source: Source::Inject,
+                job: None,
+            };
+            c.said(&d, channel, chat_id, &p.message, true, self.clock.now());
+        }
     }
 
     fn persist(&self, channel: &str, chat_id: &str, role: Role, content: &str, at: chrono::DateTime<chrono::Utc>) {

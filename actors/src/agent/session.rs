@@ -1,17 +1,64 @@
 //! Sessions persisted per conversation as JSONL: `sessions/<channel>_<chat_id>.jsonl`, one
-//! message a line, `{"role", "content", "at"}` (the format the ContextAssembler reads).
+//! [`SessionLine`] a line (the one schema every reader and writer uses; the README shows it).
 
+use crate::feedback::Source;
 use crate::planner::provider::{ChatMessage, Role};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::PathBuf;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Line {
-    role: Role,
-    content: String,
-    at: DateTime<Utc>,
+/// One message of a conversation. The user's words have the `user` role; everything the
+/// engine says has the `assistant` role, and what it said on its own initiative (a nudge,
+/// a reminder, a menu, a spawn's result, a heartbeat reply) is marked `proactive` with the
+/// id the user and the agent can give feedback on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionLine {
+    pub role: Role,
+    pub content: String,
+    pub at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub proactive: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nudge_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+}
+
+impl SessionLine {
+    pub fn new(role: Role, content: &str, at: DateTime<Utc>) -> Self {
+        SessionLine {
+            role,
+            content: content.to_owned(),
+            at,
+            proactive: false,
+            nudge_id: None,
+            topic: None,
+            source: None,
+        }
+    }
+
+    /// The user's own words: the only lines that make a conversation active.
+    pub fn is_user(&self) -> bool {
+        self.role == Role::User
+    }
+
+    /// How the model reads the line: a proactive message shows its id, source and topic, so
+    /// the agent can call `nudge_feedback` on it.
+    pub fn as_chat(&self) -> ChatMessage {
+        match (self.role, &self.nudge_id) {
+            (Role::User, _) => ChatMessage::user(&self.content),
+            (_, Some(id)) if self.proactive => ChatMessage::assistant(format!(
+                "[proactive {} nudge_id={id} topic={}] {}",
+                self.source.map_or("message", Source::name),
+                self.topic.as_deref().unwrap_or("general"),
+                self.content
+            )),
+            _ => ChatMessage::assistant(&self.content),
+        }
+    }
 }
 
 /// How much of the end of a session file `history` reads: far more than `window` lines.
@@ -67,15 +114,9 @@ impl SessionStore {
     /// conversation that runs for weeks (a daily cron job's) must not cost more each turn.
     pub fn history(&self, channel: &str, chat_id: &str) -> Vec<ChatMessage> {
         let text = tail(&self.path(channel, chat_id), TAIL_BYTES).unwrap_or_default();
-        let lines: Vec<Line> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let lines: Vec<SessionLine> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
         let start = lines.len().saturating_sub(self.window);
-        lines[start..]
-            .iter()
-            .map(|l| match l.role {
-                Role::User => ChatMessage::user(&l.content),
-                _ => ChatMessage::assistant(&l.content),
-            })
-            .collect()
+        lines[start..].iter().map(SessionLine::as_chat).collect()
     }
 
     pub fn append(
@@ -86,8 +127,13 @@ impl SessionStore {
         content: &str,
         at: DateTime<Utc>,
     ) -> std::io::Result<()> {
+        self.append_line(channel, chat_id, &SessionLine::new(role, content, at))
+    }
+
+    /// Appends one line (one `write`, so concurrent writers never interleave a line).
+    pub fn append_line(&self, channel: &str, chat_id: &str, l: &SessionLine) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        let mut line = serde_json::to_vec(&Line { role, content: content.to_owned(), at })?;
+        let mut line = serde_json::to_vec(l)?;
         line.push(b'\n');
         let mut f = std::fs::OpenOptions::new().create(true).append(true).open(self.path(channel, chat_id))?;
         f.write_all(&line)

@@ -34,6 +34,9 @@ fn agent(dir: &std::path::Path, provider: SharedProvider, tools: Vec<Rc<dyn Tool
         inbound_hooks: Vec::new(),
         clock: clock().shared(),
         max_iterations: 6,
+        conversations: None,
+        feedback: None,
+        history: None,
     }
 }
 
@@ -294,10 +297,17 @@ async fn an_injected_nudge_rides_a_user_reply_never_a_sentinel_or_cron_one() {
         nudge_id: "n1".into(),
         message: "your parcel arrived".into(),
         priority: raven_proto::Priority::Low,
+        topic: "parcel".into(),
     };
     injector.call(q).await.unwrap().unwrap();
     let mut a = agent(dir.path(), Rc::new(Echo::default()), Vec::new());
     a.injector = Some(injector);
+    let tracker = Rc::new(crate::feedback::NudgeFeedbackTracker::new(
+        dir.path().join("feedback.jsonl"),
+        Default::default(),
+        chrono_tz::Tz::UTC,
+    ));
+    a.conversations = Some(Conversations::new(a.sessions.clone(), tracker.clone()));
     let (s, mut rx) = spine(a, 4);
     for origin in [Origin::Sentinel, Origin::Cron] {
         s.submit(turn("cli:1", origin, "proactive", BusyPolicy::Append));
@@ -306,7 +316,17 @@ async fn an_injected_nudge_rides_a_user_reply_never_a_sentinel_or_cron_one() {
     s.submit(turn("cli:1", Origin::User, "hello", BusyPolicy::Append));
     assert_eq!(next(&mut rx).await.1, TurnOutcome::Replied("hi\n\n— your parcel arrived".into()));
     let history = std::fs::read_to_string(dir.path().join("sessions/cli_1.jsonl")).unwrap();
-    assert_eq!(history.lines().count(), 6, "three turns, each a user line and a reply: {history}");
+    let lines: Vec<session::SessionLine> = history.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // The engine's own turns left nothing in the user's conversation; the inject is its own
+    // proactive line, with its id and topic, after the reply it rode.
+    let shape: Vec<(Role, &str, bool)> = lines.iter().map(|l| (l.role, l.content.as_str(), l.proactive)).collect();
+    assert_eq!(
+        shape,
+        [(Role::User, "hello", false), (Role::Assistant, "hi", false), (Role::Assistant, "your parcel arrived", true)]
+    );
+    assert_eq!((lines[2].nudge_id.as_deref(), lines[2].topic.as_deref()), (Some("n1"), Some("parcel")));
+    let records = tracker.records().unwrap();
+    assert_eq!((records.len(), records[0].source), (1, crate::feedback::Source::Inject), "{records:?}");
 }
 
 #[actix_rt::test]

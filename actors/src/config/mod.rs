@@ -106,6 +106,30 @@ pub struct ContextConfig {
     pub daily_analysis: bool,
     /// The idle-triggered extractor of behaviors.md (off by default; needs an LLM).
     pub behaviors: crate::context::behaviors_extractor::BehaviorsConfig,
+    /// One line per user message in workspace/history.md (what routines are learned from).
+    pub history_enabled: bool,
+    /// A routine unseen for this many days is forgotten.
+    pub routine_forget_days: u32,
+    /// The user's own calendar files.
+    pub calendar: CalendarConfig,
+}
+
+/// `[context.calendar]`: iCalendar files whose events are announced before they start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CalendarConfig {
+    /// `.ics` files, relative to the data dir (or absolute). A missing file has no events.
+    pub paths: Vec<String>,
+    /// How long before an event without its own alarm (VALARM) it is announced.
+    pub notice_minutes: i64,
+    /// How far ahead events are read.
+    pub horizon_days: i64,
+}
+
+impl Default for CalendarConfig {
+    fn default() -> Self {
+        CalendarConfig { paths: vec!["workspace/calendar.ics".into()], notice_minutes: 60, horizon_days: 14 }
+    }
 }
 
 impl Default for ContextConfig {
@@ -120,6 +144,9 @@ impl Default for ContextConfig {
             routine_min_days: 3,
             daily_analysis: false,
             behaviors: Default::default(),
+            history_enabled: true,
+            routine_forget_days: 14,
+            calendar: CalendarConfig::default(),
         }
     }
 }
@@ -452,6 +479,16 @@ pub struct FeedbackConfig {
     /// Weight of a plain dismissal and of a hard reject ("stop reminding me").
     pub dismiss_weight: f64,
     pub hard_reject_weight: f64,
+    /// A reply within this many hours of a proactive message is a reaction to it (the
+    /// engagement hook, and `nudge_feedback` / `/stop` without an id).
+    pub reaction_window_h: i64,
+    /// Awake hours (quiet hours do not count) without a reply before a message someone
+    /// could see is recorded `ignored`.
+    pub ignore_after_h: i64,
+    /// What an `ignored` adds to its topic's reject weight.
+    pub ignore_weight: f64,
+    /// How long `/stop <topic>` mutes the topic.
+    pub stop_mute_days: i64,
 }
 
 impl Default for FeedbackConfig {
@@ -462,6 +499,10 @@ impl Default for FeedbackConfig {
             reject_half_life_days: 7.0,
             dismiss_weight: 0.5,
             hard_reject_weight: 1.0,
+            reaction_window_h: 6,
+            ignore_after_h: 6,
+            ignore_weight: 0.25,
+            stop_mute_days: 30,
         }
     }
 }

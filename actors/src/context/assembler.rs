@@ -257,7 +257,13 @@ mod tests {
             serde_json::json!({"role": "user", "content": "hello", "at": (now - Duration::minutes(5)).to_rfc3339()});
         std::fs::write(d.sessions().join("cli_1.jsonl"), format!("{line}\n")).unwrap();
         let mut a = ContextAssembler::new(&d, ContextConfig::default()).with_calendar(Box::new(move |now| {
-            Ok(vec![CalendarEntry { title: "dentist".into(), starts_at: now, ends_at: None }])
+            Ok(vec![CalendarEntry {
+                title: "dentist".into(),
+                starts_at: now,
+                ends_at: None,
+                all_day: false,
+                notice_minutes: None,
+            }])
         }));
         a.remember_last_decision(PlannerDecision::skip("earlier"));
         let (ctx, degraded) = a.assemble(now, None);

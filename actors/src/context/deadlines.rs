@@ -28,12 +28,14 @@ pub struct Deadline {
     /// Something that happens then (announced before it starts, never after), not something to
     /// have done by then.
     pub event: bool,
+    /// How long before it the reminder comes (a calendar alarm); `None`: an hour.
+    pub notice: Option<Duration>,
 }
 
 impl Deadline {
-    /// Due within the hour, or already past.
+    /// Within its notice (an hour unless its calendar alarm says otherwise), or already past.
     pub fn is_imminent(&self, now: DateTime<Utc>) -> bool {
-        self.due - now <= Duration::hours(1)
+        self.due - now <= self.notice.unwrap_or(Duration::hours(1))
     }
 
     /// How the due time reads in a message: `at 15:00`, `tomorrow at 15:00`, `on Fri 3 Apr at
@@ -77,6 +79,23 @@ pub fn parse_deadlines(memory_md: &str, now: DateTime<Utc>, tz: Tz, order: DateO
     out
 }
 
+/// Everything dated the Planner's context holds: the notes' deadlines and events, and the
+/// calendar's events (an event: announced before it starts, never after), soonest first.
+pub fn deadlines_in(ctx: &raven_proto::PlannerContext, tz: Tz, order: DateOrder) -> Vec<Deadline> {
+    let mut out = parse_deadlines(&ctx.memory_md, ctx.now, tz, order);
+    out.extend(ctx.calendar.iter().map(|c| Deadline {
+        title: c.title.clone(),
+        due: c.starts_at,
+        priority: Priority::Medium,
+        topic: topic_of(&c.title),
+        all_day: c.all_day,
+        event: true,
+        notice: c.notice_minutes.map(Duration::minutes),
+    }));
+    out.sort_by_key(|d| d.due);
+    out
+}
+
 fn deadline(f: &FoundDate, due: DateTime<Utc>) -> Deadline {
     let priority = match f.importance {
         Importance::High => Priority::High,
@@ -90,6 +109,7 @@ fn deadline(f: &FoundDate, due: DateTime<Utc>) -> Deadline {
         topic: topic_of(&f.title),
         all_day: f.all_day,
         event: f.kind == DateKind::Event,
+        notice: None,
     }
 }
 

@@ -5,6 +5,7 @@ pub mod assembler;
 pub mod attention;
 pub mod behaviors;
 pub mod behaviors_extractor;
+pub mod calendar;
 pub mod daily_analysis;
 pub mod deadlines;
 pub mod plan;

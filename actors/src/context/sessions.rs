@@ -1,18 +1,12 @@
-//! Active sessions: channel sessions active within the recent window, with their last user
-//! and assistant message. Sessions are `sessions/<channel>_<chat_id>.jsonl`, one message a
-//! line: `{"role": "user"|"assistant", "content": "...", "at": "<RFC 3339>"}`.
+//! Active sessions: channel sessions the USER wrote in within the recent window, with their
+//! last user and assistant message. Sessions are `sessions/<channel>_<chat_id>.jsonl`, one
+//! [`SessionLine`] a line. Only the user's own lines count as activity: a proactive message
+//! (or a reply the engine wrote) neither makes a conversation active nor delays a defer.
 
+use crate::agent::session::SessionLine;
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::ActiveSession;
-use serde::Deserialize;
 use std::path::Path;
-
-#[derive(Deserialize)]
-struct Line {
-    role: String,
-    content: String,
-    at: DateTime<Utc>,
-}
 
 /// Channels of conversations the engine holds with itself.
 pub const SYSTEM_CHANNELS: [&str; 3] = ["heartbeat", "cron", "subagent"];
@@ -24,11 +18,15 @@ pub fn session_key(file_name: &str) -> Option<String> {
     Some(format!("{channel}:{chat}"))
 }
 
-/// When the session `channel:chat_id` last saw a message, from its file.
+fn lines(text: &str) -> impl Iterator<Item = SessionLine> + '_ {
+    text.lines().rev().take(50).filter_map(|l| serde_json::from_str::<SessionLine>(l).ok())
+}
+
+/// When the user last wrote in the session `channel:chat_id`, from its file.
 pub fn last_activity(dir: &Path, session_key: &str) -> Option<DateTime<Utc>> {
     let (channel, chat) = session_key.split_once(':')?;
     let text = crate::agent::session::tail(&dir.join(format!("{channel}_{chat}.jsonl")), 64 * 1024).ok()?;
-    text.lines().rev().take(50).filter_map(|l| serde_json::from_str::<Line>(l).ok()).map(|l| l.at).max()
+    lines(&text).filter(SessionLine::is_user).map(|l| l.at).max()
 }
 
 /// Reads every session file's tail; a session is active when its last message is within
@@ -56,15 +54,12 @@ pub fn active_sessions(dir: &Path, now: DateTime<Utc>, window: Duration) -> std:
         };
         let mut last: Option<DateTime<Utc>> = None;
         let (mut user, mut assistant) = (None, None);
-        for line in text.lines().rev().take(50) {
-            let Ok(l) = serde_json::from_str::<Line>(line) else {
-                continue;
-            };
-            last = last.max(Some(l.at));
-            match l.role.as_str() {
-                "user" if user.is_none() => user = Some(l.content),
-                "assistant" if assistant.is_none() => assistant = Some(l.content),
-                _ => {}
+        for l in lines(&text) {
+            if l.is_user() {
+                last = last.max(Some(l.at));
+                user = user.or(Some(l.content));
+            } else if l.role == crate::planner::provider::Role::Assistant && assistant.is_none() {
+                assistant = Some(l.content);
             }
         }
         if let Some(at) = last.filter(|at| now - *at <= window) {
@@ -96,5 +91,35 @@ mod tests {
         let active = active_sessions(dir.path(), now, Duration::minutes(30)).unwrap();
         let keys: Vec<&str> = active.iter().map(|s| s.session_key.as_str()).collect();
         assert_eq!(keys, ["telegram:42"]);
+    }
+
+    #[test]
+    fn only_the_user_s_own_lines_make_a_session_active() {
+        use crate::agent::session::SessionStore;
+        use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
+        use crate::planner::provider::Role;
+        let dir = tempfile::tempdir().unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
+        let sessions = SessionStore::new(dir.path());
+        sessions.append("telegram", "7", Role::User, "hi", now - Duration::hours(3)).unwrap();
+        let tracker = NudgeFeedbackTracker::new(dir.path().join("fb.jsonl"), Default::default(), chrono_tz::UTC);
+        let said = crate::executor::conversation::Conversations::new(sessions.clone(), std::rc::Rc::new(tracker));
+        for (n, source) in [(1, Source::Sentinel), (2, Source::Cron)] {
+            let d = Dispatch {
+                nudge_id: format!("n-{n}"),
+                topic: "water".into(),
+                priority: raven_proto::Priority::Low,
+                source,
+                job: None,
+            };
+            said.said(&d, "telegram", "7", "drink water", true, now - Duration::minutes(n));
+        }
+        let window = Duration::minutes(30);
+        assert!(active_sessions(dir.path(), now, window).unwrap().is_empty(), "a proactive line is not activity");
+        assert_eq!(last_activity(dir.path(), "telegram:7"), Some(now - Duration::hours(3)));
+        sessions.append("telegram", "7", Role::User, "thanks", now).unwrap();
+        let active = active_sessions(dir.path(), now, window).unwrap();
+        assert_eq!(active[0].last_active, now);
+        assert_eq!(active[0].last_assistant_message.as_deref(), Some("drink water"));
     }
 }

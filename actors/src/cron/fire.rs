@@ -16,7 +16,7 @@ use super::store::Job;
 use crate::agent::session::SessionStore;
 use crate::clock::SharedClock;
 use crate::executor::hub::{DeliveryHubService, Post};
-use crate::feedback::NudgeFeedbackTracker;
+use crate::feedback::{Dispatch, Source};
 use crate::policy::{NudgePolicyService, RecordCronFire};
 use crate::spine::{Scheduler, TurnOutcome};
 use crate::supervise::{Handle, LocalBoxFuture};
@@ -34,7 +34,6 @@ pub struct CronTurns {
     pub scheduler: Scheduler,
     pub hub: Handle<DeliveryHubService>,
     pub policy: Handle<NudgePolicyService>,
-    pub tracker: Rc<NudgeFeedbackTracker>,
     pub sessions: SessionStore,
     pub forward_channels: Vec<String>,
     pub clock: SharedClock,
@@ -66,13 +65,17 @@ impl CronTurns {
         out
     }
 
-    fn record(&self, job: &Job) {
+    /// The ledger's cron fire (so the Sentinel does not repeat the topic), and what each
+    /// delivery records in its conversation: a reminder the user wrote, never rated.
+    fn record(&self, job: &Job, slot: chrono::DateTime<chrono::Utc>) -> Dispatch {
         let topic = job.topic.clone().unwrap_or_else(|| crate::policy::topic::topic_of(&job.message));
         self.policy.do_send(RecordCronFire { topic: Some(topic.clone()), content: job.message.clone() });
-        let now = self.clock.now();
-        let id = format!("cron-{}-{}", job.id, now.timestamp());
-        if let Err(e) = self.tracker.record_cron_fire(&id, &topic, now) {
-            tracing::warn!(job = %job.id, "cron fire not recorded in the feedback log: {e}");
+        Dispatch {
+            nudge_id: format!("cron-{}-{}", job.id, slot.timestamp()),
+            topic,
+            priority: raven_proto::Priority::Low,
+            source: Source::Cron,
+            job: Some(job.id.clone()),
         }
     }
 }
@@ -114,7 +117,7 @@ impl FireJob for CronTurns {
                 }
                 Ok(TurnOutcome::Interrupted) | Err(_) => format!("⏰ {}", job.message),
             };
-            this.record(&job);
+            let said = this.record(&job, slot);
             let mut delivered_to = Vec::new();
             for (channel, chat_id) in &targets {
                 // One id per job, slot and target: a fire repeated after a crash is the same
@@ -122,7 +125,7 @@ impl FireJob for CronTurns {
                 // gets its own.
                 let id = format!("cron-{}-{}@{channel}:{chat_id}", job.id, slot.timestamp());
                 let text = OutboundText::proactive(id, channel, chat_id, &reply);
-                match this.hub.call_async(Post::text(text)).await {
+                match this.hub.call_async(Post::proactive(text, None, said.clone())).await {
                     Ok(Ok(())) => delivered_to.push(format!("{channel}:{chat_id}")),
                     Ok(Err(e)) => tracing::warn!(job = %job.id, "cron reply to {channel}:{chat_id}: {e}"),
                     Err(e) => tracing::error!(job = %job.id, "delivery hub unavailable: {e}"),

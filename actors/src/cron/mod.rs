@@ -3,6 +3,7 @@
 
 pub mod claims;
 pub mod fire;
+pub mod pause;
 pub mod schedule;
 pub mod service;
 pub mod store;

@@ -51,13 +51,14 @@ impl ActionExecutor {
                     nudge_id: id,
                     message: text.clone(),
                     priority: Priority::Medium,
+                    topic: crate::policy::topic::topic_of(text),
                 };
                 if let Ok(Err(e)) | Err(e) = self.injector.call(queue).await.map_err(|e| e.to_string()) {
                     return format!("Could not do “{}”: {e}", option.title);
                 }
                 let header = format!("“{}”:", option.title);
                 let apply = ApplyInjects { session: session.into(), content: header.clone(), origin: Origin::User };
-                self.injector.call(apply).await.unwrap_or(header)
+                self.injector.call(apply).await.map(|(content, _)| content).unwrap_or(header)
             }
             ChoiceAction::Tool { name, args } => {
                 let Some(tool) = self.tools.iter().find(|t| t.schema().name == *name).cloned() else {
@@ -86,10 +87,17 @@ impl ActionExecutor {
                     proactivity_score: 1.0,
                     ..PlannerDecision::skip("")
                 };
+                let said = crate::feedback::Dispatch {
+                    nudge_id: id,
+                    topic: crate::policy::topic::topic_of(&option.title),
+                    priority: Priority::Medium,
+                    source: crate::feedback::Source::Spawn,
+                    job: None,
+                };
                 // The subagent's result is delivered to the session when it is done; the
                 // gate is asked (and the fire recorded) inside the spawn.
                 actix_rt::spawn(async move {
-                    let r = spawn.dispatch_requested(&decision, &id).await;
+                    let r = spawn.dispatch_requested(&decision, &said).await;
                     if !r.delivered {
                         tracing::warn!("the picked task did not complete: {:?}", r.error);
                     }

@@ -9,6 +9,7 @@ use super::pending::{Choice, ChoiceAction, PendingDecision, PendingDecisionStore
 use crate::config::DiscoveryConfig;
 use crate::context::deadlines::parse_deadlines;
 use crate::executor::dispatcher::{render_menu, MenuOption, NudgeDispatcher};
+use crate::feedback::{Dispatch, Source};
 use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema};
 use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::sentinel::DiscoveryHook;
@@ -104,7 +105,14 @@ impl TaskDiscoverer {
             let menu = menus.offer(menu, now).map_err(|e| e.to_string())?;
             let count = menu.options.len();
             let shown = format!("{text}\n(menu {})", menu.id);
-            let r = dispatcher.post(std::slice::from_ref(&target), &shown, &format!("menu-{}", menu.id), None).await;
+            let said = Dispatch {
+                nudge_id: format!("menu-{}", menu.id),
+                topic: "task discovery".into(),
+                priority: Priority::Low,
+                source: Source::Discovery,
+                job: None,
+            };
+            let r = dispatcher.post(std::slice::from_ref(&target), &shown, &said, None).await;
             if r.delivered {
                 Ok((menu.id, count))
             } else {

@@ -16,7 +16,11 @@ use std::rc::Rc;
 pub struct NoOutlet;
 
 impl Router for NoOutlet {
-    fn route<'a>(&'a self, _: &'a PlannerDecision, _: &'a str) -> LocalBoxFuture<'a, ExecutionResult> {
+    fn route<'a>(
+        &'a self,
+        _: &'a PlannerDecision,
+        _: &'a crate::feedback::Dispatch,
+    ) -> LocalBoxFuture<'a, ExecutionResult> {
         Box::pin(async { ExecutionResult::failed("no outlet") })
     }
 }

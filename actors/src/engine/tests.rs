@@ -145,8 +145,12 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
         delivered.contains("\"chat_id\":\"me\"") && delivered.contains("stopped after 8 tool calls"),
         "{delivered}"
     );
-    // The subagent ran in its own conversation, not the user's session.
-    assert!(!dir.sessions().join("jsonl_me.jsonl").exists());
+    // The subagent ran in its own conversation; the user's session got its result only, as
+    // one proactive line.
+    let mine = std::fs::read_to_string(dir.sessions().join("jsonl_me.jsonl")).unwrap();
+    let line: crate::agent::session::SessionLine = serde_json::from_str(mine.trim()).unwrap();
+    assert_eq!(mine.lines().count(), 1, "{mine}");
+    assert!(line.proactive && line.source == Some(crate::feedback::Source::Spawn), "{line:?}");
     assert!(std::fs::read_dir(dir.sessions()).unwrap().any(|e| e
         .unwrap()
         .file_name()
@@ -167,7 +171,7 @@ fn cron_engine(dir: &DataDir, clock: &ManualClock, screen: &Screen) -> Engine {
 async fn a_cron_fire_suppresses_a_sentinel_nudge_on_its_topic_and_leaves_the_acceptance_rate_alone() {
     use crate::cron::service::RunDue;
     use crate::cron::tool::{JobsCron, NewJob};
-    use crate::feedback::Source;
+    use crate::feedback::{Dispatch, Source};
     use crate::policy::{Check, Nudge};
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());
@@ -176,7 +180,14 @@ async fn a_cron_fire_suppresses_a_sentinel_nudge_on_its_topic_and_leaves_the_acc
     let engine = cron_engine(&dir, &clock, &screen);
     // One accepted Sentinel nudge on record: an acceptance rate of 1.0.
     let tracker = NudgeFeedbackTracker::new(dir.feedback(), Default::default(), chrono_tz::Tz::UTC);
-    tracker.record_dispatched("n1", "water", raven_proto::Priority::Low, None, Source::Sentinel, clock.now()).unwrap();
+    tracker
+        .record_dispatched(
+            &Dispatch::new("n1", "water", raven_proto::Priority::Low, Source::Sentinel),
+            None,
+            true,
+            clock.now(),
+        )
+        .unwrap();
     tracker.record_verdict("n1", "accepted", "", clock.now()).unwrap();
     let before = tracker.summary(clock.now()).unwrap().overall;
     let jobs = JobsCron { store: JobsStore::new(dir.jobs()), tz: chrono_tz::Tz::UTC, order: Default::default() };
@@ -208,8 +219,9 @@ async fn a_cron_fire_suppresses_a_sentinel_nudge_on_its_topic_and_leaves_the_acc
     let after = tracker.summary(clock.now()).unwrap().overall;
     assert_eq!(after, before, "a cron fire is not a Sentinel sample");
     assert_eq!(after.acceptance(), Some(1.0));
-    let cron_records = tracker.records().unwrap().into_iter().filter(|r| r.source == Source::Cron).count();
-    assert_eq!(cron_records, 2, "dispatched + neutral");
+    let cron_records: Vec<_> = tracker.records().unwrap().into_iter().filter(|r| r.source == Source::Cron).collect();
+    assert_eq!(cron_records.len(), 1, "one dispatched record, for the one target: {cron_records:?}");
+    assert!(cron_records[0].job.is_some() && cron_records[0].session.is_some());
     let wake = engine.wake.snapshot();
     assert!(wake.pending().iter().any(|r| r.starts_with("cron:") && r.ends_with("done")), "{:?}", wake.pending());
 }
@@ -298,9 +310,14 @@ async fn cron_targets_resolve_at_fire_time_and_a_broadcast_reaches_each_target()
     assert_eq!(to("forwarded"), ["jsonl:ann"], "cli → the forward channel, its latest chat");
     assert_eq!(to("everywhere"), ["jsonl:bob", "jsonl:carl"]);
     assert!(to("quiet").is_empty(), "a silent job tells nobody");
-    // The broadcast's turn ran on the job's own channel, not in a user's conversation.
+    // The broadcast's turn ran on the job's own channel; a user's conversation got the reminder
+    // only, as one proactive assistant line (never as the user's words).
     assert!(dir.sessions().join("cron_everywhere.jsonl").exists());
-    assert!(!dir.sessions().join("jsonl_bob.jsonl").exists());
+    let bob = std::fs::read_to_string(dir.sessions().join("jsonl_bob.jsonl")).unwrap();
+    let line: crate::agent::session::SessionLine = serde_json::from_str(bob.trim()).unwrap();
+    assert_eq!(bob.lines().count(), 1, "{bob}");
+    assert!(line.proactive && line.role == crate::planner::provider::Role::Assistant, "{line:?}");
+    assert_eq!(line.source, Some(crate::feedback::Source::Cron));
     let out = std::fs::read_to_string(dir.root().join("out.jsonl")).unwrap();
     assert_eq!(out.lines().filter(|l| l.contains("message of everywhere")).count(), 2);
 }

@@ -3,6 +3,7 @@
 //! posts a discovery menu as the finished numbered markdown.
 
 use super::hub::{DeliveryHubService, Post, PostError};
+use crate::feedback::Dispatch;
 use crate::policy::Nudge;
 use crate::supervise::Handle;
 use raven_proto::{split_target, Action, ExecutionResult, OutboundText, PlannerDecision};
@@ -44,20 +45,22 @@ impl NudgeDispatcher {
     }
 
     /// Posts `content` to every target; delivered when at least one outlet accepted it.
+    /// Each target that got it records it in its own conversation (see
+    /// [`super::conversation`]).
     pub async fn post(
         &self,
         targets: &[String],
         content: &str,
-        nudge_id: &str,
+        said: &Dispatch,
         fire: Option<&Nudge>,
     ) -> ExecutionResult {
         let mut delivered = Vec::new();
         let mut errors = Vec::new();
         for target in targets {
             let (channel, chat_id) = split_target(target);
-            let text = OutboundText::proactive(format!("{nudge_id}@{target}"), &channel, &chat_id, content);
+            let text = OutboundText::proactive(format!("{}@{target}", said.nudge_id), &channel, &chat_id, content);
             let fire = fire.map(|f| Nudge { session_key: Some(target.clone()), ..f.clone() });
-            match self.hub.call_async(Post { text, fire }).await {
+            match self.hub.call_async(Post::proactive(text, fire, said.clone())).await {
                 Ok(Ok(())) => delivered.push(target.clone()),
                 Ok(Err(e @ (PostError::Queued(_) | PostError::Dropped(_)))) => errors.push(format!("{target}: {e}")),
                 Err(e) => errors.push(format!("{target}: {e}")),
@@ -71,23 +74,13 @@ impl NudgeDispatcher {
         }
     }
 
-    pub async fn dispatch(&self, decision: &PlannerDecision, nudge_id: &str) -> ExecutionResult {
+    pub async fn dispatch(&self, decision: &PlannerDecision, said: &Dispatch) -> ExecutionResult {
         let Some(message) = decision.nudge_message.as_deref() else {
             return ExecutionResult::failed("a nudge without a message");
         };
         // What the gate records should the outbox deliver this late.
-        let fire = Nudge { action: Action::Nudge, ..Nudge::of(decision, None) };
-        self.post(&self.targets(decision.target_session.as_deref()), message, nudge_id, Some(&fire)).await
-    }
-
-    pub async fn dispatch_options(
-        &self,
-        target: Option<&str>,
-        question: &str,
-        options: &[MenuOption],
-        nudge_id: &str,
-    ) -> ExecutionResult {
-        self.post(&self.targets(target), &render_menu(question, options), nudge_id, None).await
+        let fire = Nudge { action: Action::Nudge, ..Nudge::of(decision, Some(said.topic.clone())) };
+        self.post(&self.targets(decision.target_session.as_deref()), message, said, Some(&fire)).await
     }
 }
 

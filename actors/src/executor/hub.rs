@@ -1,9 +1,13 @@
 //! DeliveryHub (spec §6): the registry of channel outlets and the non-turn post path. A
 //! message no outlet accepted goes to a persisted outbox (section `outbox` of state.json)
-//! and is retried with backoff; its delivery id lets the receiver drop a redelivery.
+//! and is retried with backoff; its delivery id lets the receiver drop a redelivery. A
+//! proactive message (one posted with a [`Dispatch`]) is written into its conversation, with
+//! its `dispatched` record, when an outlet accepts it: now, or later from the outbox.
 
+use super::conversation::Conversations;
 use super::outlets::{Outlet, OutletError};
 use crate::clock::SharedClock;
+use crate::feedback::Dispatch;
 use crate::policy::{Nudge, NudgePolicyService, RecordFired};
 use crate::store::JsonStateStore;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
@@ -28,6 +32,9 @@ pub struct OutboxEntry {
     /// The fire the gate records once this is delivered (it was not charged when it failed).
     #[serde(default)]
     pub fire: Option<Nudge>,
+    /// What the conversation and the feedback log record once this is delivered.
+    #[serde(default)]
+    pub said: Option<Dispatch>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -44,6 +51,7 @@ pub struct DeliveryHubService {
     clock: SharedClock,
     backoff: Duration,
     max_backoff: Duration,
+    conversations: Option<Conversations>,
 }
 
 impl DeliveryHubService {
@@ -53,7 +61,35 @@ impl DeliveryHubService {
         backoff: Duration,
         policy: Option<Handle<NudgePolicyService>>,
     ) -> Self {
-        DeliveryHubService { outlets: HashMap::new(), policy, store, clock, backoff, max_backoff: Duration::hours(1) }
+        DeliveryHubService {
+            outlets: HashMap::new(),
+            policy,
+            store,
+            clock,
+            backoff,
+            max_backoff: Duration::hours(1),
+            conversations: None,
+        }
+    }
+
+    /// Where delivered proactive messages are written (sessions and the feedback log).
+    pub fn with_conversations(mut self, c: Conversations) -> Self {
+        self.conversations = Some(c);
+        self
+    }
+}
+
+/// Writes a delivered proactive message into its conversation.
+fn record_said(
+    conversations: &Option<Conversations>,
+    said: &Option<Dispatch>,
+    outlet: Option<&Arc<dyn Outlet>>,
+    text: &OutboundText,
+    at: DateTime<Utc>,
+) {
+    if let (Some(c), Some(d)) = (conversations, said) {
+        let visible = outlet.is_some_and(|o| o.seen());
+        c.said(d, &text.channel, &text.chat_id, &text.content, visible, at);
     }
 }
 
@@ -81,11 +117,19 @@ impl Serve<RegisterOutlet> for DeliveryHubService {
 pub struct Post {
     pub text: OutboundText,
     pub fire: Option<Nudge>,
+    /// A proactive message: what its conversation and the feedback log record.
+    pub said: Option<Dispatch>,
 }
 
 impl Post {
     pub fn text(text: OutboundText) -> Self {
-        Post { text, fire: None }
+        Post { text, fire: None, said: None }
+    }
+
+    /// A proactive message; its id goes with it (an outlet may show it).
+    pub fn proactive(mut text: OutboundText, fire: Option<Nudge>, said: Dispatch) -> Self {
+        text.extras.insert(raven_proto::NUDGE_ID.to_owned(), said.nudge_id.clone());
+        Post { text, fire, said: Some(said) }
     }
 }
 
@@ -119,16 +163,20 @@ fn backoff_after(attempts: u32, base: Duration, max: Duration) -> Duration {
 }
 
 impl ServeAsync<Post> for DeliveryHubService {
-    fn serve_async(&mut self, Post { text, fire }: Post) -> LocalBoxFuture<'static, Result<(), PostError>> {
+    fn serve_async(&mut self, Post { text, fire, said }: Post) -> LocalBoxFuture<'static, Result<(), PostError>> {
         let outlet = self.outlets.get(&text.channel).cloned();
         let store = self.store.clone();
         let now = self.clock.now();
         let backoff = self.backoff;
+        let conversations = self.conversations.clone();
         Box::pin(async move {
             let error = match &outlet {
                 None => OutletError::Transient(format!("no outlet for channel `{}` (yet)", text.channel)),
                 Some(o) => match o.deliver(&text).await {
-                    Ok(()) => return Ok(()),
+                    Ok(()) => {
+                        record_said(&conversations, &said, outlet.as_ref(), &text, now);
+                        return Ok(());
+                    }
                     Err(e) => e,
                 },
             };
@@ -144,6 +192,7 @@ impl ServeAsync<Post> for DeliveryHubService {
                 next_attempt_at: now + backoff,
                 lease: None,
                 fire,
+                said,
             };
             store
                 .update(SECTION, |o: &mut Outbox| {
@@ -183,6 +232,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
     fn serve_async(&mut self, _: RetryOutbox) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
         let outlets = self.outlets.clone();
         let policy = self.policy.clone();
+        let conversations = self.conversations.clone();
         let store = self.store.clone();
         let now = self.clock.now();
         let (base, max) = (self.backoff, self.max_backoff);
@@ -213,9 +263,13 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
             }
             for e in &leased {
                 let delivered = results.iter().any(|(id, r)| *id == e.text.delivery_id && r.is_ok());
-                if let (true, Some(fire), Some(policy)) = (delivered, &e.fire, &policy) {
+                if !delivered {
+                    continue;
+                }
+                if let (Some(fire), Some(policy)) = (&e.fire, &policy) {
                     policy.do_send(RecordFired(fire.clone()));
                 }
+                record_said(&conversations, &e.said, outlets.get(&e.text.channel), &e.text, now);
             }
             store
                 .update(SECTION, |o: &mut Outbox| {

@@ -21,6 +21,8 @@ pub struct PendingInject {
     pub message: String,
     pub priority: Priority,
     pub queued_at: DateTime<Utc>,
+    #[serde(default)]
+    pub topic: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -109,6 +111,7 @@ pub struct QueueInject {
     pub nudge_id: String,
     pub message: String,
     pub priority: Priority,
+    pub topic: String,
 }
 
 impl Request for QueueInject {
@@ -125,6 +128,7 @@ impl Serve<QueueInject> for InjectorService {
             message: m.message,
             priority: m.priority,
             queued_at: self.clock.now(),
+            topic: m.topic,
         };
         self.injector.queue(&m.session, p).map_err(|e| e.to_string())
     }
@@ -137,29 +141,31 @@ pub struct ApplyInjects {
     pub origin: Origin,
 }
 
+/// The reply with the injects appended, and the injects it took (the agent writes each into
+/// the conversation as its own proactive line).
 impl Request for ApplyInjects {
-    type Reply = String;
+    type Reply = (String, Vec<PendingInject>);
 }
 
 impl Serve<ApplyInjects> for InjectorService {
-    fn serve(&mut self, m: ApplyInjects) -> String {
+    fn serve(&mut self, m: ApplyInjects) -> (String, Vec<PendingInject>) {
         match self.injector.apply(&m.session, &m.content, m.origin, self.clock.now()) {
             Ok((content, taken)) => {
-                for p in taken {
+                for p in &taken {
                     self.policy.do_send(RecordFired(Nudge {
                         action: Action::NudgeInject,
                         session_key: Some(m.session.clone()),
-                        content: p.message,
+                        content: p.message.clone(),
                         priority: p.priority,
-                        topic: None,
+                        topic: (!p.topic.is_empty()).then(|| p.topic.clone()),
                     }));
                 }
-                content
+                (content, taken)
             }
             Err(e) => {
                 // The reply still goes out; the nudges stay queued for the next one.
                 tracing::error!("injects not applied: {e}");
-                m.content
+                (m.content, Vec::new())
             }
         }
     }
@@ -175,7 +181,13 @@ mod tests {
     }
 
     fn pending(id: &str, m: i64) -> PendingInject {
-        PendingInject { nudge_id: id.into(), message: format!("note {id}"), priority: Priority::Low, queued_at: at(m) }
+        PendingInject {
+            nudge_id: id.into(),
+            message: format!("note {id}"),
+            priority: Priority::Low,
+            queued_at: at(m),
+            topic: "note".into(),
+        }
     }
 
     fn injector(dir: &std::path::Path) -> NudgeInjector {

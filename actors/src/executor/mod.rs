@@ -1,6 +1,7 @@
 //! The execution paths (spec §6, §7): the DeliveryHub and its outlets, the NudgeDispatcher,
 //! the NudgeInjector, the DeferManager and ProactiveSpawn, behind the runner's `Router`.
 
+pub mod conversation;
 pub mod defer;
 pub mod dispatcher;
 pub mod hub;
@@ -9,6 +10,7 @@ pub mod outlets;
 pub mod remote;
 pub mod spawn;
 
+use crate::feedback::{Dispatch, Source};
 use crate::sentinel::Router;
 use crate::supervise::{Handle, LocalBoxFuture};
 use defer::{DeferService, Poll, Register};
@@ -27,21 +29,23 @@ pub struct Executors {
 }
 
 impl Router for Executors {
-    fn route<'a>(&'a self, d: &'a PlannerDecision, nudge_id: &'a str) -> LocalBoxFuture<'a, ExecutionResult> {
+    fn route<'a>(&'a self, d: &'a PlannerDecision, said: &'a Dispatch) -> LocalBoxFuture<'a, ExecutionResult> {
         Box::pin(async move {
+            let nudge_id = said.nudge_id.as_str();
             match d.action {
                 Action::Skip => ExecutionResult::failed("skip is not routed"),
-                Action::Nudge => self.dispatcher.dispatch(d, nudge_id).await,
+                Action::Nudge => self.dispatcher.dispatch(d, said).await,
                 Action::NudgeInject => {
                     let Some(session) = d.target_session.clone() else {
                         // No conversation to ride: a plain nudge instead.
-                        return self.dispatcher.dispatch(d, nudge_id).await;
+                        return self.dispatcher.dispatch(d, said).await;
                     };
                     let q = QueueInject {
                         session: session.clone(),
                         nudge_id: nudge_id.to_owned(),
                         message: d.nudge_message.clone().unwrap_or_default(),
                         priority: d.priority,
+                        topic: said.topic.clone(),
                     };
                     match self.injector.call(q).await {
                         Ok(Ok(_)) => ExecutionResult::delivered(vec![format!("inject:{session}")]),
@@ -59,7 +63,7 @@ impl Router for Executors {
                         Err(e) => ExecutionResult::failed(e.to_string()),
                     }
                 }
-                Action::SpawnAgent => self.spawn.dispatch(d, nudge_id).await,
+                Action::SpawnAgent => self.spawn.dispatch(d, &Dispatch { source: Source::Spawn, ..said.clone() }).await,
             }
         })
     }

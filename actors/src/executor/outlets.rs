@@ -23,6 +23,11 @@ pub trait Outlet: Send + Sync {
     /// The channel it serves (`cli`, `jsonl`, `webhook`, …).
     fn channel(&self) -> &str;
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>>;
+    /// Whether someone can see what it delivers now (a terminal no one watches cannot be
+    /// ignored). A real channel reaches a person: yes.
+    fn seen(&self) -> bool {
+        true
+    }
 }
 
 /// The interactive terminal: proactive messages get a marker. It writes to a terminal (the
@@ -31,20 +36,23 @@ pub trait Outlet: Send + Sync {
 pub struct CliOutlet {
     out: Option<Mutex<Box<dyn Write + Send>>>,
     bus: Option<crate::ipc::EventBus>,
+    /// `out` is a terminal someone may be looking at.
+    terminal: bool,
 }
 
 impl CliOutlet {
     pub fn stdout() -> Self {
-        CliOutlet::to_writer(Box::new(std::io::stdout()))
+        use std::io::IsTerminal;
+        CliOutlet { terminal: std::io::stdout().is_terminal(), ..CliOutlet::to_writer(Box::new(std::io::stdout())) }
     }
 
     pub fn to_writer(w: Box<dyn Write + Send>) -> Self {
-        CliOutlet { out: Some(Mutex::new(w)), bus: None }
+        CliOutlet { out: Some(Mutex::new(w)), bus: None, terminal: false }
     }
 
     /// Only to the subscribers of `bus` (an embedded REPL prints them between prompts).
     pub fn events_only(bus: crate::ipc::EventBus) -> Self {
-        CliOutlet { out: None, bus: Some(bus) }
+        CliOutlet { out: None, bus: Some(bus), terminal: false }
     }
 
     pub fn publishing(mut self, bus: crate::ipc::EventBus) -> Self {
@@ -52,11 +60,13 @@ impl CliOutlet {
         self
     }
 
+    /// A proactive message gets the marker and, when it has one, its short id (what
+    /// `raven feedback` takes).
     pub fn render(text: &OutboundText) -> String {
-        if text.is_proactive() {
-            format!("[raven ⏰] {}", text.content)
-        } else {
-            text.content.clone()
+        match (text.is_proactive(), text.extras.get(raven_proto::NUDGE_ID)) {
+            (true, Some(id)) => format!("[raven ⏰ {}] {}", crate::feedback::short_id(id), text.content),
+            (true, None) => format!("[raven ⏰] {}", text.content),
+            (false, _) => text.content.clone(),
         }
     }
 }
@@ -64,6 +74,11 @@ impl CliOutlet {
 impl Outlet for CliOutlet {
     fn channel(&self) -> &str {
         "cli"
+    }
+
+    /// A REPL is attached, or stdout is a terminal.
+    fn seen(&self) -> bool {
+        self.terminal || self.bus.as_ref().is_some_and(|b| b.subscribers() > 0)
     }
 
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {

@@ -3,6 +3,7 @@
 //! spawns through a `SubagentManager`, and delivers the result through the dispatcher.
 
 use super::dispatcher::NudgeDispatcher;
+use crate::feedback::Dispatch;
 use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::supervise::Handle;
 use futures_util::future::LocalBoxFuture;
@@ -35,17 +36,17 @@ impl ProactiveSpawn {
         ProactiveSpawn { policy, subagents, dispatcher }
     }
 
-    pub async fn dispatch(&self, decision: &PlannerDecision, nudge_id: &str) -> ExecutionResult {
-        self.dispatch_gated(decision, nudge_id, true).await
+    pub async fn dispatch(&self, decision: &PlannerDecision, said: &Dispatch) -> ExecutionResult {
+        self.dispatch_gated(decision, said, true).await
     }
 
     /// A spawn the user asked for (a menu pick): gated without the per-session cooldown,
     /// which is there against unsolicited nudges, not against answering the user.
-    pub async fn dispatch_requested(&self, decision: &PlannerDecision, nudge_id: &str) -> ExecutionResult {
-        self.dispatch_gated(decision, nudge_id, false).await
+    pub async fn dispatch_requested(&self, decision: &PlannerDecision, said: &Dispatch) -> ExecutionResult {
+        self.dispatch_gated(decision, said, false).await
     }
 
-    async fn dispatch_gated(&self, decision: &PlannerDecision, nudge_id: &str, session_gate: bool) -> ExecutionResult {
+    async fn dispatch_gated(&self, decision: &PlannerDecision, said: &Dispatch, session_gate: bool) -> ExecutionResult {
         let task = match (decision.action, decision.spawn_task.as_deref().map(str::trim)) {
             (Action::SpawnAgent, Some(t)) if !t.is_empty() => t.to_owned(),
             _ => return ExecutionResult::failed("not a spawn_agent decision with a task"),
@@ -65,7 +66,7 @@ impl ProactiveSpawn {
         let fire = nudge.clone();
         let gated = dispatch_through(&self.policy, nudge, || async {
             let result = self.subagents.spawn(&task, &channel, &chat_id).await?;
-            let r = self.dispatcher.post(std::slice::from_ref(&target), &result, nudge_id, Some(&fire)).await;
+            let r = self.dispatcher.post(std::slice::from_ref(&target), &result, said, Some(&fire)).await;
             if r.delivered {
                 Ok(r)
             } else {

@@ -9,7 +9,7 @@ use crate::config::RavenConfig;
 use crate::data_dir::DataDir;
 use crate::engine::{Engine, Overrides};
 use crate::feedback::tool::{nudge_feedback, with_session};
-use crate::feedback::{NudgeFeedbackTracker, Source};
+use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
 use crate::policy::{PolicyState, Snapshot};
 use crate::sentinel::{PollDeferred, Tick};
 use crate::supervise::LocalBoxFuture;
@@ -89,7 +89,7 @@ async fn each_nudge_action_flows_through_the_gate_to_the_jsonl_outlet() {
     assert_eq!(r.fires(), 1, "queued, not yet delivered");
     let reply =
         ApplyInjects { session: "jsonl:chat".into(), content: "Sure, done.".into(), origin: raven_proto::Origin::User };
-    assert_eq!(r.engine.injector.call(reply).await.unwrap(), "Sure, done.\n\n— Your parcel arrived");
+    assert_eq!(r.engine.injector.call(reply).await.unwrap().0, "Sure, done.\n\n— Your parcel arrived");
     r.engine.policy.call(Snapshot).await.unwrap();
     assert_eq!(r.fires(), 2, "recorded when it rode the reply");
 
@@ -241,6 +241,10 @@ fn spawn_decision(task: &str) -> PlannerDecision {
     d
 }
 
+fn spawn_said(id: &str) -> Dispatch {
+    Dispatch::new(id, "inbox", Priority::Low, Source::Spawn)
+}
+
 fn spawner(r: &Rig, count: Rc<Cell<u32>>) -> ProactiveSpawn {
     let dispatcher = super::dispatcher::NudgeDispatcher::new(r.engine.hub.clone(), vec!["jsonl:inbox".into()]);
     ProactiveSpawn::new(r.engine.policy.clone(), Rc::new(CountingSubagent(count)), dispatcher)
@@ -252,7 +256,7 @@ async fn a_policy_denial_stops_a_spawn() {
     c.policy.spawn_max_per_day = 0;
     let r = rig_with(c);
     let count = Rc::new(Cell::new(0));
-    let result = spawner(&r, count.clone()).dispatch(&spawn_decision("Summarise my inbox"), "n-s1").await;
+    let result = spawner(&r, count.clone()).dispatch(&spawn_decision("Summarise my inbox"), &spawn_said("n-s1")).await;
     assert!(!result.delivered);
     assert!(result.error.unwrap().contains("day_quota"));
     assert_eq!(count.get(), 0, "the micro-agent never ran");
@@ -263,9 +267,9 @@ async fn the_same_task_twice_in_the_dedup_window_runs_once() {
     let r = rig_with(jsonl_config("out.jsonl"));
     let count = Rc::new(Cell::new(0));
     let s = spawner(&r, count.clone());
-    assert!(s.dispatch(&spawn_decision("Summarise my inbox"), "n-s1").await.delivered);
+    assert!(s.dispatch(&spawn_decision("Summarise my inbox"), &spawn_said("n-s1")).await.delivered);
     r.clock.advance(Duration::hours(2));
-    let second = s.dispatch(&spawn_decision("Summarise  my INBOX"), "n-s2").await;
+    let second = s.dispatch(&spawn_decision("Summarise  my INBOX"), &spawn_said("n-s2")).await;
     assert!(second.error.unwrap().contains("content_dedup"));
     assert_eq!(count.get(), 1);
     let l = lines(&r.dir.root().join("out.jsonl"));
@@ -281,7 +285,12 @@ async fn feedback_verdicts_retune_the_multiplier_on_the_next_tick() {
     let give = |ids: std::ops::Range<u32>, verdict: &'static str| {
         for i in ids.clone() {
             tracker
-                .record_dispatched(&format!("n{i}"), "water", Priority::Low, Some("cli:1"), Source::Sentinel, noon())
+                .record_dispatched(
+                    &Dispatch::new(format!("n{i}"), "water", Priority::Low, Source::Sentinel),
+                    Some("cli:1"),
+                    true,
+                    noon(),
+                )
                 .unwrap();
         }
         ids.map(move |i| (format!("n{i}"), verdict)).collect::<Vec<_>>()

@@ -1,77 +1,24 @@
-//! NudgeFeedbackTracker (spec §8): the lifecycle log of every nudge (dispatched, then
-//! accepted / dismissed / neutral) as JSONL, its recent acceptance rates, and a daily trim.
+//! NudgeFeedbackTracker (spec §8): the lifecycle log of every proactive message
+//! (dispatched, then engaged / ignored / accepted / dismissed / neutral, and the user's
+//! mutes and snoozes) as JSONL, its recent acceptance rates, and a daily trim.
 
+pub mod commands;
+pub mod give;
+pub mod hook;
+mod pending;
+mod record;
 mod summary;
 pub mod tool;
 
-pub use summary::{FeedbackSummary, Rate, TopicFeedback};
+pub use record::{is_hard_reject, short_id, Dispatch, FeedbackRecord, Lifecycle, Source};
+pub use summary::{summarize, FeedbackSummary, Rate, TopicFeedback};
 
 use crate::config::FeedbackConfig;
 use crate::store::{lock_path_for, write_atomic, FileLock};
-use chrono::{DateTime, NaiveDate, Timelike, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
-use raven_proto::Priority;
-use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Lifecycle {
-    Dispatched,
-    Accepted,
-    Dismissed,
-    Neutral,
-}
-
-impl Lifecycle {
-    /// The verdicts the `nudge_feedback` tool may give.
-    pub fn parse_verdict(s: &str) -> Option<Lifecycle> {
-        match s.trim() {
-            "accepted" => Some(Lifecycle::Accepted),
-            "dismissed" => Some(Lifecycle::Dismissed),
-            "neutral" => Some(Lifecycle::Neutral),
-            _ => None,
-        }
-    }
-}
-
-/// Who proposed the nudge. A cron fire is user-initiated: recorded, never rated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Source {
-    #[default]
-    Sentinel,
-    Cron,
-    Discovery,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FeedbackRecord {
-    pub at: DateTime<Utc>,
-    pub nudge_id: String,
-    pub event: Lifecycle,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub topic: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub priority: Option<Priority>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session: Option<String>,
-    #[serde(default)]
-    pub source: Source,
-    /// A dismissal that said "stop" (see [`is_hard_reject`]).
-    #[serde(default)]
-    pub hard: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
-
-/// A dismissal whose reason asks to stop altogether weighs more in layer 8.
-pub fn is_hard_reject(reason: &str) -> bool {
-    let r = reason.to_lowercase();
-    ["stop", "never", "don't remind", "do not remind", "not interested", "leave me alone"].iter().any(|p| r.contains(p))
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum FeedbackError {
@@ -79,6 +26,10 @@ pub enum FeedbackError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("unknown verdict `{0}`: use accepted, dismissed or neutral")]
     BadVerdict(String),
+    #[error("no proactive message has the id `{0}`")]
+    UnknownId(String),
+    #[error("`{0}` is a cron reminder: a reminder you scheduled is not rated (use /stop to pause its job)")]
+    CronId(String),
 }
 
 #[derive(Debug)]
@@ -101,15 +52,31 @@ impl NudgeFeedbackTracker {
         &self.path
     }
 
+    fn lock_path(&self) -> &Path {
+        &self.lock_path
+    }
+
     fn io(&self, source: std::io::Error) -> FeedbackError {
         FeedbackError::Io { path: self.path.clone(), source }
+    }
+
+    pub fn config(&self) -> &FeedbackConfig {
+        &self.config
     }
 
     /// Appends one record under the log's lock (one `write` of a whole line).
     pub fn append(&self, record: &FeedbackRecord) -> Result<(), FeedbackError> {
         let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
-        let mut line = serde_json::to_vec(record).map_err(|e| self.io(e.into()))?;
-        line.push(b'\n');
+        self.append_locked(std::slice::from_ref(record))
+    }
+
+    /// Appends `records` with the lock already held by the caller.
+    fn append_locked(&self, records: &[FeedbackRecord]) -> Result<(), FeedbackError> {
+        let mut bytes = Vec::new();
+        for r in records {
+            serde_json::to_writer(&mut bytes, r).map_err(|e| self.io(e.into()))?;
+            bytes.push(b'\n');
+        }
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -118,35 +85,34 @@ impl NudgeFeedbackTracker {
             .map_err(|e| self.io(e))?;
         // A line torn by a crash must not swallow the next record: start on a fresh line.
         if ends_without_newline(&mut f).map_err(|e| self.io(e))? {
-            line.insert(0, b'\n');
+            bytes.insert(0, b'\n');
         }
-        f.write_all(&line).map_err(|e| self.io(e))?;
+        f.write_all(&bytes).map_err(|e| self.io(e))?;
         f.sync_data().map_err(|e| self.io(e))
     }
 
+    /// What the one place that says things proactively records once a message reached
+    /// `session` (see [`crate::executor::conversation`]).
     pub fn record_dispatched(
         &self,
-        nudge_id: &str,
-        topic: &str,
-        priority: Priority,
+        d: &Dispatch,
         session: Option<&str>,
-        source: Source,
+        visible: bool,
         at: DateTime<Utc>,
     ) -> Result<(), FeedbackError> {
         self.append(&FeedbackRecord {
-            at,
-            nudge_id: nudge_id.to_owned(),
-            event: Lifecycle::Dispatched,
-            topic: Some(topic.to_owned()),
-            priority: Some(priority),
+            topic: Some(d.topic.clone()),
+            priority: Some(d.priority),
             session: session.map(str::to_owned),
-            source,
-            hard: false,
-            reason: None,
+            source: d.source,
+            visible,
+            job: d.job.clone(),
+            ..FeedbackRecord::new(at, &d.nudge_id, Lifecycle::Dispatched)
         })
     }
 
-    /// What the `nudge_feedback` tool records.
+    /// An explicit verdict on one message (the tool, a command, `raven feedback`). The
+    /// record carries the message's topic and source, so a reader needs no join.
     pub fn record_verdict(
         &self,
         nudge_id: &str,
@@ -155,35 +121,51 @@ impl NudgeFeedbackTracker {
         at: DateTime<Utc>,
     ) -> Result<Lifecycle, FeedbackError> {
         let event = Lifecycle::parse_verdict(verdict).ok_or_else(|| FeedbackError::BadVerdict(verdict.to_owned()))?;
+        let sent = self.records()?.into_iter().find(|r| r.nudge_id == nudge_id && r.event == Lifecycle::Dispatched);
         self.append(&FeedbackRecord {
-            at,
-            nudge_id: nudge_id.to_owned(),
-            event,
-            topic: None,
-            priority: None,
-            session: None,
-            source: Source::Sentinel,
+            topic: sent.as_ref().and_then(|r| r.topic.clone()),
+            priority: sent.as_ref().and_then(|r| r.priority),
+            session: sent.as_ref().and_then(|r| r.session.clone()),
+            source: sent.as_ref().map(|r| r.source).unwrap_or_default(),
             hard: event == Lifecycle::Dismissed && is_hard_reject(reason),
             reason: (!reason.is_empty()).then(|| reason.to_owned()),
+            ..FeedbackRecord::new(at, nudge_id, event)
         })?;
         Ok(event)
     }
 
-    /// A cron fire: a dispatched record and an immediate neutral verdict, so the fire is on
-    /// record without moving the acceptance rate the Sentinel learns from.
-    pub fn record_cron_fire(&self, nudge_id: &str, topic: &str, at: DateTime<Utc>) -> Result<(), FeedbackError> {
-        self.record_dispatched(nudge_id, topic, Priority::Low, None, Source::Cron, at)?;
+    /// The dispatched record of `id` (a full id or a short one), refusing a cron reminder.
+    pub fn rated_message(&self, id: &str) -> Result<FeedbackRecord, FeedbackError> {
+        let id = id.trim();
+        let found = self
+            .records()?
+            .into_iter()
+            .find(|r| r.event == Lifecycle::Dispatched && (r.nudge_id == id || short_id(&r.nudge_id) == id))
+            .ok_or_else(|| FeedbackError::UnknownId(id.to_owned()))?;
+        if !found.source.is_rated() {
+            return Err(FeedbackError::CronId(id.to_owned()));
+        }
+        Ok(found)
+    }
+
+    /// `/stop <topic>` (until `until`) or `/ok <topic>` (`until` = `None`).
+    pub fn record_mute(
+        &self,
+        topic: &str,
+        until: Option<DateTime<Utc>>,
+        at: DateTime<Utc>,
+    ) -> Result<(), FeedbackError> {
+        let event = if until.is_some() { Lifecycle::Muted } else { Lifecycle::Unmuted };
         self.append(&FeedbackRecord {
-            at,
-            nudge_id: nudge_id.to_owned(),
-            event: Lifecycle::Neutral,
             topic: Some(topic.to_owned()),
-            priority: None,
-            session: None,
-            source: Source::Cron,
-            hard: false,
-            reason: Some("cron fire".into()),
+            until,
+            ..FeedbackRecord::new(at, format!("{}:{topic}", event.name()), event)
         })
+    }
+
+    /// `/snooze`: nothing proactive but cron until `until` (`at` itself ends a snooze).
+    pub fn record_snooze(&self, until: DateTime<Utc>, at: DateTime<Utc>) -> Result<(), FeedbackError> {
+        self.append(&FeedbackRecord { until: Some(until), ..FeedbackRecord::new(at, "snooze", Lifecycle::Snoozed) })
     }
 
     /// Every record that parses; a torn or foreign line is skipped with a warning.
@@ -242,66 +224,6 @@ fn ends_without_newline(f: &mut std::fs::File) -> std::io::Result<bool> {
     let mut last = [0u8; 1];
     f.read_exact(&mut last)?;
     Ok(last[0] != b'\n')
-}
-
-/// The pure part of [`NudgeFeedbackTracker::summary`].
-pub fn summarize(records: &[FeedbackRecord], now: DateTime<Utc>, cfg: &FeedbackConfig, tz: Tz) -> FeedbackSummary {
-    let since = now - chrono::Duration::days(cfg.window_days);
-    let dispatched: HashMap<&str, &FeedbackRecord> =
-        records.iter().filter(|r| r.event == Lifecycle::Dispatched).map(|r| (r.nudge_id.as_str(), r)).collect();
-    // The latest verdict per nudge wins (a user may change their mind).
-    let mut verdicts: HashMap<&str, &FeedbackRecord> = HashMap::new();
-    for r in records.iter().filter(|r| r.event != Lifecycle::Dispatched && r.at >= since) {
-        match verdicts.get(r.nudge_id.as_str()) {
-            Some(prev) if prev.at > r.at => {}
-            _ => {
-                verdicts.insert(&r.nudge_id, r);
-            }
-        }
-    }
-    let mut s = FeedbackSummary { by_hour: vec![Rate::default(); 24], ..Default::default() };
-    let half_life_s = cfg.reject_half_life_days * 86_400.0;
-    for (id, v) in verdicts {
-        let d = dispatched.get(id);
-        if d.map(|d| d.source) == Some(Source::Cron) || v.source == Source::Cron {
-            continue;
-        }
-        let accepted = match v.event {
-            Lifecycle::Accepted => true,
-            Lifecycle::Dismissed => false,
-            _ => continue,
-        };
-        let topic = v.topic.clone().or_else(|| d.and_then(|d| d.topic.clone()));
-        let priority = v.priority.or_else(|| d.and_then(|d| d.priority));
-        let sent_at = d.map(|d| d.at).unwrap_or(v.at);
-        let hour = sent_at.with_timezone(&tz).hour() as usize;
-        let bump = |rate: &mut Rate| {
-            if accepted {
-                rate.accepted += 1
-            } else {
-                rate.dismissed += 1
-            }
-        };
-        bump(&mut s.overall);
-        bump(&mut s.by_hour[hour]);
-        if priority == Some(Priority::High) {
-            bump(&mut s.high_priority);
-        }
-        if let Some(topic) = topic {
-            let t = s.by_topic.entry(topic).or_default();
-            bump(&mut t.rate);
-            if !accepted {
-                let age_s = (now - v.at).num_seconds().max(0) as f64;
-                let base = if v.hard { cfg.hard_reject_weight } else { cfg.dismiss_weight };
-                t.reject_weight += base * 0.5f64.powf(age_s / half_life_s);
-                t.last_reject = t.last_reject.max(Some(v.at));
-            }
-        }
-        if !accepted {
-            s.last_dismissal = s.last_dismissal.max(Some(v.at));
-        }
-    }
-    s
 }
 
 #[cfg(test)]

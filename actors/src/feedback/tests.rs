@@ -1,5 +1,6 @@
 use super::*;
 use chrono::{Duration, TimeZone};
+use raven_proto::Priority;
 
 fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap()
@@ -21,7 +22,7 @@ fn acceptance_rates_overall_per_topic_and_high_priority() {
         ("n4", "taxes", Priority::Low, "neutral"),
     ];
     for (id, topic, p, verdict) in plan {
-        t.record_dispatched(id, topic, p, Some("cli:1"), Source::Sentinel, now).unwrap();
+        t.record_dispatched(&Dispatch::new(id, topic, p, Source::Sentinel), Some("cli:1"), true, now).unwrap();
         t.record_verdict(id, verdict, "", now + Duration::minutes(1)).unwrap();
     }
     let s = t.summary(now + Duration::hours(1)).unwrap();
@@ -37,10 +38,13 @@ fn acceptance_rates_overall_per_topic_and_high_priority() {
 fn cron_fires_do_not_move_the_acceptance_rate() {
     let dir = tempfile::tempdir().unwrap();
     let t = tracker(dir.path());
-    t.record_dispatched("n1", "water", Priority::Low, None, Source::Sentinel, t0()).unwrap();
+    t.record_dispatched(&Dispatch::new("n1", "water", Priority::Low, Source::Sentinel), None, true, t0()).unwrap();
     t.record_verdict("n1", "accepted", "", t0()).unwrap();
     for i in 0..5 {
-        t.record_cron_fire(&format!("cron-{i}"), "water", t0()).unwrap();
+        let id = format!("cron-{i}");
+        t.record_dispatched(&Dispatch::new(&id, "water", Priority::Low, Source::Cron), Some("cli:1"), true, t0())
+            .unwrap();
+        t.record_verdict(&id, "dismissed", "", t0()).unwrap();
     }
     let s = t.summary(t0()).unwrap();
     assert_eq!(s.overall, Rate { accepted: 1, dismissed: 0 });
@@ -51,7 +55,7 @@ fn cron_fires_do_not_move_the_acceptance_rate() {
 fn the_latest_verdict_wins_and_old_ones_leave_the_window() {
     let dir = tempfile::tempdir().unwrap();
     let t = tracker(dir.path());
-    t.record_dispatched("n1", "water", Priority::Low, None, Source::Sentinel, t0()).unwrap();
+    t.record_dispatched(&Dispatch::new("n1", "water", Priority::Low, Source::Sentinel), None, true, t0()).unwrap();
     t.record_verdict("n1", "dismissed", "", t0()).unwrap();
     t.record_verdict("n1", "accepted", "", t0() + Duration::minutes(5)).unwrap();
     assert_eq!(t.summary(t0() + Duration::hours(1)).unwrap().overall, Rate { accepted: 1, dismissed: 0 });
@@ -62,9 +66,9 @@ fn the_latest_verdict_wins_and_old_ones_leave_the_window() {
 fn hard_rejects_weigh_more_and_decay() {
     let dir = tempfile::tempdir().unwrap();
     let t = tracker(dir.path());
-    t.record_dispatched("a", "gym", Priority::Low, None, Source::Sentinel, t0()).unwrap();
+    t.record_dispatched(&Dispatch::new("a", "gym", Priority::Low, Source::Sentinel), None, true, t0()).unwrap();
     t.record_verdict("a", "dismissed", "stop reminding me about the gym", t0()).unwrap();
-    t.record_dispatched("b", "tea", Priority::Low, None, Source::Sentinel, t0()).unwrap();
+    t.record_dispatched(&Dispatch::new("b", "tea", Priority::Low, Source::Sentinel), None, true, t0()).unwrap();
     t.record_verdict("b", "dismissed", "not now", t0()).unwrap();
     let s = t.summary(t0()).unwrap();
     assert!((s.by_topic["gym"].reject_weight - 1.0).abs() < 1e-9);
@@ -85,8 +89,14 @@ fn unknown_verdicts_are_refused_and_nothing_is_written() {
 fn daily_trim_drops_old_records_once_a_day() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = tracker(dir.path());
-    t.record_dispatched("old", "x", Priority::Low, None, Source::Sentinel, t0() - Duration::days(40)).unwrap();
-    t.record_dispatched("new", "x", Priority::Low, None, Source::Sentinel, t0()).unwrap();
+    t.record_dispatched(
+        &Dispatch::new("old", "x", Priority::Low, Source::Sentinel),
+        None,
+        true,
+        t0() - Duration::days(40),
+    )
+    .unwrap();
+    t.record_dispatched(&Dispatch::new("new", "x", Priority::Low, Source::Sentinel), None, true, t0()).unwrap();
     assert!(t.trim_if_due(t0()).unwrap());
     let ids: Vec<_> = t.records().unwrap().into_iter().map(|r| r.nudge_id).collect();
     assert_eq!(ids, vec!["new"]);
@@ -98,10 +108,95 @@ fn daily_trim_drops_old_records_once_a_day() {
 fn a_torn_line_is_skipped_not_fatal() {
     let dir = tempfile::tempdir().unwrap();
     let t = tracker(dir.path());
-    t.record_dispatched("a", "x", Priority::Low, None, Source::Sentinel, t0()).unwrap();
+    t.record_dispatched(&Dispatch::new("a", "x", Priority::Low, Source::Sentinel), None, true, t0()).unwrap();
     std::fs::OpenOptions::new().append(true).open(t.path()).unwrap().write_all(b"{\"at\": \"20").unwrap();
     assert_eq!(t.records().unwrap().len(), 1);
-    t.record_dispatched("b", "x", Priority::Low, None, Source::Sentinel, t0()).unwrap();
+    t.record_dispatched(&Dispatch::new("b", "x", Priority::Low, Source::Sentinel), None, true, t0()).unwrap();
     let ids: Vec<_> = t.records().unwrap().into_iter().map(|r| r.nudge_id).collect();
     assert_eq!(ids, vec!["a", "b"], "the record after a torn line survives");
+}
+
+fn sent(t: &NudgeFeedbackTracker, id: &str, topic: &str, session: &str, visible: bool, at: DateTime<Utc>) {
+    t.record_dispatched(&Dispatch::new(id, topic, Priority::Low, Source::Sentinel), Some(session), visible, at)
+        .unwrap();
+}
+
+fn events(t: &NudgeFeedbackTracker, id: &str) -> Vec<Lifecycle> {
+    t.records().unwrap().into_iter().filter(|r| r.nudge_id == id).map(|r| r.event).collect()
+}
+
+#[test]
+fn a_single_stop_holds_the_topic_cooldown_on_the_next_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tracker(dir.path());
+    sent(&t, "a", "water", "cli:1", true, t0());
+    t.record_verdict("a", "dismissed", "stop reminding me about water", t0()).unwrap();
+    let s = t.summary(t0() + Duration::minutes(5)).unwrap();
+    let water = &s.by_topic["water"];
+    assert!(water.reject_weight < 1.0, "decayed a little by the next tick");
+    assert!((water.weight_at_last_reject - 1.0).abs() < 1e-9, "the cooldown is measured by the weight at the stop");
+}
+
+#[test]
+fn no_reply_becomes_ignored_once_only_when_seen_and_the_clock_pauses_in_quiet_hours() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tracker(dir.path());
+    let other = tracker(dir.path());
+    let at = Utc.with_ymd_and_hms(2026, 3, 2, 20, 0, 0).unwrap();
+    sent(&t, "seen", "water", "telegram:1", true, at);
+    sent(&t, "unseen", "water", "cli:local", false, at);
+    // Quiet 22:00-07:00: 20:00 + 2 h awake, then 9 h asleep, then 4 h more from 07:00.
+    let asleep = |x: DateTime<Utc>| {
+        let h = chrono::Timelike::hour(&x);
+        !(7..22).contains(&h)
+    };
+    let almost = Utc.with_ymd_and_hms(2026, 3, 3, 10, 55, 0).unwrap();
+    assert!(t.sweep_ignored(almost, &asleep).unwrap().is_empty(), "5 h 55 m awake is not 6 h");
+    let due = Utc.with_ymd_and_hms(2026, 3, 3, 11, 0, 0).unwrap();
+    assert_eq!(t.sweep_ignored(due, &asleep).unwrap(), ["seen"]);
+    assert!(other.sweep_ignored(due + Duration::hours(1), &asleep).unwrap().is_empty(), "fires once across trackers");
+    assert_eq!(events(&t, "unseen"), [Lifecycle::Dispatched], "a terminal nobody watched is never ignored");
+    let s = t.summary(due).unwrap();
+    assert_eq!(s.overall, Rate { accepted: 0, dismissed: 1 }, "a non-acceptance");
+    assert_eq!(s.last_dismissal, None, "no layer-7 cooldown");
+    assert_eq!(s.hour(20), Rate::default(), "not counted toward the learned do-not-disturb hour");
+    assert!((s.by_topic["water"].reject_weight - 0.25).abs() < 1e-3);
+    t.record_verdict("seen", "accepted", "", due + Duration::minutes(1)).unwrap();
+    assert_eq!(t.summary(due).unwrap().overall, Rate { accepted: 1, dismissed: 0 }, "a verdict replaces it");
+}
+
+#[test]
+fn a_user_line_engages_what_waits_and_stops_the_timer() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tracker(dir.path());
+    sent(&t, "a", "water", "telegram:1", true, t0());
+    sent(&t, "b", "gym", "telegram:2", true, t0());
+    assert_eq!(t.record_engaged("telegram:1", t0() + Duration::hours(1)).unwrap(), ["a"]);
+    assert!(t.record_engaged("telegram:1", t0() + Duration::hours(2)).unwrap().is_empty(), "once");
+    assert_eq!(t.sweep_ignored(t0() + Duration::hours(7), &|_| false).unwrap(), ["b"]);
+    let s = t.summary(t0() + Duration::hours(7)).unwrap();
+    assert_eq!(s.by_topic.get("water").map(|w| w.rate), None, "engagement is not a verdict");
+    assert_eq!(t.latest_undecided("telegram:1", t0() + Duration::hours(2)).unwrap().unwrap().nudge_id, "a");
+    assert!(t.latest_undecided("telegram:1", t0() + Duration::hours(7)).unwrap().is_none(), "outside the window");
+}
+
+#[test]
+fn mutes_and_snoozes_hold_until_their_end_or_their_undo() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tracker(dir.path());
+    t.record_mute("water", Some(t0() + Duration::days(30)), t0()).unwrap();
+    t.record_snooze(t0() + Duration::hours(2), t0()).unwrap();
+    let s = t.summary(t0() + Duration::hours(1)).unwrap();
+    assert_eq!(s.muted_until("water", t0() + Duration::hours(1)), Some(t0() + Duration::days(30)));
+    assert_eq!(s.snoozed(t0() + Duration::hours(1)), Some(t0() + Duration::hours(2)));
+    assert_eq!(t.summary(t0() + Duration::hours(3)).unwrap().snoozed_until, None, "a snooze ends");
+    t.record_mute("water", None, t0() + Duration::days(1)).unwrap();
+    assert!(t.summary(t0() + Duration::days(2)).unwrap().muted.is_empty(), "/ok unmutes");
+}
+
+#[test]
+fn short_ids_are_stable_six_hex_digits() {
+    assert_eq!(short_id("n-20260302T100000-1-1"), short_id("n-20260302T100000-1-1"));
+    assert_eq!(short_id("n-20260302T100000-1-1").len(), 6);
+    assert_ne!(short_id("n-20260302T100000-1-1"), short_id("n-20260302T100000-1-2"));
 }

@@ -18,7 +18,9 @@ tokio::task_local! {
 pub fn tool_schema() -> ToolSchema {
     ToolSchema {
         name: TOOL_NAME.into(),
-        description: "Record how the user reacted to a proactive nudge (its id is in the nudge).".into(),
+        description: "Record how the user reacted to a proactive message (its id is shown beside it in the \
+conversation). Without nudge_id, the latest proactive message of this conversation is meant."
+            .into(),
         parameters: json!({
             "type": "object",
             "properties": {
@@ -26,7 +28,7 @@ pub fn tool_schema() -> ToolSchema {
                 "nudge_id": {"type": "string"},
                 "reason": {"type": "string"}
             },
-            "required": ["verdict", "nudge_id"]
+            "required": ["verdict"]
         }),
     }
 }
@@ -36,26 +38,35 @@ pub async fn with_session<F: std::future::Future>(session: String, f: F) -> F::O
     CURRENT_SESSION.scope(session, f).await
 }
 
-/// The tool: validates, correlates the id with a dispatched nudge, records the verdict.
-/// The reply is the tool result the LLM sees.
+/// The tool: validates, finds the message (by id, or the latest undecided one of the
+/// current session within the reaction window), records the verdict. The reply is the tool
+/// result the LLM sees.
 pub fn nudge_feedback(tracker: &NudgeFeedbackTracker, args: &Value, now: DateTime<Utc>) -> Result<String, String> {
     let field = |k: &str| args.get(k).and_then(Value::as_str).map(str::trim).unwrap_or_default().to_owned();
     let (verdict, nudge_id, reason) = (field("verdict"), field("nudge_id"), field("reason"));
-    if nudge_id.is_empty() {
-        return Err("nudge_feedback needs the nudge_id of the nudge the user reacted to".into());
+    if Lifecycle::parse_verdict(&verdict).is_none() {
+        return Err(format!("unknown verdict `{verdict}`: use accepted, dismissed or neutral"));
     }
-    let records = tracker.records().map_err(|e| e.to_string())?;
-    let Some(sent) = records.iter().find(|r| r.nudge_id == nudge_id && r.event == Lifecycle::Dispatched) else {
-        return Err(format!("no dispatched nudge has the id `{nudge_id}`"));
-    };
     let session = CURRENT_SESSION.try_with(|s| s.clone()).ok();
+    let sent = if nudge_id.is_empty() {
+        let Some(session) = &session else {
+            return Err("no nudge_id, and no conversation to find the latest proactive message in".into());
+        };
+        let latest = tracker.latest_undecided(session, now).map_err(|e| e.to_string())?;
+        latest.ok_or_else(|| "no proactive message in this conversation waits for a verdict".to_owned())?
+    } else {
+        tracker.rated_message(&nudge_id).map_err(|e| e.to_string())?
+    };
+    if !sent.source.is_rated() {
+        return Err(format!("`{}` is a reminder the user scheduled: it is not rated", sent.nudge_id));
+    }
     if let (Some(current), Some(target)) = (&session, &sent.session) {
         if current != target {
-            tracing::info!(nudge_id, current, target, "feedback given in another session than the nudge's");
+            tracing::info!(nudge_id = %sent.nudge_id, current, target, "feedback given in another session than the nudge's");
         }
     }
-    match tracker.record_verdict(&nudge_id, &verdict, &reason, now) {
-        Ok(event) => Ok(format!("recorded {event:?} for {nudge_id}").to_lowercase()),
+    match tracker.record_verdict(&sent.nudge_id, &verdict, &reason, now) {
+        Ok(event) => Ok(format!("recorded {} for {}", event.name(), sent.nudge_id)),
         Err(FeedbackError::BadVerdict(v)) => Err(format!("unknown verdict `{v}`: use accepted, dismissed or neutral")),
         Err(e) => Err(e.to_string()),
     }

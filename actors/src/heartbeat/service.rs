@@ -15,6 +15,7 @@ use super::wake::WakeHandle;
 use super::HeartbeatConfig;
 use crate::clock::SharedClock;
 use crate::executor::hub::{DeliveryHubService, Post};
+use crate::feedback::{Dispatch, Source};
 use crate::planner::provider::SharedProvider;
 use crate::policy::{dispatch_through, Check, Gated, Nudge, NudgePolicyService};
 use crate::spine::{Scheduler, TurnOutcome};
@@ -215,8 +216,16 @@ impl Inner {
         for target in &d.targets {
             let (channel, chat_id) = split_target(target);
             let text = OutboundText::proactive(format!("{id}-{target}"), &channel, &chat_id, reply.clone());
+            let said = Dispatch {
+                nudge_id: id.clone(),
+                topic: topic.clone(),
+                priority: raven_proto::Priority::Low,
+                source: Source::Heartbeat,
+                job: None,
+            };
             let post = || async {
-                d.hub.call_async(Post::text(text)).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())
+                let post = Post::proactive(text, None, said);
+                d.hub.call_async(post).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())
             };
             let sent = match &d.policy {
                 Some(policy) => {

@@ -17,7 +17,7 @@
 
 use super::prompts::TOOL_NAME;
 use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
-use crate::context::deadlines::parse_deadlines;
+use crate::context::deadlines::deadlines_in;
 use crate::heartbeat::decision as heartbeat;
 use crate::time::{split_when, DateOrder};
 use chrono::{Duration, Timelike};
@@ -46,7 +46,7 @@ impl RulesProvider {
     pub fn decide(&self, ctx: &PlannerContext) -> Value {
         let now = ctx.now;
         let active = ctx.active_sessions.iter().max_by_key(|s| s.last_active);
-        let deadlines = parse_deadlines(&ctx.memory_md, now, self.tz, self.order);
+        let deadlines = deadlines_in(ctx, self.tz, self.order);
 
         if let Some(d) = deadlines.iter().find(|d| reminder_due(d, now)) {
             let when = match d.due <= now {
@@ -101,7 +101,7 @@ impl RulesProvider {
 impl RulesProvider {
     /// The day's analysis without an LLM: the next open deadline, and the most dismissed topic.
     pub fn analyze(&self, ctx: &PlannerContext) -> Value {
-        let next = parse_deadlines(&ctx.memory_md, ctx.now, self.tz, self.order).into_iter().find(|d| d.due >= ctx.now);
+        let next = deadlines_in(ctx, self.tz, self.order).into_iter().find(|d| d.due >= ctx.now);
         let focus = next.map_or_else(
             || "nothing is due".to_owned(),
             |d| format!("{} (due {})", d.title, d.due.with_timezone(&self.tz).format("%a %H:%M")),

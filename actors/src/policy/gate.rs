@@ -127,7 +127,7 @@ impl NudgePolicy {
             }),
             (PolicyLayer::QuietHours, &|| self.quiet_hours(local.time())),
             (PolicyLayer::DynamicDnd, &|| self.dynamic_dnd(local.hour())),
-            (PolicyLayer::PersonaDnd, &|| self.persona_dnd(local.time(), local.weekday())),
+            (PolicyLayer::PersonaDnd, &|| self.persona_dnd(fb, now, local.time(), local.weekday())),
             (PolicyLayer::DayQuota, &|| self.day_quota(spawn, now)),
             (PolicyLayer::HourQuota, &|| self.hour_quota(spawn, now, local.weekday())),
             (PolicyLayer::SessionCooldown, &|| self.session_cooldown(req.session_key, now)),
@@ -148,9 +148,11 @@ impl NudgePolicy {
             if denial.is_some() {
                 continue; // only tracing from here on
             }
+            // The user's own `/snooze` is not bypassed, whatever the priority.
             let bypass = high
                 && layer.high_priority_may_bypass()
-                && !(layer == PolicyLayer::QuietHours && self.quiet_bypass_withdrawn().is_some());
+                && !(layer == PolicyLayer::QuietHours && self.quiet_bypass_withdrawn().is_some())
+                && !(layer == PolicyLayer::PersonaDnd && fb.snoozed(now).is_some());
             if bypass {
                 bypassed.push(layer);
                 continue;
@@ -209,7 +211,11 @@ impl NudgePolicy {
         }
     }
 
-    fn persona_dnd(&self, t: NaiveTime, day: Weekday) -> Layer {
+    /// The persona's do-not-disturb windows, and the user's `/snooze` (a temporary one).
+    fn persona_dnd(&self, fb: &FeedbackSummary, now: DateTime<Utc>, t: NaiveTime, day: Weekday) -> Layer {
+        if let Some(until) = fb.snoozed(now) {
+            return Err(format!("snoozed by the user until {} (/snooze off ends it)", self.shown(until)));
+        }
         match self.cfg.dnd_windows.iter().find(|w| {
             (w.weekdays.is_empty() || w.weekdays.contains(&day))
                 && crate::config::Window::new(w.start, w.end).contains(t)
@@ -318,22 +324,27 @@ impl NudgePolicy {
         }
     }
 
+    /// A topic the user muted (`/stop`), or rejected enough that it cools down. The cooldown
+    /// starts at the last reject and lasts by the weight as it was then.
     fn topic_reject(&self, fb: &FeedbackSummary, topic: &str, now: DateTime<Utc>) -> Layer {
+        if let Some(until) = fb.muted_until(topic, now) {
+            return Err(format!(
+                "topic `{topic}` muted by the user until {} (/ok {topic} unmutes it)",
+                self.shown(until)
+            ));
+        }
         let Some(t) = fb.by_topic.get(topic) else {
             return Ok(());
         };
-        let (Some(last), true) = (t.last_reject, t.reject_weight >= self.cfg.topic_reject_weight_threshold) else {
+        let weight = t.weight_at_last_reject.max(t.reject_weight);
+        let (Some(last), true) = (t.last_reject, weight >= self.cfg.topic_reject_weight_threshold) else {
             return Ok(());
         };
-        let hours = (self.cfg.topic_reject_cooldown_hours as f64 * t.reject_weight)
-            .min(self.cfg.topic_reject_max_cooldown_hours as f64);
+        let hours =
+            (self.cfg.topic_reject_cooldown_hours as f64 * weight).min(self.cfg.topic_reject_max_cooldown_hours as f64);
         let until = last + Duration::minutes((hours * 60.0) as i64);
         if now < until {
-            Err(format!(
-                "topic `{topic}` was rejected (weight {:.2}); cooled down until {}",
-                t.reject_weight,
-                self.shown(until)
-            ))
+            Err(format!("topic `{topic}` was rejected (weight {:.2}); cooled down until {}", weight, self.shown(until)))
         } else {
             Ok(())
         }

@@ -127,6 +127,7 @@ fn layer_cases() -> Vec<(PolicyLayer, Setup)> {
                             rate: Rate { accepted: 0, dismissed: 1 },
                             reject_weight: 1.0,
                             last_reject: Some(noon() - Duration::hours(3)),
+                            ..Default::default()
                         },
                     );
                 });
@@ -144,6 +145,7 @@ fn layer_cases() -> Vec<(PolicyLayer, Setup)> {
                             rate: Rate { accepted: 0, dismissed: 4 },
                             reject_weight: 0.0,
                             last_reject: None,
+                            ..Default::default()
                         },
                     );
                 });
@@ -308,6 +310,7 @@ fn topic_reject_cooldown_scales_with_weight() {
         rate: Rate { accepted: 0, dismissed: 1 },
         reject_weight: w,
         last_reject: Some(noon()),
+        ..Default::default()
     };
     with_feedback(&mut p, |s| {
         s.by_topic.insert("water".into(), reject(0.9));
@@ -318,6 +321,35 @@ fn topic_reject_cooldown_scales_with_weight() {
     });
     assert_denied_by(&ask(&p, MSG, Priority::Low, noon() + Duration::hours(95)), PolicyLayer::TopicRejectCooldown);
     assert!(ask(&p, MSG, Priority::Low, noon() + Duration::hours(96)).allow, "48h x weight 2");
+}
+
+#[test]
+fn a_muted_topic_and_a_snooze_deny_and_a_snooze_is_not_bypassed_by_high_priority() {
+    let mut p = policy();
+    with_feedback(&mut p, |s| {
+        s.muted.insert("water".into(), noon() + Duration::days(30));
+    });
+    assert_denied_by(&ask(&p, MSG, Priority::High, noon()), PolicyLayer::TopicRejectCooldown);
+    assert!(ask(&p, MSG, Priority::Low, noon() + Duration::days(30)).allow, "the mute ends");
+    let mut p = policy();
+    with_feedback(&mut p, |s| s.snoozed_until = Some(noon() + Duration::hours(2)));
+    assert_denied_by(&ask(&p, "Call the bank", Priority::High, noon()), PolicyLayer::PersonaDnd);
+    assert!(ask(&p, "Call the bank", Priority::Low, noon() + Duration::hours(2)).allow);
+}
+
+#[test]
+fn a_single_stop_cools_its_topic_down_although_its_weight_decays() {
+    let mut p = policy();
+    with_feedback(&mut p, |s| {
+        let t = TopicFeedback {
+            rate: Rate { accepted: 0, dismissed: 1 },
+            reject_weight: 0.99,
+            weight_at_last_reject: 1.0,
+            last_reject: Some(noon()),
+        };
+        s.by_topic.insert("water".into(), t);
+    });
+    assert_denied_by(&ask(&p, MSG, Priority::Low, noon() + Duration::minutes(10)), PolicyLayer::TopicRejectCooldown);
 }
 
 #[test]

@@ -6,11 +6,11 @@ use crate::config::SentinelConfig;
 use crate::context::attention::{AttentionUpdater, ProducerInput};
 use crate::context::behaviors_extractor::BehaviorsExtractor;
 use crate::context::daily_analysis::{self, DailyAnalysis};
-use crate::context::deadlines::parse_deadlines;
+use crate::context::deadlines::deadlines_in;
 use crate::context::plan::{plan_for_day, PlanSlot, SlotKind};
 use crate::context::preferences::ProactivityPreferencesReader;
 use crate::context::{Assemble, AssemblerService, AttentionChanged, RememberLastDecision};
-use crate::feedback::{FeedbackSummary, NudgeFeedbackTracker, Source};
+use crate::feedback::{Dispatch, FeedbackSummary, NudgeFeedbackTracker, Source};
 use crate::planner::{AnalyzeDay, Decide, Planned, PlannerService};
 use crate::policy::SetOverrides;
 use crate::policy::{dispatch_through, ApplyTuning, Check, Gated, Nudge, NudgePolicyService, Snapshot};
@@ -36,6 +36,8 @@ pub struct RunnerDeps {
     pub discovery: Option<Box<dyn DiscoveryHook>>,
     /// Where the DailyAnalysisService keeps the day's result; `None` when it is off.
     pub daily_analysis: Option<std::path::PathBuf>,
+    /// The user's quiet hours: the no-reply timer does not run during them.
+    pub quiet: Vec<crate::config::Window>,
 }
 
 /// What the ticks did, for `raven status`, the benchmark and `raven simulate`.
@@ -195,8 +197,9 @@ impl SentinelRunner {
         let now = ctx.now;
         let mut notes = Vec::new();
         self.maybe_cleanup_feedback(now, &mut notes);
+        self.sweep_ignored(now, &mut notes);
         let summary = self.maybe_retune_policy(now, &mut notes).await;
-        let deadlines = parse_deadlines(&ctx.memory_md, now, self.d.tz, self.d.order);
+        let deadlines = deadlines_in(&ctx, self.d.tz, self.d.order);
         self.phase = deadline_phase(&deadlines, now);
         let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines);
         self.maybe_daily_analysis(&ctx, &mut notes).await;
@@ -275,6 +278,20 @@ impl SentinelRunner {
     fn maybe_cleanup_feedback(&mut self, now: DateTime<Utc>, notes: &mut Vec<String>) {
         if let Err(e) = self.d.tracker.trim_if_due(now) {
             notes.push(format!("feedback trim failed: {e}"));
+        }
+    }
+
+    /// The no-reply timer: what someone could see and nobody answered is `ignored`.
+    fn sweep_ignored(&mut self, now: DateTime<Utc>, notes: &mut Vec<String>) {
+        let (tz, quiet) = (self.d.tz, &self.d.quiet);
+        let asleep = |t: DateTime<Utc>| {
+            let local = t.with_timezone(&tz).time();
+            quiet.iter().any(|w| w.contains(local))
+        };
+        match self.d.tracker.sweep_ignored(now, &asleep) {
+            Ok(ids) if !ids.is_empty() => tracing::info!(?ids, "no reply: recorded as ignored"),
+            Ok(_) => {}
+            Err(e) => notes.push(format!("no-reply timer not run: {e}")),
         }
     }
 
@@ -404,21 +421,30 @@ impl SentinelRunner {
         let mut outcome =
             TickOutcome { decision: decision.clone(), result: None, nudge_id: None, route: route.into(), notes };
         let now = self.d.clock.now();
+        if decision.action == Action::Skip {
+            return outcome;
+        }
+        let id = self.next_nudge_id(now);
+        let said = Dispatch {
+            nudge_id: id.clone(),
+            topic: topic.clone().unwrap_or_else(|| crate::policy::topic::topic_of(&gate_content(&decision))),
+            priority: decision.priority,
+            source: if route == "deferred" { Source::Defer } else { Source::Sentinel },
+            job: None,
+        };
         match decision.action {
             Action::Skip => {}
             Action::SpawnAgent => {
-                let id = self.next_nudge_id(now);
-                outcome.result = Some(self.d.router.route(&decision, &id).await);
+                outcome.result = Some(self.d.router.route(&decision, &said).await);
                 outcome.nudge_id = Some(id);
             }
             Action::NudgeInject | Action::NudgeDefer => {
                 // Queued, not yet delivered: the gate checks now; the fire is recorded when
                 // the inject rides a reply or the defer goes out (through the gate again).
-                let id = self.next_nudge_id(now);
                 let nudge = Nudge::of(&decision, topic);
                 outcome.result = Some(match self.d.policy.call(Check(nudge)).await {
                     Ok(v) if v.allow => {
-                        let r = self.d.router.route(&decision, &id).await;
+                        let r = self.d.router.route(&decision, &said).await;
                         if r.delivered {
                             outcome.nudge_id = Some(id);
                         }
@@ -432,11 +458,12 @@ impl SentinelRunner {
                 });
             }
             _ => {
-                let id = self.next_nudge_id(now);
-                let nudge = Nudge::of(&decision, topic.clone());
+                // Delivered means written into its conversation, with its dispatched record,
+                // by the hub (see `executor::conversation`).
+                let nudge = Nudge::of(&decision, topic);
                 let router = self.d.router.clone();
-                let gated = dispatch_through(&self.d.policy, nudge.clone(), || async {
-                    let r = router.route(&decision, &id).await;
+                let gated = dispatch_through(&self.d.policy, nudge, || async {
+                    let r = router.route(&decision, &said).await;
                     if r.delivered {
                         Ok(r)
                     } else {
@@ -446,17 +473,6 @@ impl SentinelRunner {
                 .await;
                 outcome.result = Some(match gated {
                     Gated::Delivered(r) => {
-                        let topic = topic.unwrap_or_else(|| crate::policy::topic::topic_of(&nudge.content));
-                        if let Err(e) = self.d.tracker.record_dispatched(
-                            &id,
-                            &topic,
-                            decision.priority,
-                            decision.target_session.as_deref(),
-                            Source::Sentinel,
-                            now,
-                        ) {
-                            outcome.notes.push(format!("feedback not logged: {e}"));
-                        }
                         outcome.nudge_id = Some(id);
                         r
                     }
@@ -470,6 +486,14 @@ impl SentinelRunner {
             }
         }
         outcome
+    }
+}
+
+/// What the gate files a decision's topic under when it has no explicit one.
+fn gate_content(d: &PlannerDecision) -> String {
+    match d.action {
+        Action::SpawnAgent => d.spawn_task.clone().unwrap_or_default(),
+        _ => d.nudge_message.clone().unwrap_or_default(),
     }
 }
 

@@ -24,11 +24,17 @@ use std::sync::Arc;
 #[derive(Default)]
 struct Recording {
     routed: RefCell<Vec<PlannerDecision>>,
+    said: RefCell<Vec<crate::feedback::Dispatch>>,
 }
 
 impl Router for Recording {
-    fn route<'a>(&'a self, d: &'a PlannerDecision, _id: &'a str) -> LocalBoxFuture<'a, ExecutionResult> {
+    fn route<'a>(
+        &'a self,
+        d: &'a PlannerDecision,
+        said: &'a crate::feedback::Dispatch,
+    ) -> LocalBoxFuture<'a, ExecutionResult> {
         self.routed.borrow_mut().push(d.clone());
+        self.said.borrow_mut().push(said.clone());
         Box::pin(async { ExecutionResult::delivered(vec!["jsonl:test".into()]) })
     }
 }
@@ -88,6 +94,7 @@ fn rig_with(start_at: DateTime<Utc>, policy_cfg: PolicyConfig, assembler_policy:
         cfg: SentinelConfig::default(),
         discovery: None,
         daily_analysis: None,
+        quiet: Vec::new(),
     });
     Rig { _tmp: tmp, dir, clock, calls, provider, router, runner, metrics }
 }
@@ -237,7 +244,7 @@ async fn an_assembler_panic_is_a_skip_and_the_next_tick_works() {
 }
 
 #[actix_rt::test]
-async fn a_planner_nudge_is_routed_and_logged_for_feedback() {
+async fn a_planner_nudge_is_routed_with_what_its_conversation_records() {
     let mut r = rig(at(12, 0));
     r.provider.set(Ok(
         json!({"action": "nudge", "reason": "r", "proactivity_score": 0.9, "nudge_message": "Stretch!", "target_session": "cli:1"}),
@@ -245,10 +252,12 @@ async fn a_planner_nudge_is_routed_and_logged_for_feedback() {
     let out = r.runner.tick_once().await;
     assert_eq!(out.route, "nudge");
     let id = out.nudge_id.unwrap();
-    let tracker = NudgeFeedbackTracker::new(r.dir.feedback(), FeedbackConfig::default(), chrono_tz::Tz::UTC);
-    let records = tracker.records().unwrap();
-    assert_eq!(records.len(), 1);
-    assert_eq!(records[0].nudge_id, id);
+    // The delivery writes the dispatched record (see executor::conversation): the runner
+    // hands it the id, the topic and the source.
+    let said = r.router.said.borrow().clone();
+    assert_eq!(said.len(), 1);
+    assert_eq!((said[0].nudge_id.as_str(), said[0].topic.as_str()), (id.as_str(), "stretch"));
+    assert_eq!(said[0].source, crate::feedback::Source::Sentinel);
     // The attention file was refreshed by the tick.
     assert!(std::fs::read_to_string(r.dir.attention()).unwrap().contains("## Today's plan"));
 }

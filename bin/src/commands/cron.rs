@@ -16,6 +16,8 @@ pub enum CronCommand {
     List,
     /// Remove a job by id.
     Rm { id: String },
+    /// Let a paused job fire again, from its next due time (strikes forgiven, no catch-up).
+    Resume { id: String },
 }
 
 #[derive(Args)]
@@ -106,6 +108,14 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
             }
             for job in &file.jobs {
                 println!("{}", describe(job, jobs.tz));
+            }
+        }
+        CronCommand::Resume { id } => {
+            use raven_actors::cron::pause::PauseOutcome;
+            match jobs.store.resume(&id, chrono::Utc::now()).map_err(|e| e.to_string())? {
+                PauseOutcome::Done => println!("resumed {id}"),
+                PauseOutcome::Already => println!("{id} is not paused: nothing to resume"),
+                PauseOutcome::NoSuchJob => return Err(format!("no job {id} (see `raven cron list`)")),
             }
         }
         CronCommand::Rm { id } => {

@@ -32,6 +32,9 @@ pub const SUPERVISED: &str = "RAVEN_GATEWAY_SUPERVISED";
 struct Gateway {
     socket: PathBuf,
     secret: Option<String>,
+    /// `POST /feedback` writes here (the supervisor's next tick, and `raven policy explain`,
+    /// read it).
+    feedback: raven_actors::feedback::NudgeFeedbackTracker,
 }
 
 #[derive(Deserialize)]
@@ -66,16 +69,47 @@ async fn ask(socket: &std::path::Path, req: ControlRequest) -> Result<ControlRes
     c.request(req).await.map_err(|e| error(StatusCode::BAD_GATEWAY, e.to_string()))
 }
 
-async fn inbound(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes) -> Response {
+/// The shared secret check of every POST: `None` when the request may go on.
+fn refused(g: &Gateway, headers: &HeaderMap) -> Option<Response> {
     let Some(secret) = &g.secret else {
-        return error(
+        return Some(error(
             StatusCode::SERVICE_UNAVAILABLE,
             "no shared secret is configured; set the gateway's secret_env variable",
-        );
+        ));
     };
     let given = headers.get(SECRET_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
-    if !same_secret(given, secret.as_bytes()) {
-        return error(StatusCode::UNAUTHORIZED, "wrong or missing x-raven-secret");
+    (!same_secret(given, secret.as_bytes())).then(|| error(StatusCode::UNAUTHORIZED, "wrong or missing x-raven-secret"))
+}
+
+/// `POST /feedback {"nudge_id"?, "session"?, "verdict", "reason"?}`: a verdict on one
+/// proactive message, by id or as the latest of a conversation.
+async fn feedback_verdict(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes) -> Response {
+    use raven_actors::feedback::give::{give, GiveFeedback};
+    if let Some(r) = refused(&g, &headers) {
+        return r;
+    }
+    let req: GiveFeedback = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("body must be {{\"nudge_id\"?, \"session\"?, \"verdict\", \"reason\"?}} JSON: {e}"),
+            )
+        }
+    };
+    match give(&g.feedback, &req, chrono::Utc::now()) {
+        Ok(given) => (StatusCode::OK, Json(json!({"recorded": given}))).into_response(),
+        Err(e) if e.is_not_found() => error(StatusCode::NOT_FOUND, e.to_string()),
+        Err(
+            e @ raven_actors::feedback::give::GiveError::Feedback(raven_actors::feedback::FeedbackError::Io { .. }),
+        ) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+    }
+}
+
+async fn inbound(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(r) = refused(&g, &headers) {
+        return r;
     }
     let msg: Inbound = match serde_json::from_slice(&body) {
         Ok(m) => m,
@@ -154,11 +188,17 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
     let g = &config.gateway;
     let secret = std::env::var(&g.secret_env).ok().filter(|s| !s.is_empty());
     if secret.is_none() {
-        tracing::warn!("no {} set: POST /inbound answers 503 until one is", g.secret_env);
+        tracing::warn!("no {} set: POST /inbound and /feedback answer 503 until one is", g.secret_env);
     }
-    let state = Arc::new(Gateway { socket: dir.socket(), secret });
+    let feedback = raven_actors::feedback::NudgeFeedbackTracker::new(
+        dir.feedback(),
+        config.feedback.clone(),
+        config.general.timezone,
+    );
+    let state = Arc::new(Gateway { socket: dir.socket(), secret, feedback });
     let app = Router::new()
         .route("/inbound", post(inbound))
+        .route("/feedback", post(feedback_verdict))
         .route("/metrics", get(metrics))
         .layer(DefaultBodyLimit::max(g.max_body_bytes))
         .with_state(state);

@@ -1,6 +1,7 @@
 pub mod config;
 pub mod cron;
 pub mod discover;
+pub mod feedback;
 pub mod gateway;
 pub mod memory;
 pub mod metrics;

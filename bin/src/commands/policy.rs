@@ -5,6 +5,7 @@ use super::load_config;
 use chrono::Utc;
 use clap::{Subcommand, ValueEnum};
 use raven_actors::data_dir::DataDir;
+use raven_actors::feedback::NudgeFeedbackTracker;
 use raven_actors::policy::{CheckRequest, NudgePolicy, PolicyState};
 use raven_actors::store::JsonStateStore;
 use raven_actors::time::parse_instant;
@@ -62,6 +63,11 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
     let (state, _) = store.read::<PolicyState>("policy").map_err(|e| e.to_string())?;
     // Recovery notices (a corrupt file kept aside) were logged by the store on stderr.
     let fires = state.fires.len();
+    // The feedback as the next tick's retune will see it, computed from the log now (a
+    // verdict given since the last tick counts), without writing anything.
+    let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), config.general.timezone);
+    let mut state = state;
+    state.feedback = tracker.summary(now).map_err(|e| e.to_string())?;
     let mut policy = NudgePolicy::new(config.policy, config.general.timezone);
     policy.replace_state(state);
     let req = CheckRequest {
@@ -93,6 +99,7 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
     println!("at:      {} ({})", raven_actors::time::local(now, config.general.timezone), config.general.timezone);
     println!("topic:   {}", topic.unwrap_or_else(|| raven_actors::policy::topic::topic_of(&content)));
     println!("ledger:  {} ({fires} fires on record)", dir.state().display());
+    println!("feedback: {} (read now, as the next tick will)", dir.feedback().display());
     println!("layers:");
     for (layer, outcome) in trace {
         let bypass = if layer.high_priority_may_bypass() { "  (high priority may bypass)" } else { "" };

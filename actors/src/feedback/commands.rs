@@ -1,0 +1,165 @@
+//! The LLM-free verdict commands: `/ok [topic]`, `/stop [topic]`, `/snooze <duration>|off`,
+//! typed in the REPL or sent as a short reply on any channel (and `raven feedback` on the
+//! command line). Each answer says what was recorded and how to undo it; with nothing to
+//! give feedback on, it says so and records nothing.
+
+use super::record::{FeedbackRecord, Lifecycle};
+use super::{short_id, FeedbackError, NudgeFeedbackTracker};
+use crate::cron::pause::PauseOutcome;
+use crate::cron::store::JobsStore;
+use chrono::{DateTime, Duration, Utc};
+use chrono_tz::Tz;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FeedbackCommand {
+    Ok(Option<String>),
+    Stop(Option<String>),
+    Snooze(Option<Duration>),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("/snooze needs a duration (`/snooze 2h`, `/snooze 30m`) or `off`: {0}")]
+    Snooze(String),
+    #[error(transparent)]
+    Feedback(#[from] FeedbackError),
+    #[error("the jobs file: {0}")]
+    Jobs(#[from] crate::cron::store::JobsError),
+}
+
+/// The command in a reply, if it is one (`None`: a message for the agent).
+pub fn parse(text: &str) -> Option<Result<FeedbackCommand, CommandError>> {
+    let text = text.trim();
+    let (head, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+    let topic = || (!rest.trim().is_empty()).then(|| rest.trim().to_lowercase());
+    match head.to_lowercase().as_str() {
+        "/ok" => Some(Ok(FeedbackCommand::Ok(topic()))),
+        "/stop" => Some(Ok(FeedbackCommand::Stop(topic()))),
+        "/snooze" => Some(match rest.trim() {
+            "off" | "0" => Ok(FeedbackCommand::Snooze(None)),
+            "" => Err(CommandError::Snooze("nothing given".into())),
+            d => crate::time::parse_duration(d)
+                .map(|d| FeedbackCommand::Snooze(Some(d)))
+                .map_err(|e| CommandError::Snooze(e.to_string())),
+        }),
+        _ => None,
+    }
+}
+
+/// Where a command is given: the conversation it is about, and the user's zone.
+pub struct CommandCtx<'a> {
+    pub tracker: &'a NudgeFeedbackTracker,
+    pub jobs: Option<&'a JobsStore>,
+    pub session: Option<&'a str>,
+    pub tz: Tz,
+    pub now: DateTime<Utc>,
+}
+
+const NOTHING: &str = "Nothing to give feedback on here: no proactive message in this conversation within the \
+reaction window. Nothing recorded.";
+
+impl CommandCtx<'_> {
+    fn undecided(&self, topic: Option<&str>) -> Result<Option<FeedbackRecord>, FeedbackError> {
+        let Some(session) = self.session else { return Ok(None) };
+        let latest = self.tracker.latest_undecided(session, self.now)?;
+        Ok(latest.filter(|r| topic.is_none_or(|t| r.topic.as_deref() == Some(t))))
+    }
+
+    fn shown(&self, t: DateTime<Utc>) -> String {
+        crate::time::local(t, self.tz)
+    }
+
+    /// Runs the command and returns what to tell the user.
+    pub fn apply(&self, cmd: &FeedbackCommand) -> Result<String, CommandError> {
+        match cmd {
+            FeedbackCommand::Ok(topic) => self.ok(topic.as_deref()),
+            FeedbackCommand::Stop(topic) => self.stop(topic.as_deref()),
+            FeedbackCommand::Snooze(d) => self.snooze(*d),
+        }
+    }
+
+    fn ok(&self, topic: Option<&str>) -> Result<String, CommandError> {
+        let mut said = Vec::new();
+        if let Some(t) = topic.filter(|t| self.tracker.summary(self.now).is_ok_and(|s| s.muted.contains_key(*t))) {
+            self.tracker.record_mute(t, None, self.now)?;
+            said.push(format!("Unmuted topic `{t}`. To mute it again: /stop {t}"));
+        }
+        match self.undecided(topic)? {
+            Some(r) if r.source.is_rated() => {
+                self.tracker.record_verdict(&r.nudge_id, "accepted", "/ok", self.now)?;
+                let id = short_id(&r.nudge_id);
+                said.push(format!(
+                    "Recorded: accepted [{id}] (topic `{}`). To undo: raven feedback {id} neutral",
+                    r.topic.unwrap_or_default()
+                ));
+            }
+            _ if said.is_empty() && topic.is_some() => {
+                return Ok(format!(
+                    "Topic `{}` is not muted and nothing here waits for a verdict on it. Nothing recorded.",
+                    topic.unwrap_or_default()
+                ))
+            }
+            _ if said.is_empty() => return Ok(NOTHING.into()),
+            _ => {}
+        }
+        Ok(said.join("\n"))
+    }
+
+    fn stop(&self, topic: Option<&str>) -> Result<String, CommandError> {
+        let target = self.undecided(topic)?;
+        if let Some(r) = target.as_ref().filter(|r| !r.source.is_rated()) {
+            return self.stop_job(r);
+        }
+        let Some(topic) = topic.map(str::to_owned).or_else(|| target.as_ref().and_then(|r| r.topic.clone())) else {
+            return Ok(NOTHING.into());
+        };
+        let mut said = Vec::new();
+        if let Some(r) = &target {
+            self.tracker.record_verdict(&r.nudge_id, "dismissed", "stop", self.now)?;
+            said.push(format!("Recorded: dismissed [{}] as a stop.", short_id(&r.nudge_id)));
+        }
+        let until = self.now + Duration::days(self.tracker.config().stop_mute_days);
+        self.tracker.record_mute(&topic, Some(until), self.now)?;
+        said.push(format!("Muted topic `{topic}` until {} ({}). To undo: /ok {topic}", self.shown(until), self.tz));
+        Ok(said.join(" "))
+    }
+
+    /// A "stop" to a cron reminder: the job is paused (the reminder is the user's own).
+    fn stop_job(&self, r: &FeedbackRecord) -> Result<String, CommandError> {
+        let (Some(job), Some(jobs)) = (r.job.as_deref(), self.jobs) else {
+            return Ok(
+                "That was a reminder you scheduled; remove it with `raven cron rm <id>`. Nothing recorded.".into()
+            );
+        };
+        self.tracker.append(&FeedbackRecord {
+            session: r.session.clone(),
+            source: r.source,
+            job: r.job.clone(),
+            reason: Some("/stop".into()),
+            ..FeedbackRecord::new(self.now, &r.nudge_id, Lifecycle::Neutral)
+        })?;
+        Ok(match jobs.pause(job, "paused by /stop")? {
+            PauseOutcome::Done | PauseOutcome::Already => {
+                format!("Paused the reminder job `{job}`. To resume it: raven cron resume {job}")
+            }
+            PauseOutcome::NoSuchJob => format!("The reminder job `{job}` is gone already. Nothing to pause."),
+        })
+    }
+
+    fn snooze(&self, d: Option<Duration>) -> Result<String, CommandError> {
+        let Some(d) = d else {
+            self.tracker.record_snooze(self.now, self.now)?;
+            return Ok("Snooze ended: proactive messages may come again.".into());
+        };
+        let until = self.now + d;
+        self.tracker.record_snooze(until, self.now)?;
+        Ok(format!(
+            "Snoozed: no proactive message until {} ({}); your cron reminders still come. To end it: /snooze off",
+            self.shown(until),
+            self.tz
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,111 @@
+use super::*;
+use crate::feedback::{Dispatch, Source};
+use chrono::TimeZone;
+use raven_proto::Priority;
+
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap()
+}
+
+struct Rig {
+    _dir: tempfile::TempDir,
+    tracker: NudgeFeedbackTracker,
+    jobs: JobsStore,
+}
+
+fn rig() -> Rig {
+    let dir = tempfile::tempdir().unwrap();
+    let tracker = NudgeFeedbackTracker::new(dir.path().join("fb.jsonl"), Default::default(), Tz::UTC);
+    let jobs = JobsStore::new(dir.path().join("jobs.json"));
+    Rig { _dir: dir, tracker, jobs }
+}
+
+impl Rig {
+    fn run(&self, text: &str, at: DateTime<Utc>) -> String {
+        let ctx =
+            CommandCtx { tracker: &self.tracker, jobs: Some(&self.jobs), session: Some("cli:1"), tz: Tz::UTC, now: at };
+        ctx.apply(&parse(text).expect("a command").unwrap()).unwrap()
+    }
+
+    fn sent(&self, d: Dispatch) {
+        self.tracker.record_dispatched(&d, Some("cli:1"), true, t0()).unwrap();
+    }
+}
+
+#[test]
+fn only_the_three_commands_are_recognised_and_a_bad_snooze_is_refused() {
+    assert_eq!(parse("/ok").unwrap().unwrap(), FeedbackCommand::Ok(None));
+    assert_eq!(parse(" /STOP Water ").unwrap().unwrap(), FeedbackCommand::Stop(Some("water".into())));
+    assert_eq!(parse("/snooze 2h").unwrap().unwrap(), FeedbackCommand::Snooze(Some(Duration::hours(2))));
+    assert_eq!(parse("/snooze off").unwrap().unwrap(), FeedbackCommand::Snooze(None));
+    assert!(parse("/snooze whenever").unwrap().is_err());
+    assert!(parse("/snooze").unwrap().is_err());
+    assert!(parse("stop it").is_none() && parse("/status").is_none() && parse("ok").is_none());
+}
+
+#[test]
+fn with_nothing_to_judge_a_command_says_so_and_records_nothing() {
+    let r = rig();
+    assert!(r.run("/stop", t0()).starts_with("Nothing to give feedback on"));
+    assert!(r.run("/ok", t0()).starts_with("Nothing to give feedback on"));
+    assert!(r.tracker.records().unwrap().is_empty());
+}
+
+#[test]
+fn stop_dismisses_the_latest_message_and_mutes_its_topic_until_ok() {
+    let r = rig();
+    r.sent(Dispatch::new("n-1", "water", Priority::Low, Source::Sentinel));
+    let said = r.run("/stop", t0() + Duration::minutes(5));
+    assert!(said.contains("dismissed") && said.contains("Muted topic `water`") && said.contains("/ok water"), "{said}");
+    let s = r.tracker.summary(t0() + Duration::hours(1)).unwrap();
+    assert!(s.muted_until("water", t0() + Duration::days(29)).is_some());
+    assert_eq!(s.last_dismissal, Some(t0() + Duration::minutes(5)));
+    let said = r.run("/ok water", t0() + Duration::hours(2));
+    assert!(said.starts_with("Unmuted topic `water`"), "{said}");
+    assert!(r.tracker.summary(t0() + Duration::hours(3)).unwrap().muted.is_empty());
+}
+
+#[test]
+fn ok_accepts_and_says_how_to_undo() {
+    let r = rig();
+    r.sent(Dispatch::new("n-1", "water", Priority::Low, Source::Sentinel));
+    let said = r.run("/ok", t0() + Duration::minutes(5));
+    assert!(said.contains("accepted") && said.contains(&format!("raven feedback {} neutral", short_id("n-1"))));
+    assert_eq!(r.tracker.summary(t0() + Duration::hours(1)).unwrap().overall.accepted, 1);
+}
+
+#[test]
+fn stop_on_a_reminder_pauses_its_job_and_rates_nothing() {
+    let r = rig();
+    let job = crate::cron::store::Job {
+        id: "water".into(),
+        message: "drink water".into(),
+        schedule: crate::cron::store::Schedule::Every { every_s: 3600, anchor: t0() },
+        target: Some("cli:1".into()),
+        broadcast: Vec::new(),
+        created_at: t0(),
+        enabled: true,
+        topic: None,
+        state: Default::default(),
+    };
+    r.jobs.update(|f| f.jobs.push(job)).unwrap();
+    r.sent(Dispatch {
+        job: Some("water".into()),
+        ..Dispatch::new("cron-water-1", "water", Priority::Low, Source::Cron)
+    });
+    let said = r.run("/stop", t0() + Duration::minutes(1));
+    assert!(said.contains("raven cron resume water"), "{said}");
+    assert_eq!(r.jobs.load().unwrap().jobs[0].state.paused.as_deref(), Some("paused by /stop"));
+    let s = r.tracker.summary(t0() + Duration::hours(1)).unwrap();
+    assert_eq!((s.overall.samples(), s.muted.len()), (0, 0), "a reminder the user wrote is not rated");
+}
+
+#[test]
+fn snooze_holds_proactive_messages_and_off_ends_it() {
+    let r = rig();
+    let said = r.run("/snooze 2h", t0());
+    assert!(said.contains("12:00") && said.contains("/snooze off"), "{said}");
+    assert_eq!(r.tracker.summary(t0()).unwrap().snoozed(t0()), Some(t0() + Duration::hours(2)));
+    r.run("/snooze off", t0() + Duration::minutes(30));
+    assert_eq!(r.tracker.summary(t0() + Duration::minutes(31)).unwrap().snoozed_until, None);
+}

@@ -1,0 +1,39 @@
+//! The feedback replies as an inbound hook: after a pending question and a menu pick, and
+//! before the agent, a recognised `/ok`, `/stop` or `/snooze` is answered here, with no LLM.
+
+use super::commands::{parse, CommandCtx};
+use super::NudgeFeedbackTracker;
+use crate::agent::InboundHook;
+use crate::clock::SharedClock;
+use crate::cron::store::JobsStore;
+use chrono_tz::Tz;
+use futures_util::future::LocalBoxFuture;
+use raven_proto::TurnRequest;
+use std::rc::Rc;
+
+pub struct FeedbackReplies {
+    pub tracker: Rc<NudgeFeedbackTracker>,
+    pub jobs: JobsStore,
+    pub tz: Tz,
+    pub clock: SharedClock,
+}
+
+impl InboundHook for FeedbackReplies {
+    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let cmd = parse(&req.content)?;
+            let session = format!("{}:{}", req.channel, req.chat_id);
+            let ctx = CommandCtx {
+                tracker: &self.tracker,
+                jobs: Some(&self.jobs),
+                session: Some(&session),
+                tz: self.tz,
+                now: self.clock.now(),
+            };
+            Some(match cmd.and_then(|c| ctx.apply(&c)) {
+                Ok(answer) => answer,
+                Err(e) => format!("Nothing recorded: {e}"),
+            })
+        })
+    }
+}

@@ -1,0 +1,113 @@
+//! Messages still waiting for a reaction: the latest one a reply is about, the engagement
+//! hook (a user line in the conversation), and the no-reply timer that records `ignored`.
+//!
+//! The timer lives in the log itself: a visible, rated message with nothing after it is
+//! still running; the sweep checks and appends under the log's lock, so two processes never
+//! record the same `ignored` twice.
+
+use super::record::{FeedbackRecord, Lifecycle};
+use super::{FeedbackError, NudgeFeedbackTracker};
+use crate::store::FileLock;
+use chrono::{DateTime, Duration, Utc};
+use std::collections::HashSet;
+
+/// Ids with an event that ends the no-reply timer (engaged, ignored or a verdict).
+fn settled(records: &[FeedbackRecord]) -> HashSet<&str> {
+    records.iter().filter(|r| r.event.settles()).map(|r| r.nudge_id.as_str()).collect()
+}
+
+/// Ids with an explicit verdict.
+fn decided(records: &[FeedbackRecord]) -> HashSet<&str> {
+    records.iter().filter(|r| r.event.is_verdict()).map(|r| r.nudge_id.as_str()).collect()
+}
+
+/// Awake time between `from` and `to`: five-minute steps that `asleep` says are not quiet.
+pub fn awake_between(from: DateTime<Utc>, to: DateTime<Utc>, asleep: &dyn Fn(DateTime<Utc>) -> bool) -> Duration {
+    let step = Duration::minutes(5);
+    let mut t = from;
+    let mut awake = Duration::zero();
+    while t < to {
+        if !asleep(t) {
+            awake += step.min(to - t);
+        }
+        t += step;
+    }
+    awake
+}
+
+impl NudgeFeedbackTracker {
+    fn window(&self) -> Duration {
+        Duration::hours(self.config().reaction_window_h)
+    }
+
+    /// The latest proactive message to `session` within the reaction window that has no
+    /// explicit verdict yet (cron reminders included: `/stop` pauses their job).
+    pub fn latest_undecided(&self, session: &str, now: DateTime<Utc>) -> Result<Option<FeedbackRecord>, FeedbackError> {
+        let records = self.records()?;
+        let decided = decided(&records);
+        Ok(records
+            .iter()
+            .filter(|r| r.event == Lifecycle::Dispatched && r.session.as_deref() == Some(session))
+            .filter(|r| r.at <= now && now - r.at <= self.window() && !decided.contains(r.nudge_id.as_str()))
+            .max_by_key(|r| r.at)
+            .cloned())
+    }
+
+    /// The user wrote in `session`: every message there still waiting within the window is
+    /// `engaged` (not a verdict; it only stops the no-reply timer). Returns their ids.
+    pub fn record_engaged(&self, session: &str, now: DateTime<Utc>) -> Result<Vec<String>, FeedbackError> {
+        let _lock = FileLock::exclusive(self.lock_path()).map_err(|e| self.io(e))?;
+        let records = self.records()?;
+        let settled = settled(&records);
+        let mut seen = HashSet::new();
+        let engaged: Vec<FeedbackRecord> = records
+            .iter()
+            .filter(|r| r.event == Lifecycle::Dispatched && r.session.as_deref() == Some(session))
+            .filter(|r| r.at <= now && now - r.at <= self.window() && !settled.contains(r.nudge_id.as_str()))
+            .filter(|r| seen.insert(r.nudge_id.clone()))
+            .map(|r| FeedbackRecord {
+                topic: r.topic.clone(),
+                session: r.session.clone(),
+                source: r.source,
+                ..FeedbackRecord::new(now, &r.nudge_id, Lifecycle::Engaged)
+            })
+            .collect();
+        if !engaged.is_empty() {
+            self.append_locked(&engaged)?;
+        }
+        Ok(engaged.into_iter().map(|r| r.nudge_id).collect())
+    }
+
+    /// The no-reply timer: a visible, rated message with nothing after it for
+    /// `feedback.ignore_after_h` of awake time becomes `ignored`, once. Returns their ids.
+    pub fn sweep_ignored(
+        &self,
+        now: DateTime<Utc>,
+        asleep: &dyn Fn(DateTime<Utc>) -> bool,
+    ) -> Result<Vec<String>, FeedbackError> {
+        let after = Duration::hours(self.config().ignore_after_h);
+        let horizon = now - Duration::days(self.config().window_days);
+        let _lock = FileLock::exclusive(self.lock_path()).map_err(|e| self.io(e))?;
+        let records = self.records()?;
+        let settled = settled(&records);
+        let mut seen = HashSet::new();
+        let ignored: Vec<FeedbackRecord> = records
+            .iter()
+            .filter(|r| r.event == Lifecycle::Dispatched && r.visible && r.source.is_rated())
+            .filter(|r| r.at >= horizon && now - r.at >= after && !settled.contains(r.nudge_id.as_str()))
+            .filter(|r| seen.insert(r.nudge_id.clone()))
+            .filter(|r| awake_between(r.at, now, asleep) >= after)
+            .map(|r| FeedbackRecord {
+                topic: r.topic.clone(),
+                priority: r.priority,
+                session: r.session.clone(),
+                source: r.source,
+                ..FeedbackRecord::new(now, &r.nudge_id, Lifecycle::Ignored)
+            })
+            .collect();
+        if !ignored.is_empty() {
+            self.append_locked(&ignored)?;
+        }
+        Ok(ignored.into_iter().map(|r| r.nudge_id).collect())
+    }
+}

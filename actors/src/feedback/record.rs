@@ -1,0 +1,182 @@
+//! One line of the lifecycle log (`sentinel/feedback.jsonl`): what was said proactively, and
+//! everything the user (or the clock) said of it afterwards.
+
+use chrono::{DateTime, Utc};
+use raven_proto::Priority;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lifecycle {
+    /// Said to the user (one record per conversation it reached).
+    Dispatched,
+    Accepted,
+    Dismissed,
+    Neutral,
+    /// The user wrote in the conversation within the reaction window: not a verdict, it only
+    /// stops the no-reply timer.
+    Engaged,
+    /// No reply within `feedback.ignore_after_h` of awake time: a light non-acceptance that a
+    /// later explicit verdict replaces.
+    Ignored,
+    /// `/stop <topic>`: the topic is muted until `until`.
+    Muted,
+    /// `/ok <topic>` after a mute: the mute is lifted.
+    Unmuted,
+    /// `/snooze <duration>`: nothing proactive but cron until `until`.
+    Snoozed,
+}
+
+impl Lifecycle {
+    /// The verdicts the `nudge_feedback` tool and `raven feedback` may give.
+    pub fn parse_verdict(s: &str) -> Option<Lifecycle> {
+        match s.trim() {
+            "accepted" => Some(Lifecycle::Accepted),
+            "dismissed" => Some(Lifecycle::Dismissed),
+            "neutral" => Some(Lifecycle::Neutral),
+            _ => None,
+        }
+    }
+
+    /// An explicit answer about one message (the user's or the tool's).
+    pub fn is_verdict(self) -> bool {
+        matches!(self, Lifecycle::Accepted | Lifecycle::Dismissed | Lifecycle::Neutral)
+    }
+
+    /// Anything that ends a message's no-reply timer.
+    pub fn settles(self) -> bool {
+        self.is_verdict() || matches!(self, Lifecycle::Engaged | Lifecycle::Ignored)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Lifecycle::Dispatched => "dispatched",
+            Lifecycle::Accepted => "accepted",
+            Lifecycle::Dismissed => "dismissed",
+            Lifecycle::Neutral => "neutral",
+            Lifecycle::Engaged => "engaged",
+            Lifecycle::Ignored => "ignored",
+            Lifecycle::Muted => "muted",
+            Lifecycle::Unmuted => "unmuted",
+            Lifecycle::Snoozed => "snoozed",
+        }
+    }
+}
+
+/// Who said it. Sentinel nudges, injects, defers, spawns and discovery menus are rated; a
+/// cron reminder and a heartbeat reply are tasks the user wrote: on record, never rated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    #[default]
+    Sentinel,
+    Inject,
+    Defer,
+    Spawn,
+    Discovery,
+    Cron,
+    Heartbeat,
+}
+
+impl Source {
+    pub fn is_rated(self) -> bool {
+        !matches!(self, Source::Cron | Source::Heartbeat)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Sentinel => "sentinel",
+            Source::Inject => "inject",
+            Source::Defer => "defer",
+            Source::Spawn => "spawn",
+            Source::Discovery => "discovery",
+            Source::Cron => "cron",
+            Source::Heartbeat => "heartbeat",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackRecord {
+    pub at: DateTime<Utc>,
+    pub nudge_id: String,
+    pub event: Lifecycle,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<Priority>,
+    /// `channel:chat_id` the message reached (dispatched) or the reply came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    #[serde(default)]
+    pub source: Source,
+    /// A dismissal that said "stop" (see [`is_hard_reject`]).
+    #[serde(default)]
+    pub hard: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Someone could see it (a channel other than `cli`, or `cli` with a REPL attached or a
+    /// terminal on stdout): only such a message can become `ignored`.
+    #[serde(default)]
+    pub visible: bool,
+    /// The cron job a reminder came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    /// Where a mute or a snooze ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<DateTime<Utc>>,
+}
+
+impl FeedbackRecord {
+    /// A record of `event` on `nudge_id` with every optional field empty.
+    pub fn new(at: DateTime<Utc>, nudge_id: impl Into<String>, event: Lifecycle) -> Self {
+        FeedbackRecord {
+            at,
+            nudge_id: nudge_id.into(),
+            event,
+            topic: None,
+            priority: None,
+            session: None,
+            source: Source::Sentinel,
+            hard: false,
+            reason: None,
+            visible: false,
+            job: None,
+            until: None,
+        }
+    }
+}
+
+/// What the one place that says things proactively records of a message it delivered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dispatch {
+    pub nudge_id: String,
+    pub topic: String,
+    pub priority: Priority,
+    pub source: Source,
+    #[serde(default)]
+    pub job: Option<String>,
+}
+
+impl Dispatch {
+    pub fn new(nudge_id: impl Into<String>, topic: impl Into<String>, priority: Priority, source: Source) -> Self {
+        Dispatch { nudge_id: nudge_id.into(), topic: topic.into(), priority, source, job: None }
+    }
+}
+
+/// A dismissal whose reason asks to stop altogether weighs more in layer 8.
+pub fn is_hard_reject(reason: &str) -> bool {
+    let r = reason.to_lowercase();
+    ["stop", "never", "don't remind", "do not remind", "not interested", "leave me alone"].iter().any(|p| r.contains(p))
+}
+
+/// The id a person types: the last six hex digits of a hash of the full id.
+pub fn short_id(nudge_id: &str) -> String {
+    // FNV-1a: stable across processes and releases (std's hasher is not).
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in nudge_id.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{:06x}", h & 0xff_ffff)
+}

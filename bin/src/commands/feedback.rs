@@ -1,0 +1,59 @@
+//! `raven feedback`: a verdict on one proactive message, by the id shown beside it, or a
+//! mute, an unmute or a snooze, written straight to the feedback log (no supervisor needed;
+//! the next `raven policy explain` shows it).
+
+use super::load_config;
+use clap::Args;
+use raven_actors::data_dir::DataDir;
+use raven_actors::feedback::commands::{CommandCtx, FeedbackCommand};
+use raven_actors::feedback::give::{give, GiveFeedback};
+use raven_actors::feedback::NudgeFeedbackTracker;
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["id", "stop", "ok", "snooze"])))]
+pub struct FeedbackArgs {
+    /// The message: the short id shown beside it (`[raven ⏰ 3fa2c1]`) or its full id.
+    #[arg(requires = "verdict")]
+    id: Option<String>,
+    /// accepted, dismissed or neutral.
+    verdict: Option<String>,
+    /// Why (a dismissal whose reason says "stop" weighs more).
+    #[arg(long)]
+    reason: Option<String>,
+    /// Mute a topic for `feedback.stop_mute_days` (as `/stop TOPIC`).
+    #[arg(long, value_name = "TOPIC")]
+    stop: Option<String>,
+    /// Unmute a topic (as `/ok TOPIC`).
+    #[arg(long, value_name = "TOPIC")]
+    ok: Option<String>,
+    /// No proactive message but cron for this long (`2h`, `30m`), or `off`.
+    #[arg(long, value_name = "DURATION")]
+    snooze: Option<String>,
+}
+
+pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), String> {
+    let config = load_config(dir)?;
+    let tz = config.general.timezone;
+    let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback, tz);
+    let now = chrono::Utc::now();
+    let command = match (&a.stop, &a.ok, &a.snooze) {
+        (Some(t), _, _) => Some(FeedbackCommand::Stop(Some(t.trim().to_lowercase()))),
+        (_, Some(t), _) => Some(FeedbackCommand::Ok(Some(t.trim().to_lowercase()))),
+        (_, _, Some(d)) => {
+            let text = format!("/snooze {d}");
+            Some(raven_actors::feedback::commands::parse(&text).ok_or("not a snooze")?.map_err(|e| e.to_string())?)
+        }
+        _ => None,
+    };
+    if let Some(command) = command {
+        let ctx = CommandCtx { tracker: &tracker, jobs: None, session: None, tz, now };
+        println!("{}", ctx.apply(&command).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    let req = GiveFeedback { nudge_id: a.id, session: None, verdict: a.verdict.unwrap_or_default(), reason: a.reason };
+    let given = give(&tracker, &req, now).map_err(|e| e.to_string())?;
+    let topic = given.topic.map(|t| format!(" (topic `{t}`)")).unwrap_or_default();
+    println!("recorded {} for [{}] {}{topic}", given.verdict, given.short_id, given.nudge_id);
+    println!("to undo: {}", given.undo);
+    Ok(())
+}
