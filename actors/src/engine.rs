@@ -473,6 +473,8 @@ impl Engine {
 }
 
 #[cfg(test)]
+mod loop_tests;
+#[cfg(test)]
 mod tests;
 
 /// `raven send`: one message through the hub, and what became of it.
