@@ -362,6 +362,7 @@ impl Engine {
             order: config.general.date_order,
             cfg: config.discovery.clone(),
             target: discovery_target,
+            held: Default::default(),
         };
         let runner = SentinelRunner::new(RunnerDeps {
             assembler: assembler.clone(),

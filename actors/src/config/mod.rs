@@ -258,6 +258,8 @@ pub struct DiscoveryConfig {
     pub classifier_threshold: f64,
     /// `channel:chat_id` the menu goes to; empty: the first of `delivery.default_targets`.
     pub target: String,
+    /// The days a menu may go out (`["Mon", ...]`); empty: every day. Weekdays by default.
+    pub days: Vec<chrono::Weekday>,
 }
 
 impl Default for DiscoveryConfig {
@@ -269,6 +271,10 @@ impl Default for DiscoveryConfig {
             max_options: 3,
             classifier_threshold: 0.8,
             target: String::new(),
+            days: {
+                use chrono::Weekday::*;
+                vec![Mon, Tue, Wed, Thu, Fri]
+            },
         }
     }
 }

@@ -6,6 +6,7 @@
 //! a confirm step). An LLM provider proposes them through the `propose_tasks` tool call.
 
 use super::pending::{Choice, ChoiceAction, PendingDecision, PendingDecisionStore, PendingState};
+use super::restraint::{allowed_on, Held, Offered};
 use crate::config::DiscoveryConfig;
 use crate::context::deadlines::parse_deadlines;
 use crate::executor::dispatcher::{render_menu, MenuOption, NudgeDispatcher};
@@ -43,6 +44,8 @@ pub struct TaskDiscoverer {
     pub cfg: DiscoveryConfig,
     /// `channel:chat_id` the menu goes to.
     pub target: String,
+    /// Today's proposal the gate denied, offered again on a later tick without a new call.
+    pub held: Held,
 }
 
 /// What a discovery run did (for the log and the tests).
@@ -50,9 +53,14 @@ pub struct TaskDiscoverer {
 pub enum Discovered {
     NotDue,
     NothingToPropose,
+    /// Every option was offered before (more than three days ago): no menu today.
+    NothingNew,
     Denied(String),
     Failed(String),
-    Sent { menu_id: String, options: usize },
+    Sent {
+        menu_id: String,
+        options: usize,
+    },
 }
 
 impl TaskDiscoverer {
@@ -60,27 +68,43 @@ impl TaskDiscoverer {
         self.guard.read::<Option<NaiveDate>>("discovery_last_day").ok().and_then(|(d, _)| d)
     }
 
-    /// The day's run, once the local hour has come and no menu went out today.
+    /// The day's run, once the local hour has come on one of `discovery.days` and no menu
+    /// went out today.
     pub async fn run_if_due(&mut self, now: DateTime<Utc>) -> Discovered {
         let local = now.with_timezone(&self.tz);
-        if !self.cfg.enabled || local.hour() < self.cfg.hour || self.last_day() == Some(local.date_naive()) {
+        let today = local.date_naive();
+        if !self.cfg.enabled
+            || local.hour() < self.cfg.hour
+            || !allowed_on(&self.cfg.days, today)
+            || self.last_day() == Some(today)
+        {
             return Discovered::NotDue;
         }
         self.run(now).await
     }
 
     pub async fn run(&mut self, now: DateTime<Utc>) -> Discovered {
-        let memory = std::fs::read_to_string(&self.memory_md).unwrap_or_default();
-        let heartbeat = std::fs::read_to_string(&self.heartbeat_md).unwrap_or_default();
-        let options = match self.propose(&memory, &heartbeat, now).await {
-            Ok(o) => o,
-            Err(e) => return Discovered::Failed(e),
-        };
         let today = now.with_timezone(&self.tz).date_naive();
+        let options = match self.held.take_for(today) {
+            Some(held) => held,
+            None => {
+                let memory = std::fs::read_to_string(&self.memory_md).unwrap_or_default();
+                let heartbeat = std::fs::read_to_string(&self.heartbeat_md).unwrap_or_default();
+                match self.propose(&memory, &heartbeat, now).await {
+                    Ok(o) => o,
+                    Err(e) => return Discovered::Failed(e),
+                }
+            }
+        };
         if options.is_empty() {
             self.mark(today);
             return Discovered::NothingToPropose;
         }
+        if !Offered(&self.guard).any_new(&options, today) {
+            self.mark(today);
+            return Discovered::NothingNew;
+        }
+        let offered = options.clone();
         let menu = PendingDecision {
             id: String::new(),
             session: self.target.clone(),
@@ -124,10 +148,14 @@ impl TaskDiscoverer {
         match gated {
             Gated::Delivered((menu_id, options)) => {
                 self.mark(today);
+                Offered(&self.guard).remember(&offered, today);
                 Discovered::Sent { menu_id, options }
             }
-            // Tried again on a later tick (the quiet hours end, a quota frees).
-            Gated::Denied(v) => Discovered::Denied(v.reason),
+            // Tried again on a later tick (the quiet hours end, a quota frees), as proposed.
+            Gated::Denied(v) => {
+                self.held.keep(today, offered);
+                Discovered::Denied(v.reason)
+            }
             Gated::Failed(e) | Gated::Unavailable(e) => Discovered::Failed(e),
         }
     }
