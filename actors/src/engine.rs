@@ -323,7 +323,12 @@ impl Engine {
             max_iterations: config.agent.max_iterations,
             conversations: Some(conversations.clone()),
             feedback: Some(tracker.clone()),
-            history: None,
+            // Kept at least as long as a routine is remembered.
+            history: config.context.history_enabled.then(|| {
+                let keep_days = config.context.routine_forget_days.max(30);
+                let writer = crate::context::routines::HistoryWriter::new(dir.history(), keep_days);
+                Rc::new(crate::context::routines::HistoryHook { writer, tz }) as Rc<dyn crate::agent::HistorySink>
+            }),
         });
         let scheduler = Scheduler::new(
             Rc::new(Agent(agent.clone())),
@@ -363,6 +368,7 @@ impl Engine {
             cfg: config.discovery.clone(),
             target: discovery_target,
             held: Default::default(),
+            backoff: crate::supervise::backoff::LoopBackoff::new("task discovery"),
         };
         let runner = SentinelRunner::new(RunnerDeps {
             assembler: assembler.clone(),

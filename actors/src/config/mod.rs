@@ -137,7 +137,7 @@ impl Default for ContextConfig {
         ContextConfig {
             history_tail_bytes: 16 * 1024,
             active_window_minutes: 30,
-            attention_sections: ["Upcoming deadlines", "Today's plan", "Recent engagement", "Routines"]
+            attention_sections: ["Upcoming deadlines", "Today's plan", "Recent engagement", "Routines", "Daily focus"]
                 .map(String::from)
                 .to_vec(),
             behaviors_tail_events: 20,

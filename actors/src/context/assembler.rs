@@ -4,7 +4,7 @@
 
 use super::attention::sections;
 use super::behaviors::folded_tail;
-use super::routines::RoutineLearner;
+use super::routines::{LearnConfig, RoutineStore};
 use super::sessions::active_sessions;
 use crate::config::ContextConfig;
 use crate::data_dir::DataDir;
@@ -25,7 +25,8 @@ pub struct ContextAssembler {
     attention: PathBuf,
     behaviors: PathBuf,
     cfg: ContextConfig,
-    learner: RoutineLearner,
+    /// Learns routines from the new lines of history.md (`user_memory/routines.json`).
+    routines: RoutineStore,
     calendar: Option<CalendarFn>,
     last_decision: Option<PlannerDecision>,
     /// The user's zone, named to the Planner.
@@ -39,15 +40,14 @@ pub type Degraded = Vec<(&'static str, String)>;
 
 impl ContextAssembler {
     pub fn new(dir: &DataDir, cfg: ContextConfig) -> Self {
-        let learner = RoutineLearner { min_days: cfg.routine_min_days };
         ContextAssembler {
+            routines: RoutineStore::new(dir.user_memory().join("routines.json")),
             memory: dir.memory(),
             history: dir.history(),
             sessions: dir.sessions(),
             attention: dir.attention(),
             behaviors: dir.behaviors(),
             cfg,
-            learner,
             calendar: None,
             last_decision: None,
             tz: chrono_tz::Tz::UTC,
@@ -81,8 +81,10 @@ impl ContextAssembler {
         ctx.memory_md = field(&mut degraded, "memory_md", || read_optional(&self.memory));
         ctx.history_md_recent =
             field(&mut degraded, "history_md_recent", || tail(&self.history, self.cfg.history_tail_bytes));
-        let history = ctx.history_md_recent.clone();
-        ctx.routines = field(&mut degraded, "routines", || Ok(self.learner.learn(&history)));
+        let learn = LearnConfig { min_days: self.cfg.routine_min_days, forget_days: self.cfg.routine_forget_days };
+        ctx.routines = field(&mut degraded, "routines", || {
+            self.routines.learn(&self.history, self.tz, now, &learn).map_err(|e| e.to_string())
+        });
         let window = Duration::minutes(self.cfg.active_window_minutes);
         ctx.active_sessions = field(&mut degraded, "active_sessions", || {
             active_sessions(&self.sessions, now, window).map_err(|e| format!("{}: {e}", self.sessions.display()))

@@ -3,6 +3,16 @@
 //!
 //! A history line counts when it starts with a timestamp, `YYYY-MM-DD HH:MM` (optionally
 //! after `- ` or inside `[...]`), in the user's zone; the rest of the line is its text.
+//!
+//! [`history::HistoryWriter`] appends those lines (one per user message) and keeps the file
+//! bounded; [`store::RoutineStore`] learns from it incrementally and keeps the evidence in
+//! `routines.json`, so routines survive the history's rotation and its tail window.
+
+pub mod history;
+pub mod store;
+
+pub use history::{HistoryError, HistoryWriter};
+pub use store::{LearnConfig, RoutineError, RoutineEvidence, RoutineStore};
 
 use crate::policy::topic::topic_of;
 use chrono::{NaiveDate, NaiveDateTime, Timelike};
@@ -45,6 +55,20 @@ impl RoutineLearner {
             .collect();
         out.sort_by(|a, b| (a.hour, &a.topic).cmp(&(b.hour, &b.topic)));
         out
+    }
+}
+
+/// The writer as the agent's history sink: every user message that reaches the agent.
+pub struct HistoryHook {
+    pub writer: HistoryWriter,
+    pub tz: chrono_tz::Tz,
+}
+
+impl crate::agent::HistorySink for HistoryHook {
+    fn record(&self, text: &str, at: chrono::DateTime<chrono::Utc>) {
+        if let Err(e) = self.writer.record(text, at, self.tz) {
+            tracing::warn!("history.md not written: {e}");
+        }
     }
 }
 

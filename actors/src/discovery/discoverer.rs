@@ -46,6 +46,8 @@ pub struct TaskDiscoverer {
     pub target: String,
     /// Today's proposal the gate denied, offered again on a later tick without a new call.
     pub held: Held,
+    /// A failed proposal (a model outage) waits before the next try.
+    pub backoff: crate::supervise::backoff::LoopBackoff,
 }
 
 /// What a discovery run did (for the log and the tests).
@@ -77,10 +79,16 @@ impl TaskDiscoverer {
             || local.hour() < self.cfg.hour
             || !allowed_on(&self.cfg.days, today)
             || self.last_day() == Some(today)
+            || !self.backoff.attempt(now, self.tz)
         {
             return Discovered::NotDue;
         }
-        self.run(now).await
+        let r = self.run(now).await;
+        match &r {
+            Discovered::Failed(e) => self.backoff.failed(now, e),
+            _ => self.backoff.succeeded(),
+        }
+        r
     }
 
     pub async fn run(&mut self, now: DateTime<Utc>) -> Discovered {

@@ -3,6 +3,7 @@
 pub mod router;
 pub mod runner;
 mod service;
+mod topics;
 pub mod triggers;
 
 pub use router::{DiscoveryHook, Router};

@@ -14,6 +14,7 @@ use crate::feedback::{Dispatch, FeedbackSummary, NudgeFeedbackTracker, Source};
 use crate::planner::{AnalyzeDay, Decide, Planned, PlannerService};
 use crate::policy::SetOverrides;
 use crate::policy::{dispatch_through, ApplyTuning, Check, Gated, Nudge, NudgePolicyService, Snapshot};
+use crate::supervise::backoff::LoopBackoff;
 use crate::supervise::Handle;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -68,6 +69,9 @@ pub struct SentinelRunner {
     stats: RunnerStats,
     preferences: Option<ProactivityPreferencesReader>,
     behaviors: Option<BehaviorsExtractor>,
+    /// A failed daily analysis or behaviors extraction waits before the next try.
+    analysis_backoff: LoopBackoff,
+    behaviors_backoff: LoopBackoff,
 }
 
 impl SentinelRunner {
@@ -81,6 +85,8 @@ impl SentinelRunner {
             stats: RunnerStats::default(),
             preferences: None,
             behaviors: None,
+            analysis_backoff: LoopBackoff::new("daily analysis"),
+            behaviors_backoff: LoopBackoff::new("behaviors extraction"),
         }
     }
 
@@ -116,12 +122,16 @@ impl SentinelRunner {
 
     async fn extract_behaviors(&mut self, now: chrono::DateTime<chrono::Utc>) {
         let Some(x) = self.behaviors.as_mut() else { return };
+        if !self.behaviors_backoff.attempt(now, self.d.tz) {
+            return;
+        }
         match x.maybe_extract(now).await {
             Ok(r) if r.appended > 0 || !r.errors.is_empty() => {
+                self.behaviors_backoff.succeeded();
                 tracing::info!(appended = r.appended, errors = ?r.errors, "behaviors extracted")
             }
-            Ok(_) => {}
-            Err(e) => tracing::warn!("behaviors not extracted: {e}"),
+            Ok(_) => self.behaviors_backoff.succeeded(),
+            Err(e) => self.behaviors_backoff.failed(now, &e.to_string()),
         }
     }
 
@@ -259,6 +269,7 @@ impl SentinelRunner {
         ctx: &PlannerContext,
         notes: Vec<String>,
     ) -> TickOutcome {
+        let topic = topic.or_else(|| super::topics::known_topic(&decision, ctx, self.d.tz, self.d.order));
         let mut outcome = self.route(decision.clone(), topic, route, notes).await;
         self.skip_cache =
             (decision.action == Action::Skip).then(|| SkipCache { signature: self.signature(ctx), at: ctx.now });
@@ -321,19 +332,20 @@ impl SentinelRunner {
             return;
         }
         self.analysis = daily_analysis::load(&path, today);
-        if self.analysis.is_some() {
+        if self.analysis.is_some() || !self.analysis_backoff.attempt(ctx.now, self.d.tz) {
             return;
         }
         match self.d.planner.call_async(AnalyzeDay(ctx.clone(), today)).await {
             Ok(Ok(a)) => {
+                self.analysis_backoff.succeeded();
                 self.stats.daily_analyses += 1;
                 if let Err(e) = daily_analysis::save(&path, &a) {
                     notes.push(format!("daily analysis not saved: {e}"));
                 }
                 self.analysis = Some(a);
             }
-            Ok(Err(e)) => notes.push(format!("daily analysis failed: {e}")),
-            Err(e) => notes.push(format!("daily analysis failed: {e}")),
+            Ok(Err(e)) => self.analysis_backoff.failed(ctx.now, &e.to_string()),
+            Err(e) => self.analysis_backoff.failed(ctx.now, &e.to_string()),
         }
     }
 

@@ -15,6 +15,8 @@ pub struct Delivery {
     pub chat_id: String,
     pub proactive: bool,
     pub content: String,
+    /// A proactive message's id.
+    pub nudge_id: Option<String>,
 }
 
 pub type Deliveries = Arc<Mutex<Vec<Delivery>>>;
@@ -43,6 +45,7 @@ impl Outlet for Capture {
             chat_id: text.chat_id.clone(),
             proactive: text.is_proactive(),
             content: text.content.clone(),
+            nudge_id: text.extras.get(raven_proto::NUDGE_ID).cloned(),
         };
         self.seen.lock().unwrap_or_else(|p| p.into_inner()).push(d);
         Box::pin(async { Ok(()) })

@@ -3,6 +3,8 @@
 //! runs what the long-running loops would run at that instant, in a fixed order: the
 //! scenario's events, cron, settled defers, the Sentinel tick, the heartbeat.
 
+mod react;
+
 use super::capture::{drain, Capture, Deliveries, Delivery};
 use super::report::{Counts, Day, Mark, Report};
 use super::scenario::{Event, Plan};
@@ -49,6 +51,8 @@ struct Sim<'a> {
     notes: Vec<String>,
     last_nudge: Option<String>,
     turns: u64,
+    /// The scripted user's answers waiting for their time.
+    pending: Vec<react::Pending>,
 }
 
 /// Runs `plan` in `dir` (a fresh data dir) with `provider` (the rules when `None`).
@@ -60,6 +64,9 @@ pub async fn run(plan: &Plan, dir: &DataDir, provider: Option<SharedProvider>) -
     write(dir.memory(), &plan.memory)?;
     if let Some(h) = &plan.heartbeat {
         write(dir.heartbeat(), h)?;
+    }
+    if let Some(ics) = &plan.calendar_ics {
+        write(dir.workspace().join("calendar.ics"), ics)?;
     }
     if !plan.jobs.is_empty() {
         JobsStore::new(dir.jobs()).update(|f| f.jobs = plan.jobs.clone()).map_err(|e| e.to_string())?;
@@ -88,6 +95,7 @@ pub async fn run(plan: &Plan, dir: &DataDir, provider: Option<SharedProvider>) -
         notes: Vec::new(),
         last_nudge: None,
         turns: 0,
+        pending: Vec::new(),
     };
     sim.steps(&config).await;
     Ok(sim.report(&config))
@@ -127,6 +135,9 @@ impl Sim<'_> {
             if let Some(c) = cron_next {
                 t = t.min(c);
             }
+            if let Some(r) = self.next_reaction() {
+                t = t.min(r);
+            }
             if hb_on {
                 t = t.min(next_hb);
                 if let Some(w) = self.engine.wake.next_due() {
@@ -146,6 +157,7 @@ impl Sim<'_> {
                 self.event(*at, e.clone()).await;
                 ev += 1;
             }
+            self.react_due(t).await;
             self.clock.set(t);
             cron_next = self.cron(t).await;
             if t >= next_tick {
@@ -180,41 +192,32 @@ impl Sim<'_> {
                 }
                 self.mark(at, "calendar", line.trim_start_matches("- [ ] "));
             }
-            Event::Message { session, text } => {
-                self.turns += 1;
-                let (channel, chat_id) = raven_proto::split_target(&session);
-                let id = format!("sim-user-{}", self.turns);
-                let req = TurnRequest::new(
-                    id,
-                    Origin::User,
-                    session.clone(),
-                    channel,
-                    chat_id,
-                    text.clone(),
-                    BusyPolicy::Append,
-                    at,
-                );
-                let before = self.calls.get();
-                let (_, reply) = self.engine.scheduler.submit_wait(req);
-                let _ = reply.await;
-                self.calls_since(before, at, "user turn");
-                self.day(at).user_messages += 1;
-                self.mark(at, "user", format!("{session}: {text}"));
-            }
+            Event::Message { session, text } => self.user_turn(at, &session, &text).await,
             Event::Verdict { verdict } => {
                 let Some(id) = self.last_nudge.clone() else {
                     self.notes.push(format!("{}: `{verdict}` had no nudge to rate", at.to_rfc3339()));
                     return;
                 };
                 match self.tracker.record_verdict(&id, &verdict, "scenario", at) {
-                    Ok(_) => {
-                        *self.day(at).verdicts.entry(verdict.clone()).or_default() += 1;
-                        self.mark(at, "feedback", verdict);
-                    }
+                    Ok(_) => self.mark(at, "feedback", verdict),
                     Err(e) => self.notes.push(format!("{}: `{verdict}` not recorded: {e}", at.to_rfc3339())),
                 }
             }
         }
+    }
+
+    /// A message the user writes in `session`: a turn like any channel's.
+    async fn user_turn(&mut self, at: DateTime<Utc>, session: &str, text: &str) {
+        self.turns += 1;
+        let (channel, chat_id) = raven_proto::split_target(session);
+        let id = format!("sim-user-{}", self.turns);
+        let req = TurnRequest::new(id, Origin::User, session, channel, chat_id, text, BusyPolicy::Append, at);
+        let before = self.calls.get();
+        let (_, reply) = self.engine.scheduler.submit_wait(req);
+        let _ = reply.await;
+        self.calls_since(before, at, "user turn");
+        self.day(at).user_messages += 1;
+        self.mark(at, "user", format!("{session}: {text}"));
     }
 
     async fn cron(&mut self, t: DateTime<Utc>) -> Option<DateTime<Utc>> {
@@ -254,6 +257,9 @@ impl Sim<'_> {
             Ok(o) => {
                 self.day(t).ticks += 1;
                 self.outcome(t, &o, false);
+                if let Ok(s) = self.engine.policy.call(crate::policy::Snapshot).await {
+                    self.day(t).multiplier = format!("{:.2}", s.state.adaptive_multiplier);
+                }
             }
             Err(e) => self.notes.push(format!("{}: tick failed: {e}", t.to_rfc3339())),
         }
@@ -302,8 +308,11 @@ impl Sim<'_> {
     }
 
     fn deliveries(&mut self) {
-        for Delivery { at, channel, chat_id, proactive, content } in drain(&self.seen) {
+        for Delivery { at, channel, chat_id, proactive, content, nudge_id } in drain(&self.seen) {
             *self.day(at).deliveries.entry(channel.clone()).or_default() += 1;
+            if let Some(id) = &nudge_id {
+                self.schedule_reaction(at, format!("{channel}:{chat_id}"), id);
+            }
             let kind = if proactive { "proactive" } else { "reply" };
             self.mark(at, "delivery", format!("{channel}:{chat_id} ({kind}): {content}"));
         }
@@ -311,6 +320,7 @@ impl Sim<'_> {
 
     fn report(mut self, config: &RavenConfig) -> Report {
         let plan = self.plan;
+        self.count_verdicts();
         // Every local day of the run is listed, even a quiet one.
         let (first, last) = (local_date(plan, plan.start), local_date(plan, plan.end - Duration::seconds(1)));
         let mut d = first;

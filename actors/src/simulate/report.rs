@@ -28,6 +28,10 @@ pub struct Counts {
     pub verdicts: BTreeMap<String, u64>,
     /// What the outlets were handed, by channel.
     pub deliveries: BTreeMap<String, u64>,
+    /// Rated proactive messages delivered, by topic.
+    pub topics: BTreeMap<String, u64>,
+    /// The adaptive multiplier after the day's last tick (`1.00` is the baseline).
+    pub multiplier: String,
 }
 
 impl Counts {
@@ -50,6 +54,10 @@ impl Counts {
         self.user_messages += o.user_messages;
         merge(&mut self.verdicts, &o.verdicts);
         merge(&mut self.deliveries, &o.deliveries);
+        merge(&mut self.topics, &o.topics);
+        if !o.multiplier.is_empty() {
+            self.multiplier = o.multiplier.clone();
+        }
     }
 
     pub fn nudges_sent(&self) -> u64 {
@@ -116,6 +124,8 @@ fn counts(out: &mut String, c: &Counts) {
     let _ = writeln!(out, "  heartbeat:    {} ran, {} skipped", c.heartbeat_runs, c.heartbeat_skips);
     let _ = writeln!(out, "  user msgs:    {}", c.user_messages);
     let _ = writeln!(out, "  verdicts:     {}", map(&c.verdicts));
+    let _ = writeln!(out, "  multiplier:   {}", if c.multiplier.is_empty() { "-" } else { &c.multiplier });
+    let _ = writeln!(out, "  topics:       {}", map(&c.topics));
     let _ = writeln!(out, "  deliveries:   {}", map(&c.deliveries));
 }
 

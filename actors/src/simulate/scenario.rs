@@ -9,6 +9,12 @@
 //! Calendar entries become `- [ ] <title> due: YYYY-MM-DD HH:MM` lines appended to
 //! MEMORY.md `notice_hours` (default 24) before they are due, or at the start when that is
 //! earlier. Message times move by up to `jitter_minutes` either way, drawn from `seed`.
+//! `calendar_ics` is written to `workspace/calendar.ics` (the default calendar file).
+//!
+//! The scripted user (`[[react]]`): how they answer a proactive message on a topic, some
+//! minutes after it arrives: `stop` (replies `/stop`), `accept` (replies `/ok`), `dismiss`
+//! (a dismissal, as `raven feedback <id> dismissed`) or `ignore` (no reply: the no-reply
+//! timer decides). A message on a topic without a rule is not answered either.
 
 use super::rng::SplitMix64;
 use chrono::{DateTime, Duration, Utc};
@@ -45,6 +51,27 @@ pub struct Scenario {
     pub calendar: Vec<Calendar>,
     #[serde(default)]
     pub cron: Vec<CronJob>,
+    #[serde(default, rename = "react")]
+    pub reactions: Vec<React>,
+    /// An iCalendar file's text, written to workspace/calendar.ics.
+    pub calendar_ics: Option<Text>,
+}
+
+/// The scripted user's answer to proactive messages on one topic.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct React {
+    pub topic: String,
+    /// `stop`, `accept`, `dismiss` or `ignore`.
+    pub with: String,
+    #[serde(default = "ten")]
+    pub after_minutes: u32,
+}
+
+pub const REACTIONS: [&str; 4] = ["stop", "accept", "dismiss", "ignore"];
+
+fn ten() -> u32 {
+    10
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -147,6 +174,8 @@ pub struct Plan {
     /// Sorted by time; ties keep the file's order (calendar, messages, then feedback).
     pub events: Vec<(DateTime<Utc>, Event)>,
     pub jobs: Vec<crate::cron::store::Job>,
+    pub reactions: Vec<React>,
+    pub calendar_ics: Option<String>,
 }
 
 /// Changes the command line may make to the file's values.
@@ -220,6 +249,11 @@ impl Scenario {
             }
             events.push((at, Event::Verdict { verdict: f.verdict.clone() }));
         }
+        for (i, r) in self.reactions.iter().enumerate() {
+            if !REACTIONS.contains(&r.with.as_str()) {
+                return Err(format!("react[{i}].with = `{}`: one of {}", r.with, REACTIONS.join(", ")));
+            }
+        }
         events.sort_by_key(|(at, _)| *at);
         let jobs =
             self.cron.iter().enumerate().map(|(i, c)| job(i, c, start, self.timezone)).collect::<Result<_, _>>()?;
@@ -235,6 +269,8 @@ impl Scenario {
             config: self.config,
             events,
             jobs,
+            reactions: self.reactions,
+            calendar_ics: self.calendar_ics.map(|c| c.text),
         })
     }
 }

@@ -195,3 +195,66 @@ async fn the_month_of_plain_notes_nudges_each_item_before_it_and_never_after() {
     }
     assert!(!nudges.iter().any(|(_, l)| l.contains("Book flights")), "the done one never: {nudges:?}");
 }
+
+/// The shipped month of the learning loop: per day the report shows the verdicts, the
+/// multiplier and the denials by layer; nothing on `water` after the user's `/stop`; the
+/// multiplier falls after the dismissals and rises after enough acceptances; the medication
+/// routine (shown on three days) is nudged from the fourth on; the recurring .ics class and the
+/// dentist are announced before they start and never after; no menu at the weekend.
+#[actix_rt::test]
+async fn the_month_of_the_learning_loop_learns_from_a_scripted_user() {
+    use chrono::{Datelike, Timelike, Weekday};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/learning.toml");
+    let plan = load(&path, Adjust::default()).expect("the shipped scenario");
+    let out = simulate(&plan, None).await.expect("simulation");
+    let tz = plan.tz;
+    for d in &out.report.days {
+        assert!(!d.counts.multiplier.is_empty(), "{}: a multiplier every day", d.date);
+    }
+    let rendered = out.report.render();
+    assert!(rendered.contains("  multiplier:   ") && rendered.contains("  verdicts:     accepted="), "{rendered}");
+    assert!(rendered.contains("layer 7 (dismissal_cooldown)="), "denials by layer: {rendered}");
+
+    let when = |m: &report::Mark| DateTime::parse_from_rfc3339(&m.at).unwrap().to_utc();
+    let deliveries: Vec<(DateTime<Utc>, &str)> =
+        out.report.marks.iter().filter(|m| m.lane == "delivery").map(|m| (when(m), m.label.as_str())).collect();
+    let stop = out.report.marks.iter().find(|m| m.lane == "feedback" && m.label.starts_with("stop ")).map(when);
+    let stop = stop.expect("the user said stop to water");
+    let water: Vec<_> = deliveries.iter().filter(|(_, l)| l.contains("handle water")).collect();
+    assert_eq!(water.len(), 1, "one water nudge, then none after the stop: {water:?}");
+    assert!(water[0].0 < stop);
+
+    let m: Vec<f64> = out.report.days.iter().map(|d| d.counts.multiplier.parse().unwrap()).collect();
+    let low = m.iter().cloned().fold(f64::MAX, f64::min);
+    let at_low = m.iter().position(|x| *x == low).unwrap();
+    assert!(low < 1.0, "the dismissals tighten: {m:?}");
+    assert!(m[at_low..].iter().any(|x| *x > 1.0), "the acceptances loosen later: {m:?}");
+
+    let medication = |date: &str| day(&out, date).topics.get("medication").copied().unwrap_or(0);
+    assert_eq!((medication("2026-06-01"), medication("2026-06-02"), medication("2026-06-03")), (0, 0, 0));
+    for date in ["2026-06-04", "2026-06-05", "2026-06-12", "2026-06-20", "2026-06-29"] {
+        assert_eq!(medication(date), 1, "{date}: the routine is nudged daily from the fourth day");
+    }
+
+    let yoga: Vec<_> = deliveries.iter().filter(|(_, l)| l.contains("Yoga class")).collect();
+    assert!(yoga.len() >= 4, "each week's class is announced: {yoga:?}");
+    for (t, l) in &yoga {
+        // The class: Wednesdays 18:00-19:00 local, from June 3.
+        let local = t.with_timezone(&tz);
+        let (day, hour) = (local.weekday(), local.hour());
+        let before = day == Weekday::Tue && hour >= 18 || day == Weekday::Wed && hour < 18;
+        assert!(before, "announced before it starts, never after: {local} {l}");
+    }
+    let dentist = crate::time::parse_absolute("2026-06-11 14:00", tz).unwrap();
+    let about: Vec<_> = deliveries.iter().filter(|(_, l)| l.contains("Dentist")).collect();
+    assert!(!about.is_empty() && about.iter().all(|(t, _)| *t < dentist), "{about:?}");
+
+    let menus: Vec<_> = deliveries.iter().filter(|(_, l)| l.contains("take off your plate")).collect();
+    assert!(menus.len() >= 2, "{menus:?}");
+    for (t, _) in &menus {
+        let d = t.with_timezone(&tz).weekday();
+        assert!(!matches!(d, Weekday::Sat | Weekday::Sun), "no menu at the weekend: {t}");
+    }
+    let report_menu = menus.iter().find(|(_, l)| l.contains("quarterly report")).expect("the new item is offered");
+    assert_eq!(report_menu.0.with_timezone(&tz).weekday(), Weekday::Mon, "held over the weekend");
+}

@@ -9,6 +9,7 @@
 //! inside the window is a crash loop: reported in the metrics and logs, and the actor then
 //! answers every message with [`ActorError::CrashLoop`] instead of spinning.
 
+pub mod backoff;
 mod meter;
 
 pub use meter::{render_prometheus, render_table, Meter, MeterSnapshot, Metrics};

@@ -1,7 +1,8 @@
 //! `raven repl`: the interactive `cli` channel. It attaches to a running supervisor over the
 //! control socket; when none runs, it starts an engine in this process whose cron timer takes
 //! only `cli` jobs (so it never steals one meant for a real channel). Commands: `/status`,
-//! `/tick`, `/cron`, `/quit`.
+//! `/tick`, `/cron`, `/quit`; `/ok`, `/stop` and `/snooze` go to the engine, which answers them
+//! without a model.
 //!
 //! Line editing runs on its own thread; the engine (or the socket) runs on this one, so
 //! proactive messages, cron reminders and ask_user questions show between prompts, with the
@@ -73,7 +74,8 @@ async fn follow(slot: Slot, mut pushed: UnboundedReceiver<Pushed>, socket: PathB
     }
 }
 
-const HELP: &str = "commands: /status, /tick, /cron, /quit; anything else goes to the agent";
+const HELP: &str = "commands: /status, /tick, /cron, /quit; on the last proactive message: /ok [topic], \
+/stop [topic], /snooze <duration>|off; anything else goes to the agent";
 
 /// Prints between prompts without tearing the line being edited (plain stdout when the
 /// terminal offers no external printer).

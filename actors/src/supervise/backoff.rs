@@ -1,0 +1,84 @@
+//! The backoff of an LLM-backed loop that failed (the daily analysis, task discovery, the
+//! behaviors extractor): the next attempt waits 30 minutes, then twice as long after each
+//! further failure, with at most six attempts a local day; every failure is one warn line.
+//! A success, or a new day, starts over.
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono_tz::Tz;
+
+pub const FIRST_WAIT: Duration = Duration::minutes(30);
+pub const ATTEMPTS_PER_DAY: u32 = 6;
+
+#[derive(Debug, Clone)]
+pub struct LoopBackoff {
+    what: &'static str,
+    day: Option<NaiveDate>,
+    /// Failures today: each was an attempt.
+    failed_today: u32,
+    /// Failures in a row (the wait doubles with each).
+    failures: u32,
+    next_at: Option<DateTime<Utc>>,
+}
+
+impl LoopBackoff {
+    pub fn new(what: &'static str) -> Self {
+        LoopBackoff { what, day: None, failed_today: 0, failures: 0, next_at: None }
+    }
+
+    fn roll(&mut self, now: DateTime<Utc>, tz: Tz) {
+        let today = now.with_timezone(&tz).date_naive();
+        if self.day != Some(today) {
+            *self = LoopBackoff { day: Some(today), ..LoopBackoff::new(self.what) };
+        }
+    }
+
+    /// May the loop try now? (A try that does not fail costs nothing.)
+    pub fn attempt(&mut self, now: DateTime<Utc>, tz: Tz) -> bool {
+        self.roll(now, tz);
+        self.next_at.is_none_or(|t| now >= t) && self.failed_today < ATTEMPTS_PER_DAY
+    }
+
+    pub fn failed(&mut self, now: DateTime<Utc>, error: &str) {
+        let wait = FIRST_WAIT * (1i32 << self.failures.min(10));
+        self.failures += 1;
+        self.failed_today += 1;
+        self.next_at = Some(now + wait);
+        let left = ATTEMPTS_PER_DAY.saturating_sub(self.failed_today);
+        tracing::warn!(
+            what = self.what,
+            "failed ({error}); next attempt in {} min, {left} left today",
+            wait.num_minutes()
+        );
+    }
+
+    pub fn succeeded(&mut self) {
+        self.failures = 0;
+        self.next_at = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn waits_double_from_thirty_minutes_six_attempts_a_day_and_a_new_day_starts_over() {
+        let t0 = Utc.with_ymd_and_hms(2026, 3, 2, 6, 0, 0).unwrap();
+        let mut b = LoopBackoff::new("test");
+        let mut t = t0;
+        let mut tries = Vec::new();
+        while t < t0 + Duration::hours(17) {
+            if b.attempt(t, Tz::UTC) {
+                tries.push((t - t0).num_minutes());
+                b.failed(t, "down");
+            }
+            t += Duration::minutes(5);
+        }
+        assert_eq!(tries, [0, 30, 90, 210, 450, 930], "30, 60, 120, 240, 480 min apart; six a day");
+        let tomorrow = Utc.with_ymd_and_hms(2026, 3, 3, 0, 5, 0).unwrap();
+        assert!(b.attempt(tomorrow, Tz::UTC), "a new day starts over");
+        b.succeeded();
+        assert!(b.attempt(tomorrow + Duration::minutes(1), Tz::UTC), "a success clears the wait");
+    }
+}
