@@ -523,8 +523,9 @@ fn slot_decision(slot: &PlanSlot, ctx: &PlannerContext, why: &str) -> PlannerDec
 pub fn deadline_phase(deadlines: &[crate::context::deadlines::Deadline], now: DateTime<Utc>) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for d in deadlines.iter().filter(|d| d.due - now <= Duration::hours(24) && now - d.due <= Duration::hours(1)) {
+        // The reminder's moment is the item's own notice (a calendar alarm), an hour otherwise.
         let stage = match d.due - now {
-            left if left > Duration::hours(1) => 0u8,
+            left if !d.is_imminent(now) && left > Duration::zero() => 0u8,
             left if left > Duration::zero() => 1,
             _ => 2,
         };

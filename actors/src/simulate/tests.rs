@@ -245,6 +245,9 @@ async fn the_month_of_the_learning_loop_learns_from_a_scripted_user() {
         let before = day == Weekday::Tue && hour >= 18 || day == Weekday::Wed && hour < 18;
         assert!(before, "announced before it starts, never after: {local} {l}");
     }
+    // Its alarm says 30 minutes: each class also gets its reminder in the half hour before.
+    let reminded = yoga.iter().filter(|(_, l)| l.contains("Reminder: Yoga class starts at 18:00")).count();
+    assert!(reminded >= 3, "the alarm's notice is kept: {yoga:?}");
     let dentist = crate::time::parse_absolute("2026-06-11 14:00", tz).unwrap();
     let about: Vec<_> = deliveries.iter().filter(|(_, l)| l.contains("Dentist")).collect();
     assert!(!about.is_empty() && about.iter().all(|(t, _)| *t < dentist), "{about:?}");
