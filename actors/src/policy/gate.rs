@@ -153,10 +153,15 @@ impl NudgePolicy {
                 && layer.high_priority_may_bypass()
                 && !(layer == PolicyLayer::QuietHours && self.quiet_bypass_withdrawn().is_some())
                 && !(layer == PolicyLayer::PersonaDnd && fb.snoozed(now).is_some());
-            if bypass {
+            let spent = bypass.then(|| self.bypass_spent(layer, topic, now)).flatten();
+            if bypass && spent.is_none() {
                 bypassed.push(layer);
                 continue;
             }
+            let reason = match spent {
+                Some(why) => format!("{reason}; {why}"),
+                None => reason,
+            };
             let reason = match self.quiet_bypass_withdrawn() {
                 Some(why) if high && layer == PolicyLayer::QuietHours => {
                     format!("{reason}; high-priority bypass withdrawn: {why}")
@@ -500,3 +505,5 @@ pub fn apply_tuning(state: &mut PolicyState, summary: FeedbackSummary, cfg: &Pol
     state.feedback = summary;
     tuning
 }
+
+mod bypass;

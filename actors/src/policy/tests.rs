@@ -353,6 +353,32 @@ fn a_single_stop_cools_its_topic_down_although_its_weight_decays() {
 }
 
 #[test]
+fn high_priority_passes_the_quiet_hours_once_per_topic_per_window() {
+    let mut p = policy();
+    let ask_on = |p: &NudgePolicy, session: &str, content: &str, topic: &str, at: DateTime<Utc>| {
+        let req = CheckRequest {
+            action: Action::Nudge,
+            session_key: Some(session),
+            content,
+            priority: Priority::High,
+            topic: Some(topic),
+        };
+        p.explain(&req, at).0
+    };
+    let night = Utc.with_ymd_and_hms(2026, 3, 2, 23, 30, 0).unwrap();
+    let first = ask_on(&p, "cli:1", "Call the bank: the payment is overdue", "bank", night);
+    assert!(first.allow && first.bypassed.contains(&PolicyLayer::QuietHours), "{first:?}");
+    p.record_fired(Action::Nudge, Some("cli:1"), "Call the bank", Priority::High, Some("bank"), night);
+    let later = night + Duration::hours(3);
+    let again = ask_on(&p, "cli:2", "The bank payment, again", "bank", later);
+    assert_denied_by(&again, PolicyLayer::QuietHours);
+    assert!(again.reason.contains("already passed this window once for `bank`"), "{again:?}");
+    assert!(ask_on(&p, "cli:3", "Your flight leaves at 6", "flight", later).allow, "another topic may");
+    let next_night = night + Duration::hours(24);
+    assert!(ask_on(&p, "cli:4", "The bank payment", "bank", next_night).allow, "the next window may");
+}
+
+#[test]
 fn dedup_window_expires() {
     let mut p = policy();
     p.record_fired(Action::Nudge, Some("tg:1"), MSG, Priority::Low, Some("x"), noon());
