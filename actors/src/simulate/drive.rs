@@ -190,7 +190,7 @@ impl Sim<'_> {
                 if let Err(e) = std::fs::write(&path, text) {
                     self.notes.push(format!("{}: calendar entry not written: {e}", at.to_rfc3339()));
                 }
-                self.mark(at, "calendar", line.trim_start_matches("- [ ] "));
+                self.mark(at, "calendar", line.clone());
             }
             Event::Message { session, text } => self.user_turn(at, &session, &text).await,
             Event::Verdict { verdict } => {

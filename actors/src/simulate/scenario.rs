@@ -6,8 +6,8 @@
 //! RFC 3339, `2026-03-02 09:00`, or, after `start`, a form relative to it (`tuesday at 9`,
 //! `in 2 days`); a `cron` entry takes an expression, `@daily` or words (`every weekday at 9`).
 //!
-//! Calendar entries become `- [ ] <title> due: YYYY-MM-DD HH:MM` lines appended to
-//! MEMORY.md `notice_hours` (default 24) before they are due, or at the start when that is
+//! Calendar entries become events, `<title> on YYYY-MM-DD at HH:MM` lines appended to
+//! MEMORY.md `notice_hours` (default 24) before they start, or at the start when that is
 //! earlier. Message times move by up to `jitter_minutes` either way, drawn from `seed`.
 //! `calendar_ics` is written to `workspace/calendar.ics` (the default calendar file).
 //!
@@ -226,8 +226,9 @@ impl Scenario {
         let mut events = Vec::new();
         for (i, c) in self.calendar.iter().enumerate() {
             let due = time(&format!("calendar[{i}].at"), &c.at, start, tz)?;
-            let local = due.with_timezone(&self.timezone).format("%Y-%m-%d %H:%M");
-            let line = format!("- [ ] {} due: {local}", c.title.trim());
+            // An event, as people write one: announced before it starts, never after.
+            let local = due.with_timezone(&self.timezone).format("%Y-%m-%d at %H:%M");
+            let line = format!("{} on {local}", c.title.trim());
             let shown = (due - Duration::hours(i64::from(c.notice_hours))).max(start);
             events.push((shown, Event::Calendar { line }));
         }
