@@ -41,6 +41,23 @@ fn the_week_simulated_twice_gives_byte_identical_files() {
 }
 
 #[test]
+fn the_month_of_the_learning_loop_simulated_twice_gives_byte_identical_files() {
+    let learning = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/learning.toml").display().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    for out in [&a, &b] {
+        let run = simulate(&[&learning, "--out", &out.display().to_string()], tmp.path());
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    }
+    for name in ["report.txt", "report.json", "timeline.svg"] {
+        let (x, y) = (std::fs::read(a.join(name)).unwrap(), std::fs::read(b.join(name)).unwrap());
+        assert!(x == y, "{name} differs between two runs of the same scenario and seed");
+    }
+    let text = std::fs::read_to_string(a.join("report.txt")).unwrap();
+    assert!(text.contains("  multiplier:   ") && text.contains("  topics:       "), "{text}");
+}
+
+#[test]
 fn a_different_seed_and_fewer_days_change_the_report() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("o");

@@ -14,6 +14,7 @@ pub struct Pending {
     pub nudge_id: String,
     pub session: String,
     pub with: String,
+    pub topic: String,
 }
 
 impl Sim<'_> {
@@ -30,7 +31,8 @@ impl Sim<'_> {
         *self.day(at).topics.entry(topic.clone()).or_default() += 1;
         if let Some(rule) = self.plan.reactions.iter().find(|r| r.topic == topic) {
             let at = at + Duration::minutes(i64::from(rule.after_minutes));
-            self.pending.push(Pending { at, nudge_id: nudge_id.to_owned(), session, with: rule.with.clone() });
+            let with = rule.with.clone();
+            self.pending.push(Pending { at, nudge_id: nudge_id.to_owned(), session, with, topic });
         }
     }
 
@@ -54,7 +56,8 @@ impl Sim<'_> {
                 }
                 _ => {}
             }
-            self.mark(p.at, "feedback", format!("{} {}", p.with, p.nudge_id));
+            // The topic, not the id (which names the process): the same run renders the same bytes.
+            self.mark(p.at, "feedback", format!("{} {}", p.with, p.topic));
         }
         self.clock.set(t);
     }
