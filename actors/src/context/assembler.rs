@@ -27,6 +27,9 @@ pub struct ContextAssembler {
     cfg: ContextConfig,
     /// Learns routines from the new lines of history.md (`user_memory/routines.json`).
     routines: RoutineStore,
+    /// The last routines learned, by the versions of history.md and routines.json and the
+    /// local day (forgetting counts days): an unchanged pair is not learned from again.
+    learned: Option<(LearnedKey, Vec<raven_proto::Routine>)>,
     calendar: Option<CalendarFn>,
     last_decision: Option<PlannerDecision>,
     /// The user's zone, named to the Planner.
@@ -35,6 +38,8 @@ pub struct ContextAssembler {
     attention_cache: Option<String>,
 }
 
+type LearnedKey = (Option<crate::store::Stamp>, Option<crate::store::Stamp>, chrono::NaiveDate);
+
 /// The fields that fell back to their defaults, with why.
 pub type Degraded = Vec<(&'static str, String)>;
 
@@ -42,6 +47,7 @@ impl ContextAssembler {
     pub fn new(dir: &DataDir, cfg: ContextConfig) -> Self {
         ContextAssembler {
             routines: RoutineStore::new(dir.user_memory().join("routines.json")),
+            learned: None,
             memory: dir.memory(),
             history: dir.history(),
             sessions: dir.sessions(),
@@ -66,6 +72,23 @@ impl ContextAssembler {
         self
     }
 
+    /// The routines, learned again only when history.md or routines.json changed, or the day did.
+    fn learn_routines(&mut self, now: DateTime<Utc>) -> Result<Vec<raven_proto::Routine>, String> {
+        use crate::store::Stamp;
+        let key = (Stamp::of(&self.history), Stamp::of(self.routines.path()), now.with_timezone(&self.tz).date_naive());
+        if let Some((k, routines)) = &self.learned {
+            if *k == key {
+                return Ok(routines.clone());
+            }
+        }
+        let learn = LearnConfig { min_days: self.cfg.routine_min_days, forget_days: self.cfg.routine_forget_days };
+        let routines = self.routines.learn(&self.history, self.tz, now, &learn).map_err(|e| e.to_string())?;
+        // Keyed by the versions after learning (learning may have written routines.json).
+        let key = (Stamp::of(&self.history), Stamp::of(self.routines.path()), key.2);
+        self.learned = Some((key, routines.clone()));
+        Ok(routines)
+    }
+
     pub fn remember_last_decision(&mut self, d: PlannerDecision) {
         self.last_decision = Some(d);
     }
@@ -81,10 +104,7 @@ impl ContextAssembler {
         ctx.memory_md = field(&mut degraded, "memory_md", || read_optional(&self.memory));
         ctx.history_md_recent =
             field(&mut degraded, "history_md_recent", || tail(&self.history, self.cfg.history_tail_bytes));
-        let learn = LearnConfig { min_days: self.cfg.routine_min_days, forget_days: self.cfg.routine_forget_days };
-        ctx.routines = field(&mut degraded, "routines", || {
-            self.routines.learn(&self.history, self.tz, now, &learn).map_err(|e| e.to_string())
-        });
+        ctx.routines = field(&mut degraded, "routines", || self.learn_routines(now));
         let window = Duration::minutes(self.cfg.active_window_minutes);
         ctx.active_sessions = field(&mut degraded, "active_sessions", || {
             active_sessions(&self.sessions, now, window).map_err(|e| format!("{}: {e}", self.sessions.display()))

@@ -37,6 +37,7 @@
 //! digit beside a date separator, a digit and a month name, or the word `every` or `each`; the
 //! others are read word by word, once.
 
+mod cache;
 mod line;
 mod numeric;
 mod phrase;
@@ -99,12 +100,14 @@ const MAX_OCCURRENCES: usize = 10_000;
 /// Every dated line of `text`, in line order. `now` places the dates written without a year
 /// and the next occurrence of a duty; `tz` is the zone the notes are written in.
 pub fn find_dates(text: &str, now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Vec<FoundDate> {
-    let reader = Reader { now, today: now.with_timezone(&tz).date_naive(), tz, order };
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| may_hold_date(line))
-        .filter_map(|(index, line)| reader.read(line, index + 1))
-        .collect()
+    cache::read_through(text, now, tz, order, || {
+        let reader = Reader { now, today: now.with_timezone(&tz).date_naive(), tz, order };
+        text.lines()
+            .enumerate()
+            .filter(|(_, line)| may_hold_date(line))
+            .filter_map(|(index, line)| reader.read(line, index + 1))
+            .collect()
+    })
 }
 
 /// Every occurrence of a Duty within `[from, to)`, or the single date of the others when it

@@ -162,7 +162,15 @@ pub struct ProactivityPreferencesReader {
     sent: LastSent,
     last_notes: Vec<String>,
     last_error: Option<String>,
+    /// The last read, by the versions of the two files it read: an unchanged pair is not
+    /// parsed again (MEMORY.md can be long, and this runs every tick).
+    cached: Option<(Versions, Preferences)>,
 }
+
+type Versions = (Option<crate::store::Stamp>, Option<crate::store::Stamp>);
+
+/// A file changed this recently may change again within its timestamp's resolution: not cached.
+const RACY: std::time::Duration = std::time::Duration::from_millis(50);
 
 impl ProactivityPreferencesReader {
     pub fn new(memory_path: impl Into<PathBuf>, toml_path: impl Into<PathBuf>) -> Self {
@@ -172,6 +180,7 @@ impl ProactivityPreferencesReader {
             sent: LastSent::default(),
             last_notes: Vec::new(),
             last_error: None,
+            cached: None,
         }
     }
 
@@ -180,8 +189,23 @@ impl ProactivityPreferencesReader {
         Self::new(dir.memory(), toml_path(dir))
     }
 
+    /// The two files' preferences, parsed again only when either file changed.
+    fn read_cached(&mut self) -> Result<Preferences, String> {
+        use crate::store::Stamp;
+        let versions = (Stamp::of(&self.memory_path), Stamp::of(&self.toml_path));
+        if let Some((v, p)) = &self.cached {
+            if *v == versions {
+                return Ok(p.clone());
+            }
+        }
+        let p = read(&self.memory_path, &self.toml_path)?;
+        let settled = [versions.0, versions.1].iter().flatten().all(|s| s.age() > RACY);
+        self.cached = settled.then(|| (versions, p.clone()));
+        Ok(p)
+    }
+
     pub fn poll(&mut self) -> PreferencesPoll {
-        match read(&self.memory_path, &self.toml_path) {
+        match self.read_cached() {
             Ok(p) => {
                 self.last_error = None;
                 let notes = if p.notes != self.last_notes { p.notes.clone() } else { Vec::new() };

@@ -429,3 +429,17 @@ fn years_beyond_9999_are_ignored() {
         NaiveDate::from_ymd_opt(9999, 12, 31).unwrap()
     );
 }
+
+#[test]
+fn a_text_read_earlier_the_same_day_gives_what_a_fresh_read_gives() {
+    let text = "pay the nanny on the 20th of every month at 18:00\nDentist on May 3 at 3pm\n";
+    let (morning, night) = (utc(2026, 1, 27, 8, 0), utc(2026, 1, 27, 19, 30));
+    let fresh = {
+        find_dates("something else 2026-01-01", night, Berlin, MF);
+        find_dates(text, night, Berlin, MF)
+    };
+    find_dates("something else 2026-01-01", night, Berlin, MF);
+    let early = find_dates(text, morning, Berlin, MF);
+    assert_eq!(find_dates(text, night, Berlin, MF), fresh, "the duty is placed again for the later time");
+    assert_ne!(early[0].at, fresh[0].at, "the duty's next occurrence moved during the day (Jan 20 → Feb 20)");
+}
