@@ -144,6 +144,12 @@ impl Tool for AskUserTool {
 
     fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
         Box::pin(async move {
+            // A background turn (cron, heartbeat, subagent) would ask on a channel nobody
+            // answers and hold its slot until the timeout.
+            let origin = super::tools::TURN_ORIGIN.try_with(|o| *o).ok();
+            if origin.is_some_and(|o| !o.is_user_input()) {
+                return "refused: ask_user is for the user's own turns; decide with what you know".into();
+            }
             let Some(list) = args.get("questions").and_then(Value::as_array) else {
                 return "error: ask_user needs `questions`, a list of {question, choices}".into();
             };

@@ -371,3 +371,19 @@ async fn an_inbound_message_answers_a_pending_question_instead_of_starting_a_tur
     assert_eq!(next(&mut rx).await.1, TurnOutcome::Replied("done: {\"answers\":[\"blue\"]}".into()));
     assert_eq!(s.queued("tg:7"), 0, "no turn was started for the answer");
 }
+
+#[actix_rt::test]
+async fn only_a_user_turn_may_ask_the_user_a_background_turn_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let b = broker(Duration::from_secs(600), asked.clone());
+    let tools: Vec<Rc<dyn Tool>> = vec![Rc::new(AskUserTool { broker: b.clone() })];
+    let (s, mut rx) = spine(agent(dir.path(), Rc::new(Echo::default()), tools), 4);
+    for origin in [Origin::Cron, Origin::Heartbeat, Origin::Subagent, Origin::Sentinel] {
+        s.submit(turn("bg:1", origin, "ask me", BusyPolicy::Append));
+        let (_, out) = next(&mut rx).await;
+        let TurnOutcome::Replied(text) = out else { panic!("{out:?}") };
+        assert!(text.contains("refused: ask_user is for the user's own turns"), "{origin:?}: {text}");
+    }
+    assert!(asked.borrow().is_empty(), "nothing was asked on a channel nobody answers");
+}

@@ -55,7 +55,17 @@ impl Claimer {
     /// Gives a job seen for the first time its first due time; an unusable schedule pauses it
     /// with the reason rather than failing the whole file.
     fn arm(job: &mut Job) {
-        if job.state.next_run_at.is_some() || job.state.paused.is_some() || !job.enabled {
+        if job.state.paused.is_some() || !job.enabled {
+            return;
+        }
+        // However it got into jobs.json (a hand edit, an older version), a job that cannot be
+        // scheduled is set aside with its reason, and the others keep firing.
+        if let Err(e) = job.schedule.parse() {
+            job.state.paused = Some(format!("unusable schedule: {e}"));
+            job.state.next_run_at = None;
+            return;
+        }
+        if job.state.next_run_at.is_some() {
             return;
         }
         match job.schedule.parse() {
@@ -115,9 +125,12 @@ impl Claimer {
         if delivers {
             s.strikes += 1;
         }
-        s.next_run_at = job.schedule.parse().ok().and_then(|p| p.next_after(now.max(claim.slot)));
+        let next = job.schedule.parse().map(|p| p.next_after(now.max(claim.slot)));
+        s.next_run_at = next.as_ref().ok().copied().flatten();
         if s.strikes >= self.strike_limit {
             s.paused = Some(format!("paused after {} fires with no reply", s.strikes));
+        } else if let Err(e) = next {
+            s.paused = Some(format!("unusable schedule: {e}"));
         } else if s.next_run_at.is_none() {
             s.paused = Some("the schedule has no future time".into());
         }

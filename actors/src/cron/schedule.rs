@@ -16,6 +16,9 @@ use chrono_tz::Tz;
 use croner::parser::{CronParser, Seconds, Year};
 use croner::Cron;
 
+/// The longest interval a job may have: a hundred years (a longer one is set aside, never fired).
+pub const MAX_EVERY_S: u64 = 100 * 365 * 24 * 3600 + 25 * 24 * 3600;
+
 /// A parsed schedule: what the store holds, made ready to answer "when next".
 #[derive(Debug, Clone)]
 pub enum Parsed {
@@ -50,6 +53,9 @@ impl Schedule {
                 if *every_s == 0 {
                     return Err("every_s must be positive".into());
                 }
+                if *every_s > MAX_EVERY_S {
+                    return Err(format!("an interval of {every_s}s is over 100 years"));
+                }
                 Parsed::Every { every: Duration::seconds(*every_s as i64), anchor: *anchor }
             }
             Schedule::Cron { expr, tz } => Parsed::Cron { cron: Box::new(parse_cron(expr)?), tz: parse_tz(tz)? },
@@ -72,9 +78,10 @@ impl Parsed {
                 if after < *anchor {
                     return Some(*anchor);
                 }
-                let step = every.num_milliseconds().max(1);
-                let n = (after - *anchor).num_milliseconds() / step + 1;
-                Some(*anchor + Duration::milliseconds(n * step))
+                // Checked all the way: a date past what the types hold has no next time.
+                let step = every.num_seconds().max(1);
+                let n = (after - *anchor).num_seconds() / step + 1;
+                anchor.checked_add_signed(Duration::try_seconds(n.checked_mul(step)?)?)
             }
             Parsed::Cron { cron, tz } => {
                 cron.find_next_occurrence(&after.with_timezone(tz), false).ok().map(|t| t.with_timezone(&Utc))

@@ -345,3 +345,41 @@ async fn a_heartbeat_at_night_is_held_by_the_gate_and_runs_in_the_day() {
     }
     assert!(screen.text().contains("Check the build status"), "{}", screen.text());
 }
+
+#[actix_rt::test]
+async fn a_hand_written_job_that_cannot_be_scheduled_is_set_aside_and_the_others_fire_on_time() {
+    use crate::cron::service::RunDue;
+    use crate::cron::store::{Job, JobState, Schedule};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    let screen = Screen::default();
+    let engine = cron_engine(&dir, &clock, &screen);
+    let jobs = JobsStore::new(dir.jobs());
+    let job = |id: &str, every_s: u64| Job {
+        id: id.into(),
+        message: format!("message of {id}"),
+        schedule: Schedule::Every { every_s, anchor: clock.now() },
+        target: None,
+        broadcast: vec![],
+        created_at: clock.now(),
+        enabled: true,
+        topic: None,
+        // As a hand edit leaves it: armed, and due in a second.
+        state: JobState { next_run_at: Some(clock.now() + D::seconds(1)), ..JobState::default() },
+    };
+    jobs.update(|f| f.jobs = vec![job("huge", 100_000_000_000_000_000), job("wraps", u64::MAX), job("good", 1)])
+        .unwrap();
+    let cron = engine.cron.clone().unwrap();
+    for _ in 0..5 {
+        clock.advance(D::seconds(1));
+        let run = cron.call_async(RunDue).await.unwrap();
+        let fired: Vec<_> = run.fired.iter().map(|f| f.job_id.as_str()).collect();
+        assert_eq!(fired, ["good"], "{:?}", run.error);
+    }
+    let file = jobs.load().unwrap();
+    for bad in &file.jobs[..2] {
+        assert!(bad.state.paused.as_deref().unwrap_or_default().contains("over 100 years"), "{:?}", bad.state);
+    }
+    assert_eq!(file.jobs[2].state.runs, 5);
+}

@@ -138,3 +138,28 @@ fn next_wake_is_the_earliest_due_job_and_an_unusable_schedule_pauses_with_its_re
     assert_eq!(claimer(1).next_wake(&f, t0()), Some(t0() + Duration::seconds(120)));
     assert!(f.jobs[2].state.paused.as_deref().unwrap().starts_with("unusable schedule"), "{:?}", f.jobs[2].state);
 }
+
+#[test]
+fn jobs_with_impossible_intervals_are_set_aside_and_a_good_one_keeps_firing() {
+    // As a hand edit leaves them: armed already, next_run_at due.
+    let armed = |mut j: Job| {
+        j.state.next_run_at = Some(t0() + Duration::seconds(1));
+        j
+    };
+    let mut f =
+        file(vec![armed(every("huge", 100_000_000_000_000_000)), armed(every("wraps", u64::MAX)), every("good", 1)]);
+    let c = Claimer { strike_limit: 100, ..claimer(1) };
+    for s in 1..=3 {
+        let now = t0() + Duration::seconds(s);
+        let fired = c.claim_due(&mut f, now);
+        let ids: Vec<_> = fired.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["good"], "second {s}");
+        let claim = f.jobs[2].state.claim.unwrap();
+        assert!(matches!(c.complete(&mut f, "good", &claim, now), Completion::Done { paused: None }));
+    }
+    for bad in &f.jobs[..2] {
+        let why = bad.state.paused.as_deref().unwrap_or_default();
+        assert!(why.contains("over 100 years"), "{}: {why}", bad.id);
+    }
+    assert_eq!(f.jobs[2].state.runs, 3, "the good job fired every second");
+}

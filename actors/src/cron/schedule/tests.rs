@@ -98,3 +98,28 @@ fn every_counts_from_its_anchor_and_at_is_once() {
     assert_eq!(at.next_after(anchor), None);
     assert!(Schedule::Every { every_s: 0, anchor }.parse().is_err());
 }
+
+proptest::proptest! {
+    /// Whatever a jobs file says, reading a schedule and asking when it is next never panics
+    /// (nor wraps into a tiny step): it answers, or refuses with a reason.
+    #[test]
+    fn any_every_schedule_is_read_or_refused_without_panicking(
+        every_s in proptest::prelude::any::<u64>(),
+        anchor_s in -8_000_000_000_000i64..8_000_000_000_000i64,
+        after_s in -8_000_000_000_000i64..8_000_000_000_000i64,
+    ) {
+        let (Some(anchor), Some(after)) = (DateTime::from_timestamp(anchor_s, 0), DateTime::from_timestamp(after_s, 0)) else {
+            return Ok(());
+        };
+        match (Schedule::Every { every_s, anchor }).parse() {
+            Ok(p) => {
+                proptest::prop_assert!(every_s <= super::MAX_EVERY_S);
+                if let Some(next) = p.next_after(after) {
+                    proptest::prop_assert!(next > after);
+                }
+                let _ = p.first(after);
+            }
+            Err(why) => proptest::prop_assert!(every_s == 0 || why.contains("over 100 years"), "{}", why),
+        }
+    }
+}
