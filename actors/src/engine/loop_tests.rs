@@ -162,3 +162,52 @@ async fn an_unattended_engine_leaves_nothing_ignored_and_a_seen_nudge_is_ignored
     engine.runner.call_async(Tick).await.unwrap();
     assert_eq!(ignored(), [seen], "once, and never `{unseen}` that only an unwatched terminal got");
 }
+
+/// Every file under `root` with its modification time and length.
+fn snapshot(root: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, (std::time::SystemTime, u64)> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let (p, m) = (e.path(), e.metadata().unwrap());
+            if m.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p, (m.modified().unwrap(), m.len()));
+            }
+        }
+    }
+    out
+}
+
+#[actix_rt::test]
+async fn an_idle_engine_writes_no_state_in_ten_minutes_of_its_loops() {
+    use crate::cron::service::RunDue;
+    use crate::executor::hub::RetryOutbox;
+    use crate::sentinel::PollDeferred;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap());
+    let engine = Engine::start(&dir, &RavenConfig::default(), clock.shared()).unwrap();
+    let cron = engine.cron.clone().unwrap();
+    let round = || async {
+        engine.hub.call_async(RetryOutbox).await.unwrap().unwrap();
+        engine.runner.call_async(PollDeferred).await.unwrap();
+        cron.call_async(RunDue).await.unwrap();
+    };
+    // Start-up may write (the first tick's attention.md, the day's guards); then nothing.
+    round().await;
+    engine.runner.call_async(Tick).await.unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let before = snapshot(tmp.path());
+    for s in 1..=20 {
+        clock.advance(D::seconds(30));
+        round().await;
+        if s % 10 == 0 {
+            engine.runner.call_async(Tick).await.unwrap();
+        }
+    }
+    let after = snapshot(tmp.path());
+    let changed: Vec<_> = after.iter().filter(|(p, v)| before.get(*p) != Some(v)).map(|(p, _)| p.clone()).collect();
+    assert!(changed.is_empty(), "written while idle: {changed:?}");
+}

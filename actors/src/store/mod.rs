@@ -112,7 +112,8 @@ impl JsonStateStore {
     }
 
     /// Read-modify-write of one section under the lock; the closure's result is returned
-    /// once the new state is durably on disk. Other sections are carried over untouched.
+    /// once the new state is durably on disk. Other sections are carried over untouched; a
+    /// closure that changed nothing writes nothing.
     pub fn update<T, R>(&self, section: &str, f: impl FnOnce(&mut T) -> R) -> Result<R, StoreError>
     where
         T: Serialize + DeserializeOwned + Default,
@@ -126,6 +127,15 @@ impl JsonStateStore {
             section: section.to_owned(),
             message: e.to_string(),
         })?;
+        // Nothing changed (an absent section reads as its default): nothing is written, so an
+        // idle engine leaves the file, and every reader's cache of it, alone.
+        let unchanged = match root.get(section) {
+            Some(old) => *old == encoded,
+            None => serde_json::to_value(T::default()).is_ok_and(|d| d == encoded),
+        };
+        if unchanged {
+            return Ok(out);
+        }
         root.insert(section.to_owned(), encoded);
         let bytes = serde_json::to_vec_pretty(&Value::Object(root)).map_err(|e| StoreError::Encode {
             path: self.path.clone(),
@@ -193,6 +203,24 @@ mod tests {
     #[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
     struct Counter {
         n: u64,
+    }
+
+    #[test]
+    fn an_update_that_changes_nothing_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = JsonStateStore::new(dir.path().join("state.json"));
+        store.update("counter", |_: &mut Counter| ()).unwrap();
+        assert!(!store.path().exists(), "a default left as it was is not written");
+        store.update("counter", |c: &mut Counter| c.n = 1).unwrap();
+        let before = store.stamp();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::options().append(true).open(store.path()).unwrap().set_modified(old).unwrap();
+        let before_mtime = std::fs::metadata(store.path()).unwrap().modified().unwrap();
+        store.update("counter", |c: &mut Counter| c.n = 1).unwrap();
+        assert_eq!(std::fs::metadata(store.path()).unwrap().modified().unwrap(), before_mtime, "same value, no write");
+        assert!(before.is_some());
+        store.update("counter", |c: &mut Counter| c.n = 2).unwrap();
+        assert_ne!(std::fs::metadata(store.path()).unwrap().modified().unwrap(), before_mtime);
     }
 
     #[test]
