@@ -77,13 +77,20 @@ pub(crate) fn peer_allowed(stream: &Stream, owner: Option<u32>) -> Result<(), St
     }
 }
 
-/// Accepts connections until the listener fails; each is served on its own local task.
-/// `path` is the socket's path (its owner is the only uid served).
+/// The longest pause of the accept loop after a failed accept.
+const ACCEPT_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Accepts connections for the life of the process; each is served on its own local task.
+/// A failed accept (out of descriptors, say, while a client holds thousands of connections)
+/// pauses the loop, 10 ms doubling up to a second, and it goes on: once the descriptors are
+/// back, so is the socket. `path` is the socket's path (its owner is the only uid served).
 pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: std::path::PathBuf) {
     let owner = owner_uid(&path);
+    let mut backoff = std::time::Duration::from_millis(10);
     loop {
         match listener.accept().await {
             Ok(stream) => {
+                backoff = std::time::Duration::from_millis(10);
                 if let Err(why) = peer_allowed(&stream, owner) {
                     tracing::warn!("control connection refused: {why}");
                     continue;
@@ -96,8 +103,11 @@ pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: st
                 });
             }
             Err(e) => {
-                tracing::error!("control socket stopped accepting: {e}");
-                return;
+                if backoff == std::time::Duration::from_millis(10) {
+                    tracing::error!("control socket cannot accept ({e}); retrying with a backoff");
+                }
+                actix_rt::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
             }
         }
     }
