@@ -230,7 +230,8 @@ impl Engine {
         let conversations = Conversations::new(SessionStore::new(dir.sessions()), tracker.clone());
         let hub = start(
             DeliveryHubService::new(store.clone(), clock.clone(), backoff, Some(policy.clone()))
-                .with_conversations(conversations.clone()),
+                .with_conversations(conversations.clone())
+                .with_limits(chrono::Duration::hours(config.delivery.outbox_ttl_nudge_h), config.delivery.outbox_max),
             &metrics,
             restart("DeliveryHub"),
         );

@@ -31,6 +31,8 @@ enum Command {
     /// neutral. Or mute a topic (`--stop`), unmute it (`--ok`), or hold every proactive
     /// message but cron for a while (`--snooze`).
     Feedback(commands::feedback::FeedbackArgs),
+    /// What waits in the outbox for an outlet (`--dead`: the dead letters); `drop` takes them.
+    Outbox(commands::outbox::OutboxArgs),
     /// The user's scheduled jobs (cron/jobs.json).
     #[command(subcommand)]
     Cron(commands::cron::CronCommand),
@@ -115,6 +117,7 @@ fn main() -> ExitCode {
         Command::Policy(c) => commands::policy::run(c, &dir),
         Command::Cron(c) => commands::cron::run(c, &dir),
         Command::Feedback(a) => commands::feedback::run(a, &dir),
+        Command::Outbox(a) => commands::outbox::run(a, &dir),
         Command::Memory(c) => commands::memory::run(c, &dir),
         Command::Up => commands::up::run(&dir),
         Command::Status => commands::status::run(&dir),

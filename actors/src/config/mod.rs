@@ -168,6 +168,10 @@ pub struct DeliveryConfig {
     pub webhook_timeout_s: u64,
     /// First retry of an outbox entry after this long, doubling up to an hour.
     pub outbox_backoff_s: i64,
+    /// A Sentinel message not delivered within this many hours becomes a dead letter.
+    pub outbox_ttl_nudge_h: i64,
+    /// At most this many messages wait in the outbox; past it the oldest becomes a dead letter.
+    pub outbox_max: usize,
 }
 
 impl Default for DeliveryConfig {
@@ -181,6 +185,8 @@ impl Default for DeliveryConfig {
             webhook_backoff_ms: 200,
             webhook_timeout_s: 10,
             outbox_backoff_s: 30,
+            outbox_ttl_nudge_h: 6,
+            outbox_max: 10_000,
         }
     }
 }

@@ -118,6 +118,9 @@ impl FireJob for CronTurns {
                 Ok(TurnOutcome::Interrupted) | Err(_) => format!("⏰ {}", job.message),
             };
             let said = this.record(&job, slot);
+            // Not delivered by its next slot (a one-shot: within a day), a reminder is stale.
+            let next = job.schedule.parse().ok().filter(|_| job.schedule.recurring()).and_then(|p| p.next_after(slot));
+            let expires = next.unwrap_or(slot + chrono::Duration::hours(24));
             let mut delivered_to = Vec::new();
             for (channel, chat_id) in &targets {
                 // One id per job, slot and target: a fire repeated after a crash is the same
@@ -125,7 +128,7 @@ impl FireJob for CronTurns {
                 // gets its own.
                 let id = format!("cron-{}-{}@{channel}:{chat_id}", job.id, slot.timestamp());
                 let text = OutboundText::proactive(id, channel, chat_id, &reply);
-                match this.hub.call_async(Post::proactive(text, None, said.clone())).await {
+                match this.hub.call_async(Post::proactive(text, None, said.clone()).expiring(Some(expires))).await {
                     Ok(Ok(())) => delivered_to.push(format!("{channel}:{chat_id}")),
                     Ok(Err(e)) => tracing::warn!(job = %job.id, "cron reply to {channel}:{chat_id}: {e}"),
                     Err(e) => tracing::error!(job = %job.id, "delivery hub unavailable: {e}"),

@@ -13,35 +13,10 @@ use crate::store::JsonStateStore;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::OutboundText;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-pub const SECTION: &str = "outbox";
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OutboxEntry {
-    pub text: OutboundText,
-    pub attempts: u32,
-    pub last_error: String,
-    pub queued_at: DateTime<Utc>,
-    pub next_attempt_at: DateTime<Utc>,
-    /// A retrier's lease (pid, until): a peer leaves the entry alone meanwhile.
-    #[serde(default)]
-    pub lease: Option<(u32, DateTime<Utc>)>,
-    /// The fire the gate records once this is delivered (it was not charged when it failed).
-    #[serde(default)]
-    pub fire: Option<Nudge>,
-    /// What the conversation and the feedback log record once this is delivered.
-    #[serde(default)]
-    pub said: Option<Dispatch>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Outbox {
-    pub entries: Vec<OutboxEntry>,
-}
+pub use super::outbox::{Outbox, OutboxEntry, SECTION};
 
 pub struct DeliveryHubService {
     outlets: HashMap<String, Arc<dyn Outlet>>,
@@ -52,6 +27,9 @@ pub struct DeliveryHubService {
     backoff: Duration,
     max_backoff: Duration,
     conversations: Option<Conversations>,
+    /// How long a rated proactive message may wait in the outbox, and how many may wait.
+    nudge_ttl: Duration,
+    max_waiting: usize,
 }
 
 impl DeliveryHubService {
@@ -69,7 +47,16 @@ impl DeliveryHubService {
             backoff,
             max_backoff: Duration::hours(1),
             conversations: None,
+            nudge_ttl: Duration::hours(6),
+            max_waiting: 10_000,
         }
+    }
+
+    /// `delivery.outbox_ttl_nudge_h` and `delivery.outbox_max`.
+    pub fn with_limits(mut self, nudge_ttl: Duration, max_waiting: usize) -> Self {
+        self.nudge_ttl = nudge_ttl;
+        self.max_waiting = max_waiting;
+        self
     }
 
     /// Where delivered proactive messages are written (sessions and the feedback log).
@@ -119,17 +106,26 @@ pub struct Post {
     pub fire: Option<Nudge>,
     /// A proactive message: what its conversation and the feedback log record.
     pub said: Option<Dispatch>,
+    /// Not delivered by then, it is a dead letter (default: a rated message's TTL; none for
+    /// the rest).
+    pub expires_at: Option<DateTime<Utc>>,
 }
 
 impl Post {
     pub fn text(text: OutboundText) -> Self {
-        Post { text, fire: None, said: None }
+        Post { text, fire: None, said: None, expires_at: None }
     }
 
     /// A proactive message; its id goes with it (an outlet may show it).
     pub fn proactive(mut text: OutboundText, fire: Option<Nudge>, said: Dispatch) -> Self {
         text.extras.insert(raven_proto::NUDGE_ID.to_owned(), said.nudge_id.clone());
-        Post { text, fire, said: Some(said) }
+        Post { text, fire, said: Some(said), expires_at: None }
+    }
+
+    /// Dead after `at` when no outlet took it by then.
+    pub fn expiring(mut self, at: Option<DateTime<Utc>>) -> Self {
+        self.expires_at = at;
+        self
     }
 }
 
@@ -163,7 +159,10 @@ fn backoff_after(attempts: u32, base: Duration, max: Duration) -> Duration {
 }
 
 impl ServeAsync<Post> for DeliveryHubService {
-    fn serve_async(&mut self, Post { text, fire, said }: Post) -> LocalBoxFuture<'static, Result<(), PostError>> {
+    fn serve_async(&mut self, post: Post) -> LocalBoxFuture<'static, Result<(), PostError>> {
+        let Post { text, fire, said, expires_at } = post;
+        let rated = said.as_ref().is_some_and(|d| d.source.is_rated());
+        let (nudge_ttl, max) = (self.nudge_ttl, self.max_waiting);
         let outlet = self.outlets.get(&text.channel).cloned();
         let store = self.store.clone();
         let now = self.clock.now();
@@ -193,19 +192,10 @@ impl ServeAsync<Post> for DeliveryHubService {
                 lease: None,
                 fire,
                 said,
+                expires_at: expires_at.or(rated.then(|| now + nudge_ttl)),
             };
             store
-                .update(SECTION, |o: &mut Outbox| {
-                    // The same message to the same target waiting already: one is enough.
-                    let same = |e: &OutboxEntry| {
-                        e.text.channel == entry.text.channel
-                            && e.text.chat_id == entry.text.chat_id
-                            && e.text.content == entry.text.content
-                    };
-                    if !o.entries.iter().any(same) {
-                        o.entries.push(entry)
-                    }
-                })
+                .update(SECTION, |o: &mut Outbox| o.admit(entry, max, now))
                 .map_err(|e| PostError::Dropped(format!("{error}; and the outbox failed: {e}")))?;
             Err(PostError::Queued(error.to_string()))
         })
@@ -242,6 +232,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
             let lease_until = now + Duration::minutes(5);
             let leased: Vec<OutboxEntry> = store
                 .update(SECTION, |o: &mut Outbox| {
+                    o.expire(now);
                     let mut out = Vec::new();
                     for e in o.entries.iter_mut() {
                         let free = e.lease.is_none_or(|(_, until)| until <= now);

@@ -6,6 +6,7 @@ pub mod defer;
 pub mod dispatcher;
 pub mod hub;
 pub mod injector;
+pub mod outbox;
 pub mod outlets;
 pub mod remote;
 pub mod spawn;

@@ -146,6 +146,27 @@ async fn an_outlet_failure_charges_no_quota_lands_in_the_outbox_and_a_retry_deli
     assert_eq!(lines(&out).len(), 1, "delivery ids make redelivery idempotent");
 }
 
+#[actix_rt::test]
+async fn a_nudge_the_outlet_never_took_becomes_a_dead_letter_after_its_ttl_and_is_never_delivered_late() {
+    let r = rig_with(jsonl_config("blocked/out.jsonl"));
+    std::fs::write(r.dir.root().join("blocked"), "in the way").unwrap();
+    r.decide("nudge", "jsonl:inbox", "Drink some water");
+    assert!(!r.engine.runner.call_async(Tick).await.unwrap().result.unwrap().delivered);
+    let waiting = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
+    assert_eq!(waiting.entries[0].expires_at, Some(crate::clock::Clock::now(&r.clock) + Duration::hours(6)));
+    // The outlet is back, but only after the nudge's six hours.
+    std::fs::remove_file(r.dir.root().join("blocked")).unwrap();
+    std::fs::create_dir(r.dir.root().join("blocked")).unwrap();
+    r.clock.advance(Duration::hours(6));
+    let report = r.engine.hub.call_async(RetryOutbox).await.unwrap().unwrap();
+    assert_eq!((report.delivered, report.still_queued), (0, 0));
+    let outbox = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
+    assert_eq!(outbox.dead.len(), 1, "{outbox:?}");
+    assert!(outbox.dead[0].why.starts_with("not delivered by"));
+    assert!(lines(&r.dir.root().join("blocked/out.jsonl")).is_empty(), "news that late is no news");
+    assert_eq!(r.fires(), 0);
+}
+
 mod webhook {
     use super::*;
     use wiremock::matchers::{header, method, path};

@@ -5,6 +5,7 @@ pub mod feedback;
 pub mod gateway;
 pub mod memory;
 pub mod metrics;
+pub mod outbox;
 pub mod policy;
 pub mod repl;
 pub mod say;

@@ -1,0 +1,144 @@
+//! The outbox (section `outbox` of state.json): what no outlet took yet, with its lifetime,
+//! a bound, and the dead letters. A Sentinel message waits `delivery.outbox_ttl_nudge_h`
+//! (6 h): news that late is no news; a cron reminder waits until its job's next slot (a
+//! one-shot: 24 h); a message past its time, or pushed out when `delivery.outbox_max` are
+//! waiting, becomes a dead letter: kept for `raven outbox --dead`, never delivered.
+
+use crate::feedback::Dispatch;
+use crate::policy::Nudge;
+use chrono::{DateTime, Utc};
+use raven_proto::OutboundText;
+use serde::{Deserialize, Serialize};
+
+pub const SECTION: &str = "outbox";
+
+/// Dead letters kept (the oldest are dropped past this).
+pub const DEAD_KEPT: usize = 1000;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutboxEntry {
+    pub text: OutboundText,
+    pub attempts: u32,
+    pub last_error: String,
+    pub queued_at: DateTime<Utc>,
+    pub next_attempt_at: DateTime<Utc>,
+    /// A retrier's lease (pid, until): a peer leaves the entry alone meanwhile.
+    #[serde(default)]
+    pub lease: Option<(u32, DateTime<Utc>)>,
+    /// The fire the gate records once this is delivered (it was not charged when it failed).
+    #[serde(default)]
+    pub fire: Option<Nudge>,
+    /// What the conversation and the feedback log record once this is delivered.
+    #[serde(default)]
+    pub said: Option<Dispatch>,
+    /// Past this it is a dead letter, not delivered (`None`: it waits until pushed out).
+    #[serde(default)]
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeadLetter {
+    pub entry: OutboxEntry,
+    pub at: DateTime<Utc>,
+    pub why: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Outbox {
+    pub entries: Vec<OutboxEntry>,
+    pub dead: Vec<DeadLetter>,
+}
+
+impl Outbox {
+    fn bury(&mut self, entry: OutboxEntry, at: DateTime<Utc>, why: String) {
+        tracing::warn!(delivery = %entry.text.delivery_id, "outbox: dead letter: {why}");
+        self.dead.push(DeadLetter { entry, at, why });
+        let over = self.dead.len().saturating_sub(DEAD_KEPT);
+        self.dead.drain(..over);
+    }
+
+    /// Queues `entry` (one copy per target and text); past `max` waiting, the oldest becomes a
+    /// dead letter.
+    pub fn admit(&mut self, entry: OutboxEntry, max: usize, now: DateTime<Utc>) {
+        let same = |e: &OutboxEntry| {
+            e.text.channel == entry.text.channel
+                && e.text.chat_id == entry.text.chat_id
+                && e.text.content == entry.text.content
+        };
+        if self.entries.iter().any(same) {
+            return;
+        }
+        self.entries.push(entry);
+        while self.entries.len() > max.max(1) {
+            let oldest = self.entries.remove(0);
+            self.bury(oldest, now, format!("the outbox holds at most {max}"));
+        }
+    }
+
+    /// Moves what is past its time (and not leased) to the dead letters.
+    pub fn expire(&mut self, now: DateTime<Utc>) {
+        let (expired, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.entries)
+            .into_iter()
+            .partition(|e| e.expires_at.is_some_and(|t| t <= now) && e.lease.is_none_or(|(_, until)| until <= now));
+        self.entries = kept;
+        for e in expired {
+            let why = format!(
+                "not delivered by {} ({} attempts; last: {})",
+                e.expires_at.unwrap_or(now),
+                e.attempts,
+                e.last_error
+            );
+            self.bury(e, now, why);
+        }
+    }
+
+    /// Drops the waiting entry (or dead letter) with this delivery id; whether one was found.
+    pub fn drop_id(&mut self, id: &str) -> bool {
+        let (n, d) = (self.entries.len(), self.dead.len());
+        self.entries.retain(|e| e.text.delivery_id != id);
+        self.dead.retain(|d| d.entry.text.delivery_id != id);
+        n != self.entries.len() || d != self.dead.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{Duration, TimeZone};
+
+    fn entry(id: &str, at: DateTime<Utc>, ttl: Option<Duration>) -> OutboxEntry {
+        OutboxEntry {
+            text: OutboundText::proactive(id, "webhook", "ann", format!("text {id}")),
+            attempts: 1,
+            last_error: "down".into(),
+            queued_at: at,
+            next_attempt_at: at,
+            lease: None,
+            fire: None,
+            said: None,
+            expires_at: ttl.map(|t| at + t),
+        }
+    }
+
+    #[test]
+    fn past_its_time_or_past_the_bound_a_message_becomes_a_dead_letter() {
+        let t0 = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
+        let mut o = Outbox::default();
+        o.admit(entry("nudge", t0, Some(Duration::hours(6))), 3, t0);
+        o.admit(entry("reply", t0, None), 3, t0);
+        o.expire(t0 + Duration::hours(6) - Duration::seconds(1));
+        assert_eq!(o.entries.len(), 2);
+        o.expire(t0 + Duration::hours(6));
+        let ids: Vec<_> = o.entries.iter().map(|e| e.text.delivery_id.as_str()).collect();
+        assert_eq!(ids, ["reply"]);
+        assert!(o.dead[0].why.starts_with("not delivered by"), "{:?}", o.dead[0]);
+        for i in 0..3 {
+            o.admit(entry(&format!("m{i}"), t0, None), 3, t0);
+        }
+        let ids: Vec<_> = o.entries.iter().map(|e| e.text.delivery_id.as_str()).collect();
+        assert_eq!(ids, ["m0", "m1", "m2"], "the oldest was pushed out");
+        assert_eq!(o.dead.last().unwrap().entry.text.delivery_id, "reply");
+        assert!(o.drop_id("reply") && !o.drop_id("reply"));
+    }
+}

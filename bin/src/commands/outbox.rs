@@ -1,0 +1,82 @@
+//! `raven outbox`: what waits for an outlet, and the dead letters (messages past their time
+//! or pushed out by the bound); `raven outbox drop` takes them away. It works on state.json
+//! directly, under its lock, with or without a supervisor.
+
+use super::load_config;
+use clap::{Args, Subcommand};
+use raven_actors::data_dir::DataDir;
+use raven_actors::executor::outbox::{Outbox, SECTION};
+use raven_actors::store::JsonStateStore;
+
+#[derive(Args)]
+pub struct OutboxArgs {
+    #[command(subcommand)]
+    command: Option<OutboxCommand>,
+    /// The dead letters instead of what waits.
+    #[arg(long)]
+    dead: bool,
+    /// As JSON (times in RFC 3339).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum OutboxCommand {
+    /// Drop one message (waiting or dead) by its delivery id, or every dead letter.
+    Drop {
+        #[arg(required_unless_present = "dead", conflicts_with = "dead")]
+        id: Option<String>,
+        #[arg(long)]
+        dead: bool,
+    },
+}
+
+pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), String> {
+    let tz = load_config(dir)?.general.timezone;
+    let store = JsonStateStore::new(dir.state());
+    if let Some(OutboxCommand::Drop { id, dead }) = a.command {
+        let dropped = store
+            .update(SECTION, |o: &mut Outbox| match &id {
+                Some(id) => usize::from(o.drop_id(id)),
+                None => std::mem::take(&mut o.dead).len(),
+            })
+            .map_err(|e| e.to_string())?;
+        match (id, dead) {
+            (Some(id), _) if dropped == 0 => return Err(format!("no message {id} in the outbox (see `raven outbox`)")),
+            (Some(id), _) => println!("dropped {id}"),
+            (None, _) => println!("dropped {dropped} dead letters"),
+        }
+        return Ok(());
+    }
+    let (outbox, _) = store.read::<Outbox>(SECTION).map_err(|e| e.to_string())?;
+    let shown = |t| raven_actors::time::local(t, tz);
+    if a.json {
+        let v = if a.dead { serde_json::to_value(&outbox.dead) } else { serde_json::to_value(&outbox.entries) };
+        println!("{}", v.map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    if a.dead {
+        println!("{} dead letters (times in {tz})", outbox.dead.len());
+        for d in &outbox.dead {
+            let t = &d.entry.text;
+            println!("{}  {}:{}  {}  {:?}  ({})", t.delivery_id, t.channel, t.chat_id, shown(d.at), t.content, d.why);
+        }
+    } else {
+        println!("{} waiting (times in {tz})", outbox.entries.len());
+        for e in &outbox.entries {
+            let t = &e.text;
+            let until = e.expires_at.map(|x| format!(", dead after {}", shown(x))).unwrap_or_default();
+            println!(
+                "{}  {}:{}  {} attempts, next {}{until}  {:?}  (last: {})",
+                t.delivery_id,
+                t.channel,
+                t.chat_id,
+                e.attempts,
+                shown(e.next_attempt_at),
+                t.content,
+                e.last_error
+            );
+        }
+    }
+    Ok(())
+}
