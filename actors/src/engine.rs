@@ -151,35 +151,52 @@ pub fn hosted_channels(config: &RavenConfig) -> Vec<String> {
 }
 
 impl Engine {
-    /// The long-running loops: the Sentinel tick (only when `sentinel.enabled`), the
-    /// DeferManager poll and the outbox retry. Abort the handles to stop them.
+    /// The long-running loops: the Sentinel tick (only when `sentinel.enabled`), the cron
+    /// timer, the heartbeat, the DeferManager poll, the trigger drain and the outbox retry,
+    /// each supervised (started again if it ends or panics; `loop:<name>` in the metrics).
+    /// Abort the handles to stop them.
     pub fn spawn_loops(&self, config: &RavenConfig) -> Vec<actix_rt::task::JoinHandle<()>> {
+        use crate::supervise::loops::supervised_loop;
+        let m = &self.metrics;
         let mut loops = Vec::new();
         if config.sentinel.enabled {
             let every = Duration::from_secs(config.sentinel.interval_s);
-            loops.push(spawn_tick_loop(self.runner.clone(), every, self.clock.clone(), self.next_tick.clone()));
+            let (runner, clock, next) = (self.runner.clone(), self.clock.clone(), self.next_tick.clone());
+            loops.push(supervised_loop("tick", m, move || {
+                spawn_tick_loop(runner.clone(), every, clock.clone(), next.clone())
+            }));
         }
         if let Some(cron) = &self.cron {
             let cap = Duration::from_secs(config.cron.max_sleep_s.max(1));
-            loops.push(spawn_cron_loop(cron.clone(), self.clock.clone(), self.jobs_changed.clone(), cap));
+            let (cron, clock, changed) = (cron.clone(), self.clock.clone(), self.jobs_changed.clone());
+            loops.push(supervised_loop("cron", m, move || {
+                spawn_cron_loop(cron.clone(), clock.clone(), changed.clone(), cap)
+            }));
         }
         if config.heartbeat.enabled {
-            let (h, wake, clock) = (self.heartbeat.clone(), self.wake.clone(), self.clock.clone());
-            loops.push(crate::heartbeat::spawn_heartbeat_loop(h, wake, clock, config.heartbeat.clone()));
+            let (h, wake, clock, cfg) =
+                (self.heartbeat.clone(), self.wake.clone(), self.clock.clone(), config.heartbeat.clone());
+            loops.push(supervised_loop("heartbeat", m, move || {
+                crate::heartbeat::spawn_heartbeat_loop(h.clone(), wake.clone(), clock.clone(), cfg.clone())
+            }));
         }
-        loops.push(spawn_defer_loop(self.runner.clone(), Duration::from_secs(config.executor.defer_poll_s.max(1))));
-        let every = Duration::from_secs(config.sentinel.trigger_poll_s.max(1));
-        loops.push(crate::sentinel::spawn_trigger_loop(self.runner.clone(), every));
+        let (runner, every) = (self.runner.clone(), Duration::from_secs(config.executor.defer_poll_s.max(1)));
+        loops.push(supervised_loop("defer", m, move || spawn_defer_loop(runner.clone(), every)));
+        let (runner, every) = (self.runner.clone(), Duration::from_secs(config.sentinel.trigger_poll_s.max(1)));
+        loops.push(supervised_loop("triggers", m, move || crate::sentinel::spawn_trigger_loop(runner.clone(), every)));
         let hub = self.hub.clone();
         let every = Duration::from_secs(config.delivery.outbox_backoff_s.max(1) as u64);
-        loops.push(actix_rt::spawn(async move {
-            let mut interval = actix_rt::time::interval(every);
-            loop {
-                interval.tick().await;
-                if let Ok(Err(e)) = hub.call_async(RetryOutbox).await {
-                    tracing::error!("outbox retry failed: {e}");
+        loops.push(supervised_loop("outbox", m, move || {
+            let hub = hub.clone();
+            actix_rt::spawn(async move {
+                let mut interval = actix_rt::time::interval(every);
+                loop {
+                    interval.tick().await;
+                    if let Ok(Err(e)) = hub.call_async(RetryOutbox).await {
+                        tracing::error!("outbox retry failed: {e}");
+                    }
                 }
-            }
+            })
         }));
         loops
     }

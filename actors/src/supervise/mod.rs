@@ -10,6 +10,7 @@
 //! answers every message with [`ActorError::CrashLoop`] instead of spinning.
 
 pub mod backoff;
+pub mod loops;
 mod meter;
 
 pub use meter::{render_prometheus, render_table, Meter, MeterSnapshot, Metrics};
