@@ -101,6 +101,9 @@ pub struct DuplexClient {
     next_id: std::cell::Cell<u64>,
     waiting: Waiting,
     server_pid: Option<u32>,
+    /// One writer at a time: a frame is written whole before the next one starts (a write
+    /// that yields halfway must not let another request's bytes in).
+    write_lock: tokio::sync::Mutex<()>,
 }
 
 type Waiting =
@@ -163,8 +166,14 @@ impl ControlClient {
             }
         });
         let server_pid = pid_of(&self.server.peer);
-        let client =
-            DuplexClient { stream, path: self.path, next_id: std::cell::Cell::new(self.next_id), waiting, server_pid };
+        let client = DuplexClient {
+            stream,
+            path: self.path,
+            next_id: std::cell::Cell::new(self.next_id),
+            waiting,
+            server_pid,
+            write_lock: tokio::sync::Mutex::new(()),
+        };
         (client, rx)
     }
 }
@@ -182,7 +191,11 @@ impl DuplexClient {
             wire::encode_frame(&ClientFrame { id, request }, MAX_FRAME).map_err(|e| protocol(&e.to_string()))?;
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.waiting.borrow_mut().insert(id, tx);
-        (&*self.stream).write_all(&frame).await.map_err(|source| IpcError::Io { path: self.path.clone(), source })?;
+        let written = {
+            let _one_writer = self.write_lock.lock().await;
+            (&*self.stream).write_all(&frame).await
+        };
+        written.map_err(|source| IpcError::Io { path: self.path.clone(), source })?;
         rx.await.map_err(|_| protocol("the supervisor closed the connection"))
     }
 }

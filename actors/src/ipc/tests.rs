@@ -155,3 +155,49 @@ async fn events_are_pushed_and_requests_answered_while_a_long_request_is_in_flig
     let (plain, _) = ControlClient::connect(&path).await.unwrap().into_duplex();
     assert!(matches!(plain.request(ControlRequest::Subscribe).await.unwrap(), ControlResponse::Error { .. }));
 }
+
+/// Answers a `Send` with its own text, so a reply shows which request it answers.
+struct Echoes;
+
+impl ControlHandler for Echoes {
+    fn handle(&self, req: ControlRequest) -> LocalBoxFuture<'static, ControlResponse> {
+        Box::pin(async move {
+            match req {
+                ControlRequest::Send { text, .. } => ControlResponse::Sent { delivered: true, detail: text },
+                _ => ControlResponse::Pong { pid: std::process::id() },
+            }
+        })
+    }
+}
+
+#[actix_rt::test]
+async fn concurrent_large_requests_on_one_client_never_interleave_their_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raven.sock");
+    let listener = bind(&path).await.unwrap();
+    actix_rt::spawn(serve(listener, Rc::new(Echoes), path.clone()));
+    let (client, _events) = ControlClient::connect(&path).await.unwrap().into_duplex();
+    let client = Rc::new(client);
+    // Each frame is far larger than the socket's buffer: a write yields halfway.
+    let tasks: Vec<_> = (0..16u8)
+        .map(|i| {
+            let c = client.clone();
+            let text = char::from(b'a' + i).to_string().repeat(400 * 1024);
+            actix_rt::spawn(async move {
+                let req = ControlRequest::Send { target: "cli:local".into(), text: text.clone() };
+                (c.request(req).await, text)
+            })
+        })
+        .collect();
+    for t in tasks {
+        // Interleaved frames would leave the server waiting on a bogus length: bounded here.
+        let (answer, text) = actix_rt::time::timeout(std::time::Duration::from_secs(20), t)
+            .await
+            .expect("a request got no answer: its frame was torn")
+            .unwrap();
+        match answer {
+            Ok(ControlResponse::Sent { detail, .. }) => assert!(detail == text, "a reply to another request"),
+            other => panic!("a request failed: {:?}", other.map(|_| ())),
+        }
+    }
+}
