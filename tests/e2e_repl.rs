@@ -67,11 +67,10 @@ fn drive(dir: &Path, tag: &str, banner: &str) {
     t.wait_for("raven> No language model is configured");
     t.send("/tick");
     let screen = t.wait_for("(tick: nudge)");
-    let screen =
-        if screen.contains("Call the bank is due at") { screen } else { t.wait_for("Call the bank is due at") };
+    let screen = if screen.contains("Call the bank is due") { screen } else { t.wait_for("Call the bank is due") };
     // The nudge shows its short id, and `/stop` (no LLM) dismisses it and mutes its topic;
     // another terminal's `raven policy explain` sees that at once, with no tick in between.
-    let line = screen.lines().find(|l| l.contains("] Reminder: Call the bank is due at")).unwrap_or_default();
+    let line = screen.lines().find(|l| l.contains("] Reminder: Call the bank is due")).unwrap_or_default();
     assert!(line.starts_with("[raven ⏰ "), "{screen}");
     let short = &line["[raven ⏰ ".len()..line.find(']').unwrap()];
     t.send("/stop");

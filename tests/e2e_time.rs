@@ -64,7 +64,9 @@ fn quick_demo_reminds(zone: &str) {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{zone}: {}", text(&out.stderr));
     // The marker carries the nudge's short id (what `/ok`, `/stop` and `raven feedback` take).
-    let expected = format!("] Reminder: Call the bank is due at {}.", due.format("%H:%M"));
+    // Half an hour before local midnight, the deadline is tomorrow's.
+    let day = if due.date_naive() == now.date_naive() { "" } else { "tomorrow " };
+    let expected = format!("] Reminder: Call the bank is due {day}at {}.", due.format("%H:%M"));
     let line = stdout.lines().find(|l| l.contains(&expected)).unwrap_or_else(|| panic!("{zone}: {stdout}"));
     assert!(line.starts_with("[raven ⏰ ") && line.find(']') == Some("[raven ⏰ ".len() + 6), "{zone}: {line}");
 }
