@@ -131,13 +131,8 @@ impl CommandCtx<'_> {
                 "That was a reminder you scheduled; remove it with `raven cron rm <id>`. Nothing recorded.".into()
             );
         };
-        self.tracker.append(&FeedbackRecord {
-            session: r.session.clone(),
-            source: r.source,
-            job: r.job.clone(),
-            reason: Some("/stop".into()),
-            ..FeedbackRecord::new(self.now, &r.nudge_id, Lifecycle::Neutral)
-        })?;
+        self.tracker
+            .append(&FeedbackRecord { reason: Some("/stop".into()), ..r.following(Lifecycle::Neutral, self.now) })?;
         Ok(match jobs.pause(job, "paused by /stop")? {
             PauseOutcome::Done | PauseOutcome::Already => {
                 format!("Paused the reminder job `{job}`. To resume it: raven cron resume {job}")

@@ -53,29 +53,37 @@ impl NudgeFeedbackTracker {
             .cloned())
     }
 
-    /// The user wrote in `session`: every message there still waiting within the window is
-    /// `engaged` (not a verdict; it only stops the no-reply timer). Returns their ids.
-    pub fn record_engaged(&self, session: &str, now: DateTime<Utc>) -> Result<Vec<String>, FeedbackError> {
+    /// Appends `event` to every dispatched message `waits` picks that nothing has settled yet
+    /// (one per message), under the log's lock: once across processes. Returns their ids.
+    fn settle_waiting(
+        &self,
+        event: Lifecycle,
+        now: DateTime<Utc>,
+        waits: impl Fn(&FeedbackRecord) -> bool,
+    ) -> Result<Vec<String>, FeedbackError> {
         let _lock = FileLock::exclusive(self.lock_path()).map_err(|e| self.io(e))?;
         let records = self.records()?;
         let settled = settled(&records);
         let mut seen = HashSet::new();
-        let engaged: Vec<FeedbackRecord> = records
+        let new: Vec<FeedbackRecord> = records
             .iter()
-            .filter(|r| r.event == Lifecycle::Dispatched && r.session.as_deref() == Some(session))
-            .filter(|r| r.at <= now && now - r.at <= self.window() && !settled.contains(r.nudge_id.as_str()))
-            .filter(|r| seen.insert(r.nudge_id.clone()))
-            .map(|r| FeedbackRecord {
-                topic: r.topic.clone(),
-                session: r.session.clone(),
-                source: r.source,
-                ..FeedbackRecord::new(now, &r.nudge_id, Lifecycle::Engaged)
-            })
+            .filter(|r| r.event == Lifecycle::Dispatched && !settled.contains(r.nudge_id.as_str()))
+            .filter(|r| waits(r) && seen.insert(r.nudge_id.clone()))
+            .map(|r| r.following(event, now))
             .collect();
-        if !engaged.is_empty() {
-            self.append_locked(&engaged)?;
+        if !new.is_empty() {
+            self.append_locked(&new)?;
         }
-        Ok(engaged.into_iter().map(|r| r.nudge_id).collect())
+        Ok(new.into_iter().map(|r| r.nudge_id).collect())
+    }
+
+    /// The user wrote in `session`: every message there still waiting within the window is
+    /// `engaged` (not a verdict; it only stops the no-reply timer). Returns their ids.
+    pub fn record_engaged(&self, session: &str, now: DateTime<Utc>) -> Result<Vec<String>, FeedbackError> {
+        let window = self.window();
+        self.settle_waiting(Lifecycle::Engaged, now, |r| {
+            r.session.as_deref() == Some(session) && r.at <= now && now - r.at <= window
+        })
     }
 
     /// The no-reply timer: a visible, rated message with nothing after it for
@@ -87,27 +95,12 @@ impl NudgeFeedbackTracker {
     ) -> Result<Vec<String>, FeedbackError> {
         let after = Duration::hours(self.config().ignore_after_h);
         let horizon = now - Duration::days(self.config().window_days);
-        let _lock = FileLock::exclusive(self.lock_path()).map_err(|e| self.io(e))?;
-        let records = self.records()?;
-        let settled = settled(&records);
-        let mut seen = HashSet::new();
-        let ignored: Vec<FeedbackRecord> = records
-            .iter()
-            .filter(|r| r.event == Lifecycle::Dispatched && r.visible && r.source.is_rated())
-            .filter(|r| r.at >= horizon && now - r.at >= after && !settled.contains(r.nudge_id.as_str()))
-            .filter(|r| seen.insert(r.nudge_id.clone()))
-            .filter(|r| awake_between(r.at, now, asleep) >= after)
-            .map(|r| FeedbackRecord {
-                topic: r.topic.clone(),
-                priority: r.priority,
-                session: r.session.clone(),
-                source: r.source,
-                ..FeedbackRecord::new(now, &r.nudge_id, Lifecycle::Ignored)
-            })
-            .collect();
-        if !ignored.is_empty() {
-            self.append_locked(&ignored)?;
-        }
-        Ok(ignored.into_iter().map(|r| r.nudge_id).collect())
+        self.settle_waiting(Lifecycle::Ignored, now, |r| {
+            r.visible
+                && r.source.is_rated()
+                && r.at >= horizon
+                && now - r.at >= after
+                && awake_between(r.at, now, asleep) >= after
+        })
     }
 }

@@ -147,6 +147,21 @@ impl FeedbackRecord {
     }
 }
 
+impl FeedbackRecord {
+    /// `event` on the message this record dispatched, carrying its topic, priority, session,
+    /// source and job, so a reader needs no join.
+    pub fn following(&self, event: Lifecycle, at: DateTime<Utc>) -> FeedbackRecord {
+        FeedbackRecord {
+            topic: self.topic.clone(),
+            priority: self.priority,
+            session: self.session.clone(),
+            source: self.source,
+            job: self.job.clone(),
+            ..FeedbackRecord::new(at, &self.nudge_id, event)
+        }
+    }
+}
+
 /// What the one place that says things proactively records of a message it delivered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dispatch {
