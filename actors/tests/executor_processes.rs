@@ -61,7 +61,7 @@ fn inject_consumer() {
     let done = dir.join("producer.done");
     loop {
         let finished = done.exists();
-        let (_, taken) = inj.apply(SESSION, "reply", Origin::User, Utc::now()).unwrap();
+        let taken = inj.take(SESSION, Origin::User, Utc::now()).unwrap();
         for t in &taken {
             println!("TOOK {}", t.nudge_id);
         }

@@ -154,7 +154,7 @@ impl AgentLoop {
         let Some(injector) = &self.injector else { return TurnOutcome::Replied(reply) };
         let apply =
             ApplyInjects { session: format!("{channel}:{chat_id}"), content: reply.clone(), origin: req.origin };
-        let (sent, taken) = injector.call(apply).await.unwrap_or((reply, Vec::new()));
+        let (sent, taken) = injector.call_async(apply).await.unwrap_or((reply, Vec::new()));
         self.injected(channel, chat_id, &taken);
         TurnOutcome::Replied(sent)
     }

@@ -67,9 +67,15 @@ impl CronTurns {
 
     /// The ledger's cron fire (so the Sentinel does not repeat the topic), and what each
     /// delivery records in its conversation: a reminder the user wrote, never rated.
-    fn record(&self, job: &Job, slot: chrono::DateTime<chrono::Utc>) -> Dispatch {
+    async fn record(&self, job: &Job, slot: chrono::DateTime<chrono::Utc>) -> Dispatch {
         let topic = job.topic.clone().unwrap_or_else(|| crate::policy::topic::topic_of(&job.message));
-        self.policy.do_send(RecordCronFire { topic: Some(topic.clone()), content: job.message.clone() });
+        // Awaited, never dropped: a full mailbox must not let the Sentinel repeat the topic.
+        let fire = RecordCronFire { topic: Some(topic.clone()), content: job.message.clone() };
+        match self.policy.call(fire).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::error!(job = %job.id, "the cron fire was not recorded in the ledger: {e}"),
+            Err(e) => tracing::error!(job = %job.id, "the cron fire was not recorded, the policy is unavailable: {e}"),
+        }
         Dispatch {
             nudge_id: format!("cron-{}-{}", job.id, slot.timestamp()),
             topic,
@@ -117,7 +123,7 @@ impl FireJob for CronTurns {
                 }
                 Ok(TurnOutcome::Interrupted) | Err(_) => format!("⏰ {}", job.message),
             };
-            let said = this.record(&job, slot);
+            let said = this.record(&job, slot).await;
             // Not delivered by its next slot (a one-shot: within a day), a reminder is stale.
             let next = job.schedule.parse().ok().filter(|_| job.schedule.recurring()).and_then(|p| p.next_after(slot));
             let expires = next.unwrap_or(slot + chrono::Duration::hours(24));

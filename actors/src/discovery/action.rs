@@ -58,7 +58,7 @@ impl ActionExecutor {
                 }
                 let header = format!("“{}”:", option.title);
                 let apply = ApplyInjects { session: session.into(), content: header.clone(), origin: Origin::User };
-                self.injector.call(apply).await.map(|(content, _)| content).unwrap_or(header)
+                self.injector.call_async(apply).await.map(|(content, _)| content).unwrap_or(header)
             }
             ChoiceAction::Tool { name, args } => {
                 let Some(tool) = self.tools.iter().find(|t| t.schema().name == *name).cloned() else {

@@ -8,7 +8,7 @@ use super::conversation::Conversations;
 use super::outlets::{Outlet, OutletError};
 use crate::clock::SharedClock;
 use crate::feedback::Dispatch;
-use crate::policy::{Nudge, NudgePolicyService, RecordFired};
+use crate::policy::{release, Nudge, NudgePolicyService, Reservation, Reserve};
 use crate::store::JsonStateStore;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Duration, Utc};
@@ -246,19 +246,13 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                 .map_err(|e| e.to_string())?;
             let mut results = Vec::new();
             for e in &leased {
-                let r = match outlets.get(&e.text.channel) {
-                    None => Err(OutletError::Transient(format!("no outlet for channel `{}`", e.text.channel))),
-                    Some(o) => o.deliver(&e.text).await,
-                };
+                let r = deliver_late(&outlets, policy.as_ref(), e).await;
                 results.push((e.text.delivery_id.clone(), r));
             }
             for e in &leased {
                 let delivered = results.iter().any(|(id, r)| *id == e.text.delivery_id && r.is_ok());
                 if !delivered {
                     continue;
-                }
-                if let (Some(fire), Some(policy)) = (&e.fire, &policy) {
-                    policy.do_send(RecordFired(fire.clone()));
                 }
                 record_said(&conversations, &e.said, outlets.get(&e.text.channel), &e.text, now);
             }
@@ -294,6 +288,35 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                 .map_err(|e| e.to_string())
         })
     }
+}
+
+/// A late delivery goes through the gate again, as every send does: reserved (checked and
+/// charged in one step), delivered, and given back if the outlet fails. One the gate holds
+/// back now waits with the rest, until it expires.
+async fn deliver_late(
+    outlets: &HashMap<String, Arc<dyn Outlet>>,
+    policy: Option<&Handle<NudgePolicyService>>,
+    e: &OutboxEntry,
+) -> Result<(), OutletError> {
+    let Some(outlet) = outlets.get(&e.text.channel) else {
+        return Err(OutletError::Transient(format!("no outlet for channel `{}`", e.text.channel)));
+    };
+    let reservation = match (&e.fire, policy) {
+        (Some(nudge), Some(policy)) => match policy.call(Reserve(nudge.clone())).await {
+            Ok(Ok(Reservation::Held(_, fire))) => Some((policy, fire)),
+            Ok(Ok(Reservation::Denied(v))) => {
+                return Err(OutletError::Transient(format!("held back by the gate: {}", v.reason)))
+            }
+            Ok(Err(why)) => return Err(OutletError::Transient(format!("the ledger could not be written: {why}"))),
+            Err(why) => return Err(OutletError::Transient(format!("the policy is unavailable: {why}"))),
+        },
+        _ => None,
+    };
+    let delivered = outlet.deliver(&e.text).await;
+    if let (Err(_), Some((policy, fire))) = (&delivered, reservation) {
+        release(policy, fire).await;
+    }
+    delivered
 }
 
 /// What waits in the outbox.

@@ -4,9 +4,9 @@
 //! one twice or lose one: every pop is a read-modify-write under the store's lock.
 
 use crate::clock::SharedClock;
-use crate::policy::{Nudge, NudgePolicyService, RecordFired};
+use crate::policy::{Nudge, NudgePolicyService, Reservation, Reserve};
 use crate::store::{JsonStateStore, StoreError};
-use crate::supervise::{Handle, Request, Serve, Service};
+use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::{Action, Origin, Priority};
 use serde::{Deserialize, Serialize};
@@ -56,29 +56,31 @@ impl NudgeInjector {
         })
     }
 
-    /// The response modifier `(session_key, content) -> content`: pops the session's pending
-    /// nudges and appends them. A system-generated turn's reply is returned untouched and
-    /// nothing is popped.
-    pub fn apply(
-        &self,
-        session: &str,
-        content: &str,
-        origin: Origin,
-        now: DateTime<Utc>,
-    ) -> Result<(String, Vec<PendingInject>), StoreError> {
+    /// Pops the session's pending nudges still inside their TTL. A system-generated turn's
+    /// reply takes nothing.
+    pub fn take(&self, session: &str, origin: Origin, now: DateTime<Utc>) -> Result<Vec<PendingInject>, StoreError> {
         if origin.is_system_generated() {
-            return Ok((content.to_owned(), Vec::new()));
+            return Ok(Vec::new());
         }
         let ttl = self.ttl;
-        let taken = self.store.update(SECTION, |q: &mut InjectQueues| {
+        // Nothing queued for the session: no lock, no write.
+        if !self.store.read::<InjectQueues>(SECTION)?.0.sessions.contains_key(session) {
+            return Ok(Vec::new());
+        }
+        self.store.update(SECTION, |q: &mut InjectQueues| {
             let taken: Vec<PendingInject> = q.sessions.remove(session).unwrap_or_default();
             taken.into_iter().filter(|e| now - e.queued_at < ttl).collect::<Vec<_>>()
-        })?;
-        if taken.is_empty() {
-            return Ok((content.to_owned(), taken));
+        })
+    }
+
+    /// The response modifier `(session_key, content) -> content`: the reply with the
+    /// nudges appended.
+    pub fn compose(content: &str, riding: &[PendingInject]) -> String {
+        if riding.is_empty() {
+            return content.to_owned();
         }
-        let notes: Vec<String> = taken.iter().map(|e| format!("— {}", e.message)).collect();
-        Ok((format!("{content}\n\n{}", notes.join("\n")), taken))
+        let notes: Vec<String> = riding.iter().map(|e| format!("— {}", e.message)).collect();
+        format!("{content}\n\n{}", notes.join("\n"))
     }
 
     pub fn pending(&self, session: &str) -> Result<Vec<PendingInject>, StoreError> {
@@ -86,8 +88,8 @@ impl NudgeInjector {
     }
 }
 
-/// The injector as a supervised actor; a popped nudge is a delivered fire, so the gate
-/// records it then.
+/// The injector as a supervised actor; a popped nudge is reserved at the gate (checked and
+/// charged in one step) before it rides the reply.
 pub struct InjectorService {
     injector: NudgeInjector,
     policy: Handle<NudgePolicyService>,
@@ -147,26 +149,41 @@ impl Request for ApplyInjects {
     type Reply = (String, Vec<PendingInject>);
 }
 
-impl Serve<ApplyInjects> for InjectorService {
-    fn serve(&mut self, m: ApplyInjects) -> (String, Vec<PendingInject>) {
-        match self.injector.apply(&m.session, &m.content, m.origin, self.clock.now()) {
-            Ok((content, taken)) => {
-                for p in &taken {
-                    self.policy.do_send(RecordFired(Nudge {
-                        action: Action::NudgeInject,
-                        session_key: Some(m.session.clone()),
-                        content: p.message.clone(),
-                        priority: p.priority,
-                        topic: (!p.topic.is_empty()).then(|| p.topic.clone()),
-                    }));
+impl ServeAsync<ApplyInjects> for InjectorService {
+    fn serve_async(&mut self, m: ApplyInjects) -> LocalBoxFuture<'static, (String, Vec<PendingInject>)> {
+        let taken = self.injector.take(&m.session, m.origin, self.clock.now()).unwrap_or_else(|e| {
+            // The reply still goes out; the nudges stay queued for the next one.
+            tracing::error!("injects not applied: {e}");
+            Vec::new()
+        });
+        let policy = self.policy.clone();
+        Box::pin(async move {
+            let mut riding = Vec::new();
+            for p in taken {
+                // Checked when queued, reserved now: other dispatchers may have sent meanwhile.
+                match policy.call(Reserve(p.nudge(&m.session))).await {
+                    Ok(Ok(Reservation::Held(..))) => riding.push(p),
+                    Ok(Ok(Reservation::Denied(v))) => {
+                        tracing::info!(nudge = %p.nudge_id, "inject withheld by the gate at reply time: {}", v.reason)
+                    }
+                    Ok(Err(e)) => tracing::error!(nudge = %p.nudge_id, "inject not sent, the ledger failed: {e}"),
+                    Err(e) => tracing::error!(nudge = %p.nudge_id, "inject not sent, the policy is unavailable: {e}"),
                 }
-                (content, taken)
             }
-            Err(e) => {
-                // The reply still goes out; the nudges stay queued for the next one.
-                tracing::error!("injects not applied: {e}");
-                (m.content, Vec::new())
-            }
+            (NudgeInjector::compose(&m.content, &riding), riding)
+        })
+    }
+}
+
+impl PendingInject {
+    /// The inject as the gate sees it, riding a reply in `session`.
+    fn nudge(&self, session: &str) -> Nudge {
+        Nudge {
+            action: Action::NudgeInject,
+            session_key: Some(session.to_owned()),
+            content: self.message.clone(),
+            priority: self.priority,
+            topic: (!self.topic.is_empty()).then(|| self.topic.clone()),
         }
     }
 }
@@ -190,6 +207,18 @@ mod tests {
         }
     }
 
+    /// What a reply does without the gate: take, then compose.
+    fn apply(
+        inj: &NudgeInjector,
+        session: &str,
+        content: &str,
+        origin: Origin,
+        now: DateTime<Utc>,
+    ) -> Result<(String, Vec<PendingInject>), StoreError> {
+        let taken = inj.take(session, origin, now)?;
+        Ok((NudgeInjector::compose(content, &taken), taken))
+    }
+
     fn injector(dir: &std::path::Path) -> NudgeInjector {
         NudgeInjector::new(Arc::new(JsonStateStore::new(dir.join("state.json"))), Duration::minutes(60), 2)
     }
@@ -199,11 +228,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let inj = injector(dir.path());
         inj.queue("cli:1", pending("a", 0)).unwrap();
-        let (out, taken) = inj.apply("cli:1", "reply", Origin::User, at(61)).unwrap();
+        let (out, taken) = apply(&inj, "cli:1", "reply", Origin::User, at(61)).unwrap();
         assert_eq!(out, "reply");
         assert!(taken.is_empty());
         inj.queue("cli:1", pending("b", 61)).unwrap();
-        let (out, _) = inj.apply("cli:1", "reply", Origin::User, at(70)).unwrap();
+        let (out, _) = apply(&inj, "cli:1", "reply", Origin::User, at(70)).unwrap();
         assert_eq!(out, "reply\n\n— note b");
     }
 
@@ -224,13 +253,13 @@ mod tests {
         let inj = injector(dir.path());
         inj.queue("cli:1", pending("a", 0)).unwrap();
         for origin in [Origin::Sentinel, Origin::Cron, Origin::Heartbeat, Origin::Subagent] {
-            let (out, taken) = inj.apply("cli:1", "proactive reply", origin, at(1)).unwrap();
+            let (out, taken) = apply(&inj, "cli:1", "proactive reply", origin, at(1)).unwrap();
             assert_eq!(out, "proactive reply");
             assert!(taken.is_empty());
         }
-        let (out, _) = inj.apply("cli:1", "user reply", Origin::User, at(2)).unwrap();
+        let (out, _) = apply(&inj, "cli:1", "user reply", Origin::User, at(2)).unwrap();
         assert_eq!(out, "user reply\n\n— note a");
-        let (out, _) = inj.apply("cli:1", "again", Origin::User, at(3)).unwrap();
+        let (out, _) = apply(&inj, "cli:1", "again", Origin::User, at(3)).unwrap();
         assert_eq!(out, "again", "consumed once");
     }
 }

@@ -89,7 +89,7 @@ async fn each_nudge_action_flows_through_the_gate_to_the_jsonl_outlet() {
     assert_eq!(r.fires(), 1, "queued, not yet delivered");
     let reply =
         ApplyInjects { session: "jsonl:chat".into(), content: "Sure, done.".into(), origin: raven_proto::Origin::User };
-    assert_eq!(r.engine.injector.call(reply).await.unwrap().0, "Sure, done.\n\n— Your parcel arrived");
+    assert_eq!(r.engine.injector.call_async(reply).await.unwrap().0, "Sure, done.\n\n— Your parcel arrived");
     r.engine.policy.call(Snapshot).await.unwrap();
     assert_eq!(r.fires(), 2, "recorded when it rode the reply");
 

@@ -135,23 +135,62 @@ impl Serve<Check> for NudgePolicyService {
     }
 }
 
-/// After a successful dispatch only.
+/// `check()` and `record()` as one step, under the ledger's lock: an allowed nudge is charged
+/// before any other dispatcher (in this process or another) can be checked against the same
+/// ledger. A dispatch that then fails gives the reservation back ([`RetractFired`]).
 #[derive(Debug, Clone)]
-pub struct RecordFired(pub Nudge);
+pub struct Reserve(pub Nudge);
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reservation {
+    Denied(Verdict),
+    /// Allowed and charged: the record to give back if the dispatch fails.
+    Held(Verdict, FireRecord),
+}
+
+impl Request for Reserve {
+    type Reply = Result<Reservation, String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl Serve<Reserve> for NudgePolicyService {
+    fn serve(&mut self, Reserve(n): Reserve) -> Result<Reservation, String> {
+        let now = self.clock.now();
+        let req = n.as_request();
+        let policy = &mut self.policy;
+        let decide = |policy: &mut NudgePolicy, ledger: &mut PolicyState| {
+            if ledger != policy.state() {
+                policy.replace_state(ledger.clone());
+            }
+            let verdict = policy.check_request(&req, now);
+            if !verdict.allow {
+                return Reservation::Denied(verdict);
+            }
+            let fire = policy.record_fired(req.action, req.session_key, req.content, req.priority, req.topic, now);
+            *ledger = policy.state().clone();
+            Reservation::Held(verdict, fire)
+        };
+        match &self.store {
+            Some(store) => {
+                let out = store.update(SECTION, |ledger: &mut PolicyState| decide(policy, ledger));
+                self.seen = store.stamp();
+                out.map_err(|e| e.to_string())
+            }
+            None => {
+                let mut ledger = policy.state().clone();
+                Ok(decide(policy, &mut ledger))
+            }
+        }
+    }
+}
 
 /// A cron job fired: its topic tag enters the shared ledger.
 #[derive(Debug, Clone)]
 pub struct RecordCronFire {
     pub topic: Option<String>,
     pub content: String,
-}
-
-impl Request for RecordFired {
-    /// The record written, to retract if the dispatch then fails.
-    type Reply = Result<FireRecord, String>;
-    fn failed(r: &Self::Reply) -> bool {
-        r.is_err()
-    }
 }
 
 impl Request for RecordCronFire {
@@ -172,12 +211,6 @@ impl NudgePolicyService {
         })
         .map(|_| fire)
         .map_err(|e| e.to_string())
-    }
-}
-
-impl Serve<RecordFired> for NudgePolicyService {
-    fn serve(&mut self, RecordFired(n): RecordFired) -> Result<FireRecord, String> {
-        self.record(FireKind::of(n.action), &n.as_request())
     }
 }
 

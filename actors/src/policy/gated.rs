@@ -1,8 +1,9 @@
-//! The read/write split as one function every executor uses: check, record, dispatch, and
-//! take the record back when the dispatch failed. A denied or failed dispatch charges
+//! The one way every executor sends: reserve (check and record in one step), dispatch, and
+//! give the reservation back when the dispatch failed. A denied or failed dispatch charges
 //! nothing; a crash can lose a nudge but never send one twice.
 
-use super::actor::{Check, Nudge, NudgePolicyService, RecordFired, RetractFired};
+use super::actor::{Nudge, NudgePolicyService, Reservation, Reserve, RetractFired};
+use super::FireRecord;
 use crate::supervise::Handle;
 use raven_proto::Verdict;
 use std::future::Future;
@@ -26,40 +27,32 @@ where
     F: FnOnce() -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    let verdict = match policy.call(Check(nudge.clone())).await {
-        Ok(v) => v,
+    // Checked and charged in one step under the ledger's lock, before it goes out: two
+    // dispatchers can never both take the last slot, and a crash between the delivery and a
+    // later record can never let the next process send it again. The price is that a crash
+    // in that gap loses the nudge.
+    let fire = match policy.call(Reserve(nudge)).await {
+        Ok(Ok(Reservation::Held(_, fire))) => fire,
+        Ok(Ok(Reservation::Denied(verdict))) => return Gated::Denied(verdict),
+        // Not charged means not sent: an unrecorded nudge could pass the caps.
+        Ok(Err(e)) => return Gated::Unavailable(format!("the ledger could not be written: {e}")),
         Err(e) => return Gated::Unavailable(e.to_string()),
-    };
-    if !verdict.allow {
-        return Gated::Denied(verdict);
-    }
-    // Charged before it goes out: a crash between the delivery and a later record would let
-    // the next process send it again (found by the SIGKILL fault suite). A nudge is never
-    // sent twice; the price is that a crash in that gap loses it.
-    let fire = match policy.call(RecordFired(nudge)).await {
-        Ok(Ok(fire)) => Some(fire),
-        // Sent, but not charged: logged loudly; the user still gets the message.
-        Ok(Err(e)) => {
-            tracing::error!("the fire could not be recorded; dispatching anyway: {e}");
-            None
-        }
-        Err(e) => {
-            tracing::error!("the policy actor did not record the fire; dispatching anyway: {e}");
-            None
-        }
     };
     match dispatch().await {
         Ok(t) => Gated::Delivered(t),
         Err(e) => {
             // A failed dispatch charges nothing.
-            if let Some(fire) = fire {
-                match policy.call(RetractFired(fire)).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(why)) => tracing::error!("a failed dispatch stayed charged: {why}"),
-                    Err(why) => tracing::error!("a failed dispatch stayed charged: {why}"),
-                }
-            }
+            release(policy, fire).await;
             Gated::Failed(e)
         }
+    }
+}
+
+/// Gives back the reservation of a dispatch that failed (it charges nothing).
+pub async fn release(policy: &Handle<NudgePolicyService>, fire: FireRecord) {
+    match policy.call(RetractFired(fire)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(why)) => tracing::error!("a failed dispatch stayed charged: {why}"),
+        Err(why) => tracing::error!("a failed dispatch stayed charged: {why}"),
     }
 }

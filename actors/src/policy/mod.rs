@@ -10,14 +10,16 @@ pub mod overrides;
 pub mod topic;
 
 pub use actor::{
-    ApplyTuning, Check, Nudge, NudgePolicyService, RecordCronFire, RecordFired, RetractFired, SetOverrides, Snapshot,
-    SnapshotReply,
+    ApplyTuning, Check, Nudge, NudgePolicyService, RecordCronFire, Reservation, Reserve, RetractFired, SetOverrides,
+    Snapshot, SnapshotReply,
 };
 pub use adaptive::Tuning;
 pub use gate::{apply_tuning, fire_record, CheckRequest, NudgePolicy};
-pub use gated::{dispatch_through, Gated};
+pub use gated::{dispatch_through, release, Gated};
 pub use ledger::{FireKind, FireRecord, PolicyState};
 pub use overrides::PolicyOverrides;
 
+#[cfg(test)]
+mod concurrency_tests;
 #[cfg(test)]
 mod tests;

@@ -672,12 +672,12 @@ mod actor {
         let a = service(&path, &clock, &metrics);
         let b = service(&path, &clock, &metrics);
         assert!(b.call(check(MSG)).await.unwrap().allow);
-        a.call(RecordFired(nudge("cli:1", MSG))).await.unwrap().unwrap();
+        assert!(matches!(a.call(Reserve(nudge("cli:1", MSG))).await.unwrap().unwrap(), Reservation::Held(..)));
         let v = b.call(check(MSG)).await.unwrap();
         assert_eq!(v.layer, Some(PolicyLayer::SessionCooldown), "b hydrated a's fire: {v:?}");
         // b's own fire merges with a's instead of overwriting it.
         clock.advance(Duration::hours(3));
-        b.call(RecordFired(nudge("tg:2", "other"))).await.unwrap().unwrap();
+        assert!(matches!(b.call(Reserve(nudge("tg:2", "other"))).await.unwrap().unwrap(), Reservation::Held(..)));
         assert_eq!(stored(&path).fires.len(), 2);
         assert_eq!(a.call(Snapshot).await.unwrap().state.remaining_today, 6);
     }
