@@ -103,7 +103,7 @@ fn a_full_disk_is_a_clear_error_and_leaves_every_file_whole() {
         ok(dir, &["cron", "add", "--in", "1h", &format!("job number {i}, padded to make the file grow")]);
         let _ = support::raven(dir, &["send", "telegram:42", &format!("queued message {i}, padded as well")]);
     }
-    let (jobs, state) = (dir.join("cron/jobs.json"), dir.join("sentinel/state.json"));
+    let (jobs, state) = (dir.join("cron/jobs.json"), dir.join("sentinel/state/outbox.json"));
     let before = (std::fs::read(&jobs).unwrap(), std::fs::read(&state).unwrap());
     assert!(before.0.len() > 16 * 1024 && before.1.len() > 16 * 1024, "both files outgrow the limit");
 
@@ -120,6 +120,7 @@ fn a_full_disk_is_a_clear_error_and_leaves_every_file_whole() {
     let stray: Vec<_> = std::fs::read_dir(dir.join("cron"))
         .unwrap()
         .chain(std::fs::read_dir(dir.join("sentinel")).unwrap())
+        .chain(std::fs::read_dir(dir.join("sentinel/state")).unwrap())
         .filter_map(Result::ok)
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
         .collect();
@@ -223,7 +224,7 @@ fn a_read_only_data_dir_is_a_clear_error_and_leaves_every_file_whole() {
     assert!(text(&add).contains("jobs.json") && text(&add).contains("Permission denied"), "{}", text(&add));
     let send = run(&["send", "telegram:42", "and another"]).output().unwrap();
     assert_eq!(send.status.code(), Some(2), "{}", text(&send));
-    assert!(text(&send).contains("state.json") && text(&send).contains("Permission denied"), "{}", text(&send));
+    assert!(text(&send).contains("outbox.json") && text(&send).contains("Permission denied"), "{}", text(&send));
     let mut up = support::Killed(
         run(&["up"]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap(),
     );

@@ -43,7 +43,9 @@ impl DataDir {
         self.root.join("sentinel")
     }
 
-    pub fn state(&self) -> PathBuf {
+    /// The one-file state of earlier versions, split per owner when found (see
+    /// `store::owners`).
+    pub fn legacy_state(&self) -> PathBuf {
         self.sentinel_dir().join("state.json")
     }
 

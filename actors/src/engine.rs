@@ -38,7 +38,7 @@ use crate::policy::{NudgePolicy, NudgePolicyService};
 use crate::sentinel::triggers::TriggerStore;
 use crate::sentinel::{spawn_defer_loop, spawn_tick_loop, Router, RunnerDeps, RunnerService, SentinelRunner};
 use crate::spine::{OriginPools, Scheduler};
-use crate::store::JsonStateStore;
+use crate::store::owners::{self, Owner};
 use crate::supervise::{start, Handle, Metrics, RestartPolicy};
 use crate::watch::{watch_file, FileWatch};
 use futures_util::future::LocalBoxFuture;
@@ -50,7 +50,6 @@ pub mod sim;
 
 pub struct Engine {
     pub metrics: Metrics,
-    pub store: Arc<JsonStateStore>,
     pub policy: Handle<NudgePolicyService>,
     pub planner: Handle<PlannerService>,
     pub assembler: Handle<AssemblerService>,
@@ -213,10 +212,11 @@ impl Engine {
         // Producers (cron and subagent completions, `raven wake`) wake the heartbeat early.
         let wake = crate::heartbeat::WakeHandle::from_config(&config.heartbeat);
         let restart = |actor: &str| RestartPolicy::from(&config.supervise).with_fault_from_env(actor);
-        // One store for the policy, the injector, the defer heap and the outbox.
-        let store = Arc::new(JsonStateStore::new(dir.state()));
+        // One state file per owner: the ledger, the inject queues, the defer heap, the outbox.
+        let state = |owner| owners::open(dir, owner).map_err(|e| e.to_string());
+        let ledger = Arc::new(state(Owner::Policy)?);
         let policy = start(
-            NudgePolicyService::new(NudgePolicy::new(config.policy.clone(), tz), Some(store.clone()), clock.clone()),
+            NudgePolicyService::new(NudgePolicy::new(config.policy.clone(), tz), Some(ledger), clock.clone()),
             &metrics,
             restart("NudgePolicy"),
         );
@@ -246,7 +246,7 @@ impl Engine {
         let tracker = Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz));
         let conversations = Conversations::new(SessionStore::new(dir.sessions()), tracker.clone());
         let hub = start(
-            DeliveryHubService::new(store.clone(), clock.clone(), backoff, Some(policy.clone()))
+            DeliveryHubService::new(Arc::new(state(Owner::Outbox)?), clock.clone(), backoff, Some(policy.clone()))
                 .with_conversations(conversations.clone())
                 .with_limits(chrono::Duration::hours(config.delivery.outbox_ttl_nudge_h), config.delivery.outbox_max),
             &metrics,
@@ -267,7 +267,11 @@ impl Engine {
         let x = &config.executor;
         let injector = start(
             InjectorService::new(
-                NudgeInjector::new(store.clone(), chrono::Duration::minutes(x.inject_ttl_minutes), x.inject_cap),
+                NudgeInjector::new(
+                    Arc::new(state(Owner::Injector)?),
+                    chrono::Duration::minutes(x.inject_ttl_minutes),
+                    x.inject_cap,
+                ),
                 policy.clone(),
                 clock.clone(),
             ),
@@ -275,7 +279,7 @@ impl Engine {
             restart("NudgeInjector"),
         );
         let defer = start(
-            DeferService::new(DeferManager::in_data_dir(dir, Some(store.clone()), x), clock.clone()),
+            DeferService::new(DeferManager::in_data_dir(dir, x).map_err(|e| e.to_string())?, clock.clone()),
             &metrics,
             restart("DeferManager"),
         );
@@ -374,7 +378,7 @@ impl Engine {
         };
         let discoverer = TaskDiscoverer {
             menus: Rc::new(menus()),
-            guard: JsonStateStore::new(dir.state()),
+            guard: state(Owner::Discovery)?,
             provider: provider.clone(),
             policy: policy.clone(),
             dispatcher: dispatcher.clone(),
@@ -472,7 +476,6 @@ impl Engine {
         }
         Ok(Engine {
             metrics,
-            store,
             policy,
             planner,
             assembler,

@@ -100,7 +100,7 @@ fn two_processes_never_consume_an_inject_twice_and_never_lose_one() {
 
 /// The engine's defer manager on `dir` as a data dir (settles after 10 idle minutes).
 fn defer_manager(dir: &Path) -> DeferManager {
-    DeferManager::in_data_dir(&DataDir::new(dir), None, &Default::default())
+    DeferManager::in_data_dir(&DataDir::new(dir), &Default::default()).unwrap()
 }
 
 #[test]

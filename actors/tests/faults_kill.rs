@@ -99,8 +99,12 @@ fn delivered(root: &Path) -> Vec<(String, String)> {
 }
 
 fn files_parse(root: &Path) {
-    if let Ok(text) = std::fs::read_to_string(root.join("sentinel/state.json")) {
-        serde_json::from_str::<serde_json::Value>(&text).unwrap_or_else(|e| panic!("state.json: {e}"));
+    for e in std::fs::read_dir(root.join("sentinel/state")).into_iter().flatten() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "json") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            serde_json::from_str::<serde_json::Value>(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
     }
     JobsStore::new(root.join("cron/jobs.json")).load().unwrap_or_else(|e| panic!("{e}"));
     let _ = delivered(root);

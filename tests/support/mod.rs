@@ -1,5 +1,8 @@
 //! Shared helpers of the end-to-end tests: the real `raven` binary, run as a process.
 
+#[allow(dead_code)]
+pub mod tmux;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::SystemTime;
@@ -170,3 +173,16 @@ pub const ACTORS: [&str; 9] = [
     "Cron",
     "Heartbeat",
 ];
+
+/// The gateway's `(address, pid)` from `gateway.addr`, once it accepts connections (20 s at
+/// most).
+#[allow(dead_code)]
+pub fn gateway(dir: &Path) -> (String, u32) {
+    let read = || -> Option<(String, u32)> {
+        let line = std::fs::read_to_string(dir.join("gateway.addr")).ok()?;
+        let (addr, pid) = line.trim().split_once(' ')?;
+        Some((addr.to_owned(), pid.parse().ok()?))
+    };
+    eventually("the gateway", || read().is_some_and(|(a, _)| std::net::TcpStream::connect(a).is_ok()));
+    read().unwrap()
+}

@@ -50,19 +50,16 @@ impl DeferManager {
         DeferManager { store, sessions, idle, max_wait }
     }
 
-    /// On the data dir's sessions, with the configured idle and wait times; `store` is the
-    /// process's one store (`None`: open the data dir's state file).
-    pub fn in_data_dir(
-        dir: &crate::data_dir::DataDir,
-        store: Option<Arc<JsonStateStore>>,
-        x: &crate::config::ExecutorConfig,
-    ) -> Self {
-        DeferManager::new(
-            store.unwrap_or_else(|| Arc::new(JsonStateStore::new(dir.state()))),
+    /// On the data dir's sessions and its defer state, with the configured idle and wait
+    /// times.
+    pub fn in_data_dir(dir: &crate::data_dir::DataDir, x: &crate::config::ExecutorConfig) -> Result<Self, StoreError> {
+        let store = crate::store::owners::open(dir, crate::store::owners::Owner::Defer)?;
+        Ok(DeferManager::new(
+            Arc::new(store),
             dir.sessions(),
             Duration::minutes(x.defer_idle_minutes),
             Duration::minutes(x.defer_max_wait_minutes),
-        )
+        ))
     }
 
     pub fn register(&self, d: Deferred) -> Result<(), StoreError> {
@@ -81,6 +78,10 @@ impl DeferManager {
 
     /// Takes out what settled and what expired.
     pub fn poll(&self, now: DateTime<Utc>) -> Result<Polled, StoreError> {
+        // Nothing waits: read, not locked, not written.
+        if self.store.read::<DeferHeap>(SECTION)?.0.entries.is_empty() {
+            return Ok(Polled::default());
+        }
         let mut out = self.store.update(SECTION, |h: &mut DeferHeap| {
             let mut polled = Polled::default();
             let mut keep = Vec::new();
@@ -187,7 +188,7 @@ mod tests {
 
     /// The defaults: settled after 10 idle minutes, expired after 4 hours.
     fn manager(dir: &std::path::Path) -> DeferManager {
-        DeferManager::in_data_dir(&crate::data_dir::DataDir::new(dir.join("data")), None, &Default::default())
+        DeferManager::in_data_dir(&crate::data_dir::DataDir::new(dir.join("data")), &Default::default()).unwrap()
     }
 
     #[test]

@@ -228,6 +228,10 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
         let (base, max) = (self.backoff, self.max_backoff);
         let pid = std::process::id();
         Box::pin(async move {
+            // Nothing due: read, not locked, not written.
+            if !store.read::<Outbox>(SECTION).map_err(|e| e.to_string())?.0.has_work(now) {
+                return Ok(RetryReport::default());
+            }
             // Lease the due entries under the lock, deliver outside it, settle under it.
             let lease_until = now + Duration::minutes(5);
             let leased: Vec<OutboxEntry> = store

@@ -77,6 +77,14 @@ impl Outbox {
     }
 
     /// Moves what is past its time (and not leased) to the dead letters.
+    /// Whether a retry at `now` has anything to do: an entry due and free, or one expired.
+    pub fn has_work(&self, now: DateTime<Utc>) -> bool {
+        self.entries.iter().any(|e| {
+            let free = e.lease.is_none_or(|(_, until)| until <= now);
+            free && (e.next_attempt_at <= now || e.expires_at.is_some_and(|t| t <= now))
+        })
+    }
+
     pub fn expire(&mut self, now: DateTime<Utc>) {
         let (expired, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.entries)
             .into_iter()

@@ -56,7 +56,13 @@ fn lines(path: &std::path::Path) -> Vec<serde_json::Value> {
 
 impl Rig {
     fn fires(&self) -> usize {
-        self.engine.store.read::<PolicyState>("policy").unwrap().0.fires.len()
+        crate::store::owners::open(&self.dir, crate::store::owners::Owner::Policy)
+            .unwrap()
+            .read::<PolicyState>("policy")
+            .unwrap()
+            .0
+            .fires
+            .len()
     }
 
     fn decide(&self, action: &str, target: &str, message: &str) {

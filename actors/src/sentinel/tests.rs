@@ -11,7 +11,6 @@ use crate::feedback::NudgeFeedbackTracker;
 use crate::planner::provider::ProviderError;
 use crate::planner::{PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService, PolicyState};
-use crate::store::JsonStateStore;
 use crate::supervise::{start, LocalBoxFuture, Metrics, RestartPolicy};
 use crate::testing::Scripted;
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -72,7 +71,7 @@ fn rig_with(start_at: DateTime<Utc>, policy_cfg: PolicyConfig, assembler_policy:
         &metrics,
         RestartPolicy::default(),
     );
-    let store = Arc::new(JsonStateStore::new(dir.state()));
+    let store = Arc::new(crate::store::owners::open(&dir, crate::store::owners::Owner::Policy).unwrap());
     let policy = start(
         NudgePolicyService::new(NudgePolicy::new(policy_cfg, chrono_tz::Tz::UTC), Some(store), clock.shared()),
         &metrics,
@@ -177,7 +176,10 @@ async fn a_recurring_slot_fires_without_the_llm_once_a_day() {
     assert_eq!(r.runner.tick_once().await.route, "scheduled_fire");
     assert_eq!(r.router.routed.borrow().len(), 2);
     // The fire went through the gate and into the shared ledger.
-    let (state, _) = JsonStateStore::new(r.dir.state()).read::<PolicyState>("policy").unwrap();
+    let (state, _) = crate::store::owners::open(&r.dir, crate::store::owners::Owner::Policy)
+        .unwrap()
+        .read::<PolicyState>("policy")
+        .unwrap();
     assert_eq!(state.fires.len(), 2);
     assert_eq!(state.fires[0].topic, "medication");
 }
@@ -203,7 +205,10 @@ async fn planner_down_fires_a_high_deadline_through_the_policy_but_not_a_low_one
     assert_eq!(out.decision.priority, Priority::High);
     assert!(out.result.unwrap().delivered);
     assert_eq!(r.router.routed.borrow().len(), 1);
-    let (state, _) = JsonStateStore::new(r.dir.state()).read::<PolicyState>("policy").unwrap();
+    let (state, _) = crate::store::owners::open(&r.dir, crate::store::owners::Owner::Policy)
+        .unwrap()
+        .read::<PolicyState>("policy")
+        .unwrap();
     assert_eq!(state.fires.len(), 1, "recorded by the gate");
 
     let mut low = rig(at(16, 0));

@@ -4,6 +4,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Held for as long as the value lives; dropping it unlocks.
 #[derive(Debug)]
@@ -12,8 +13,10 @@ pub struct FileLock {
 }
 
 impl FileLock {
-    /// Blocks until the exclusive lock on `lock_path` is ours. The lock lives on a sidecar
-    /// file because the data file itself is replaced by rename, which a lock would not follow.
+    /// Waits until the exclusive lock on `lock_path` is ours, for [`LOCK_WAIT`] at most (a
+    /// peer that holds it longer gets a `TimedOut` error, which the caller reports naming its
+    /// file). The lock lives on a sidecar file because the data file itself is replaced by
+    /// rename, which a lock would not follow.
     pub fn exclusive(lock_path: &Path) -> std::io::Result<FileLock> {
         if let Some(dir) = lock_path.parent() {
             std::fs::create_dir_all(dir)?;
@@ -25,8 +28,7 @@ impl FileLock {
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => File::open(lock_path).map_err(|_| e)?,
             Err(e) => return Err(e),
         };
-        // Fully qualified: std's own File::lock would shadow fs2's method on newer Rust.
-        fs2::FileExt::lock_exclusive(&file)?;
+        wait_for_lock(&file)?;
         Ok(FileLock { file })
     }
 
@@ -58,6 +60,33 @@ impl FileLock {
             std::os::unix::fs::FileExt::write_all_at(&self.file, &next.to_le_bytes(), 0).ok()?;
         }
         Some(next)
+    }
+}
+
+/// How long a writer waits for a lock a peer holds before it gives up with an error.
+pub const LOCK_WAIT: Duration = Duration::from_secs(2);
+
+/// Tries the lock, sleeping a little longer each time (1 ms doubling to 50 ms), until it is
+/// ours or [`LOCK_WAIT`] has passed.
+fn wait_for_lock(file: &File) -> std::io::Result<()> {
+    let deadline = Instant::now() + LOCK_WAIT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        // Fully qualified: std's own File::try_lock would shadow fs2's method on newer Rust.
+        match fs2::FileExt::try_lock_exclusive(file) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() != fs2::lock_contended_error().kind() => return Err(e),
+            Err(_) if Instant::now() >= deadline => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("locked by another process for more than {} s", LOCK_WAIT.as_secs()),
+                ))
+            }
+            Err(_) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+        }
     }
 }
 

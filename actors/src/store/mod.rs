@@ -1,5 +1,5 @@
-//! JsonStateStore: the runtime ledger shared by the NudgePolicy, the NudgeInjector and the
-//! DeferManager (spec §5, §9), one JSON object with a section per owner.
+//! JsonStateStore: one JSON file of named sections, shared by processes (spec §5, §9). The
+//! runtime state is one such file per owner (see [`owners`]).
 //!
 //! Every read and every read-modify-write happens under one exclusive lock, and every write
 //! is a durable atomic replace, so two processes on one data dir never tear each other's
@@ -7,6 +7,7 @@
 //! the reason is logged naming the file, and the store starts from empty.
 
 mod atomic;
+pub mod owners;
 
 pub use atomic::{keep_aside, lock_path_for, write_atomic, write_atomic_if, FileLock};
 
@@ -65,6 +66,9 @@ impl Stamp {
     }
 }
 
+/// The whole file as read, and the version it was read from.
+type Versioned = (Map<String, Value>, Option<Stamp>);
+
 #[derive(Debug)]
 pub struct JsonStateStore {
     path: PathBuf,
@@ -94,7 +98,7 @@ impl JsonStateStore {
         std::mem::take(&mut *self.notices.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    fn io(&self, source: std::io::Error) -> StoreError {
+    pub(crate) fn io(&self, source: std::io::Error) -> StoreError {
         StoreError::Io { path: self.path.clone(), source }
     }
 
@@ -103,12 +107,36 @@ impl JsonStateStore {
         self.notices.lock().unwrap_or_else(|p| p.into_inner()).push(message);
     }
 
-    /// Reads one section (its default when absent), with the file's stamp.
+    /// Reads one section (its default when absent), with the stamp of the version read.
+    ///
+    /// Without the lock: every write is a rename, so a reader sees the old file or the new
+    /// one, whole, and a peer holding the lock never delays a reader. Only a file that does
+    /// not parse is read again under the lock, where it is kept aside.
     pub fn read<T: DeserializeOwned + Default>(&self, section: &str) -> Result<(T, Option<Stamp>), StoreError> {
+        if let Some((root, stamp)) = self.load_root_unlocked()? {
+            return Ok((self.section_of(&root, section), stamp));
+        }
         let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
         let root = self.load_root()?;
         let value = self.section_of(&root, section);
         Ok((value, self.stamp()))
+    }
+
+    /// The whole file and the stamp of that version, read without the lock; `None` when it
+    /// does not parse (the locked path recovers it).
+    fn load_root_unlocked(&self) -> Result<Option<Versioned>, StoreError> {
+        let mut file = match std::fs::File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some((Map::new(), None))),
+            Err(e) => return Err(self.io(e)),
+        };
+        let stamp = Stamp::of_file(&file);
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| self.io(e))?;
+        Ok(match serde_json::from_slice::<Value>(&bytes) {
+            Ok(Value::Object(map)) => Some((map, stamp)),
+            _ => None,
+        })
     }
 
     /// Read-modify-write of one section under the lock; the closure's result is returned
@@ -137,13 +165,36 @@ impl JsonStateStore {
             return Ok(out);
         }
         root.insert(section.to_owned(), encoded);
+        self.write_root(root, section)?;
+        Ok(out)
+    }
+
+    /// Runs `f` on the whole file under the lock (a corrupt file is kept aside first).
+    pub fn with_root<R>(&self, f: impl FnOnce(&Map<String, Value>) -> Result<R, StoreError>) -> Result<R, StoreError> {
+        let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
+        let root = self.load_root()?;
+        f(&root)
+    }
+
+    /// Takes in a section from elsewhere unless this file has it already.
+    pub fn adopt(&self, section: &str, value: &Value) -> Result<(), StoreError> {
+        let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
+        let mut root = self.load_root()?;
+        if root.contains_key(section) {
+            return Ok(());
+        }
+        root.insert(section.to_owned(), value.clone());
+        self.write_root(root, section)
+    }
+
+    /// A durable replace of the whole file. Called under the lock.
+    fn write_root(&self, root: Map<String, Value>, section: &str) -> Result<(), StoreError> {
         let bytes = serde_json::to_vec_pretty(&Value::Object(root)).map_err(|e| StoreError::Encode {
             path: self.path.clone(),
             section: section.to_owned(),
             message: e.to_string(),
         })?;
-        write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
-        Ok(out)
+        write_atomic(&self.path, &bytes).map_err(|e| self.io(e))
     }
 
     /// The whole file as a JSON object. Called under the lock.
@@ -267,6 +318,21 @@ mod tests {
         assert_eq!(store.read::<Counter>("b").unwrap().0, Counter { n: 3 });
         let notices = store.take_notices();
         assert!(notices[0].contains("section `a`"), "{notices:?}");
+    }
+
+    #[test]
+    fn a_held_lock_delays_no_reader_and_a_writer_only_for_the_bounded_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = JsonStateStore::new(dir.path().join("state.json"));
+        store.update("a", |c: &mut Counter| c.n = 4).unwrap();
+        let _peer = FileLock::exclusive(&lock_path_for(store.path())).unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(store.read::<Counter>("a").unwrap().0, Counter { n: 4 }, "a reader takes no lock");
+        assert!(started.elapsed() < atomic::LOCK_WAIT / 2);
+        let err = store.update("a", |c: &mut Counter| c.n = 5).unwrap_err().to_string();
+        assert!(started.elapsed() >= atomic::LOCK_WAIT, "it waited for the peer first");
+        assert!(err.contains("state.json") && err.contains("locked by another process"), "{err}");
+        assert_eq!(store.read::<Counter>("a").unwrap().0, Counter { n: 4 }, "nothing was written");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::load_config;
 use clap::{Args, Subcommand};
 use raven_actors::data_dir::DataDir;
 use raven_actors::executor::outbox::{Outbox, SECTION};
-use raven_actors::store::JsonStateStore;
+use raven_actors::store::owners::{self, Owner};
 
 #[derive(Args)]
 pub struct OutboxArgs {
@@ -33,7 +33,7 @@ enum OutboxCommand {
 
 pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), String> {
     let tz = load_config(dir)?.general.timezone;
-    let store = JsonStateStore::new(dir.state());
+    let store = owners::open(dir, Owner::Outbox).map_err(|e| e.to_string())?;
     if let Some(OutboxCommand::Drop { id, dead }) = a.command {
         let dropped = store
             .update(SECTION, |o: &mut Outbox| match &id {

@@ -7,7 +7,7 @@ use clap::{Subcommand, ValueEnum};
 use raven_actors::data_dir::DataDir;
 use raven_actors::feedback::NudgeFeedbackTracker;
 use raven_actors::policy::{CheckRequest, NudgePolicy, PolicyState};
-use raven_actors::store::JsonStateStore;
+use raven_actors::store::owners::{self, Owner};
 use raven_actors::time::parse_instant;
 use raven_proto::{Action, Priority};
 
@@ -59,7 +59,7 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
         Some(s) => parse_instant(&s, Utc::now(), g.timezone, g.date_order).map_err(|e| format!("--at: {e}"))?,
         None => Utc::now(),
     };
-    let store = JsonStateStore::new(dir.state());
+    let store = owners::open(dir, Owner::Policy).map_err(|e| e.to_string())?;
     let (state, _) = store.read::<PolicyState>("policy").map_err(|e| e.to_string())?;
     // Recovery notices (a corrupt file kept aside) were logged by the store on stderr.
     let fires = state.fires.len();
@@ -98,7 +98,7 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
     }
     println!("at:      {} ({})", raven_actors::time::local(now, config.general.timezone), config.general.timezone);
     println!("topic:   {}", topic.unwrap_or_else(|| raven_actors::policy::topic::topic_of(&content)));
-    println!("ledger:  {} ({fires} fires on record)", dir.state().display());
+    println!("ledger:  {} ({fires} fires on record)", Owner::Policy.path(dir).display());
     println!("feedback: {} (read now, as the next tick will)", dir.feedback().display());
     println!("layers:");
     for (layer, outcome) in trace {
