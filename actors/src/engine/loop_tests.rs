@@ -163,8 +163,12 @@ async fn an_unattended_engine_leaves_nothing_ignored_and_a_seen_nudge_is_ignored
     assert_eq!(ignored(), [seen], "once, and never `{unseen}` that only an unwatched terminal got");
 }
 
-/// Every file under `root` with its modification time and length.
-fn snapshot(root: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, (std::time::SystemTime, u64)> {
+/// What tells one version of a file from the next: its inode (an atomic replace makes a new
+/// one), its modification time and its length.
+type Version = (u64, std::time::SystemTime, u64);
+
+/// Every file under `root` with its version.
+fn snapshot(root: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Version> {
     let mut out = std::collections::BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -173,7 +177,7 @@ fn snapshot(root: &std::path::Path) -> std::collections::BTreeMap<std::path::Pat
             if m.is_dir() {
                 stack.push(p);
             } else {
-                out.insert(p, (m.modified().unwrap(), m.len()));
+                out.insert(p, (std::os::unix::fs::MetadataExt::ino(&m), m.modified().unwrap(), m.len()));
             }
         }
     }
@@ -208,6 +212,45 @@ async fn an_idle_engine_writes_no_state_in_ten_minutes_of_its_loops() {
         }
     }
     let after = snapshot(tmp.path());
+    let changed: Vec<_> = after.iter().filter(|(p, v)| before.get(*p) != Some(v)).map(|(p, _)| p.clone()).collect();
+    assert!(changed.is_empty(), "written while idle: {changed:?}");
+}
+
+/// The loops themselves, as `raven up` runs them, over ten minutes of paused tokio time (and
+/// the manual clock in step): after start-up, not one file is written or replaced.
+#[actix_rt::test]
+async fn an_engine_whose_loops_run_ten_idle_minutes_of_paused_time_writes_no_file() {
+    tokio::time::pause();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap());
+    let mut config = RavenConfig::default();
+    config.sentinel.enabled = true;
+    config.sentinel.interval_s = 60;
+    let engine = Engine::start(&dir, &config, clock.shared()).unwrap();
+    let loops = engine.spawn_loops(&config);
+    let run = |seconds: u32| {
+        let clock = clock.clone();
+        async move {
+            for _ in 0..seconds {
+                clock.advance(D::seconds(1));
+                tokio::time::advance(std::time::Duration::from_secs(1)).await;
+                for _ in 0..20 {
+                    tokio::task::yield_now().await;
+                }
+            }
+        }
+    };
+    // Start-up may write (the first tick's attention.md, the day's guards); then nothing.
+    run(90).await;
+    let before = snapshot(tmp.path());
+    run(600).await;
+    let after = snapshot(tmp.path());
+    let ticks = engine.runner.call(crate::sentinel::GetStats).await.ok().flatten().map_or(0, |s| s.ticks);
+    for l in loops {
+        l.abort();
+    }
+    assert!(ticks >= 10, "the tick loop ran meanwhile ({ticks} ticks)");
     let changed: Vec<_> = after.iter().filter(|(p, v)| before.get(*p) != Some(v)).map(|(p, _)| p.clone()).collect();
     assert!(changed.is_empty(), "written while idle: {changed:?}");
 }
