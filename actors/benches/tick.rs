@@ -6,7 +6,7 @@ use chrono::{Duration, TimeZone, Utc};
 use raven_actors::clock::ManualClock;
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;
-use raven_actors::engine::sim::{idle_day_llm_calls, NoOutlet};
+use raven_actors::engine::sim::{idle_day_llm_calls, Sink};
 use raven_actors::engine::{Engine, Overrides};
 use raven_actors::sentinel::Tick;
 use std::rc::Rc;
@@ -25,8 +25,10 @@ fn megabyte(line: impl Fn(usize) -> String) -> String {
     s
 }
 
-fn no_outlet() -> Overrides {
-    Overrides { router: Some(Rc::new(NoOutlet)), ..Overrides::default() }
+/// Every nudge is delivered (to nowhere): the steady state of a running engine, where what
+/// was said is on record and the gate denies its repeats.
+fn sink() -> Overrides {
+    Overrides { router: Some(Rc::new(Sink)), ..Overrides::default() }
 }
 
 fn p50(mut v: Vec<f64>) -> f64 {
@@ -60,7 +62,7 @@ fn main() {
         let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
         let mut config = RavenConfig::default();
         config.sentinel.skip_cache_ttl_s = 3600;
-        let engine = Engine::start_with(&dir, &config, clock.shared(), no_outlet()).unwrap();
+        let engine = Engine::start_with(&dir, &config, clock.shared(), sink()).unwrap();
         let mut fast = Vec::new();
         for _ in 0..TICKS {
             clock.advance(Duration::seconds(10));
@@ -71,7 +73,7 @@ fn main() {
         let mut config = RavenConfig::default();
         // Every tick asks the provider: the full path, not the unchanged-context shortcut.
         config.sentinel.skip_cache_ttl_s = 0;
-        let engine = Engine::start_with(&dir, &config, clock.shared(), no_outlet()).unwrap();
+        let engine = Engine::start_with(&dir, &config, clock.shared(), sink()).unwrap();
         let mut full = Vec::new();
         for _ in 0..TICKS {
             clock.advance(Duration::seconds(10));

@@ -81,7 +81,8 @@ pub struct PlannerContext {
     pub now: DateTime<Utc>,
     /// The user's IANA zone: the Planner reads "now" and every time in it.
     pub timezone: String,
-    pub memory_md: String,
+    /// Shared, not copied: MEMORY.md can be megabytes, and a tick hands it to several readers.
+    pub memory_md: std::sync::Arc<str>,
     pub history_md_recent: String,
     pub active_sessions: Vec<ActiveSession>,
     pub routines: Vec<Routine>,
@@ -99,7 +100,7 @@ impl PlannerContext {
         PlannerContext {
             now,
             timezone: "UTC".into(),
-            memory_md: String::new(),
+            memory_md: std::sync::Arc::from(""),
             history_md_recent: String::new(),
             active_sessions: Vec::new(),
             routines: Vec::new(),

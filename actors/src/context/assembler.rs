@@ -36,6 +36,9 @@ pub struct ContextAssembler {
     tz: chrono_tz::Tz,
     /// The selected sections of attention.md; dropped when the watcher reports a change.
     attention_cache: Option<String>,
+    /// MEMORY.md as last read, by the version of the file: a tick does not read and decode a
+    /// long memory again when it did not change.
+    memory_cache: Option<(crate::store::Stamp, std::sync::Arc<str>)>,
 }
 
 type LearnedKey = (Option<crate::store::Stamp>, Option<crate::store::Stamp>, chrono::NaiveDate);
@@ -58,6 +61,7 @@ impl ContextAssembler {
             last_decision: None,
             tz: chrono_tz::Tz::UTC,
             attention_cache: None,
+            memory_cache: None,
         }
     }
 
@@ -97,11 +101,26 @@ impl ContextAssembler {
         self.attention_cache = None;
     }
 
+    /// MEMORY.md, read again only when its version changed.
+    fn read_memory(&mut self) -> Result<std::sync::Arc<str>, String> {
+        let stamp = crate::store::Stamp::of(&self.memory);
+        if let (Some(now), Some((seen, text))) = (stamp, &self.memory_cache) {
+            if now == *seen {
+                return Ok(text.clone());
+            }
+        }
+        let text: std::sync::Arc<str> = read_optional(&self.memory)?.into();
+        // A file changed within the stamp's resolution could change again unseen: kept only
+        // once it is a moment old.
+        self.memory_cache = stamp.filter(|s| s.age() > std::time::Duration::from_millis(50)).map(|s| (s, text.clone()));
+        Ok(text)
+    }
+
     pub fn assemble(&mut self, now: DateTime<Utc>, policy: Option<SnapshotReply>) -> (PlannerContext, Degraded) {
         let mut degraded = Degraded::new();
         let mut ctx = PlannerContext::empty(now);
         ctx.timezone = self.tz.name().to_owned();
-        ctx.memory_md = field(&mut degraded, "memory_md", || read_optional(&self.memory));
+        ctx.memory_md = field(&mut degraded, "memory_md", || self.read_memory());
         ctx.history_md_recent =
             field(&mut degraded, "history_md_recent", || tail(&self.history, self.cfg.history_tail_bytes));
         ctx.routines = field(&mut degraded, "routines", || self.learn_routines(now));
@@ -311,7 +330,7 @@ mod tests {
         let (ctx, degraded) = a.assemble(Utc::now(), None);
         let names: Vec<_> = degraded.iter().map(|(n, _)| *n).collect();
         assert!(names.contains(&"history_md_recent") && names.contains(&"calendar"), "{names:?}");
-        assert_eq!(ctx.memory_md, "remember this");
+        assert_eq!(&*ctx.memory_md, "remember this");
         assert!(ctx.calendar.is_empty());
     }
 

@@ -12,10 +12,11 @@
 //! ```
 
 use crate::policy::topic::topic_of;
-use crate::time::{find_dates, occurrences, DateKind, DateOrder, FoundDate, Importance};
+use crate::time::{find_dates_shared, occurrences, DateKind, DateOrder, FoundDate, Importance};
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 use raven_proto::Priority;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Deadline {
@@ -63,8 +64,8 @@ const DUTY_AHEAD: Duration = Duration::days(14);
 
 /// Every open deadline and event in `memory_md` (done ones left out; a duty gives one per
 /// occurrence from two days ago to two weeks ahead), soonest first.
-pub fn parse_deadlines(memory_md: &str, now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Vec<Deadline> {
-    let mut out: Vec<Deadline> = find_dates(memory_md, now, tz, order)
+pub fn parse_deadlines(memory_md: &Arc<str>, now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Vec<Deadline> {
+    let mut out: Vec<Deadline> = find_dates_shared(memory_md, now, tz, order)
         .into_iter()
         .filter(|f| !f.done && !f.title.is_empty())
         .flat_map(|f| {
@@ -122,7 +123,7 @@ mod tests {
     fn deadlines_parse_with_time_priority_and_done_marks() {
         let md = "# Notes\n- [ ] Submit the tax return due: 2026-03-02 17:00 !high\n- [ ] Renew passport (due 2026-04-01)\n- [x] Book flights due 2026-02-20\nno date here due soon\n";
         let now = Utc.with_ymd_and_hms(2026, 3, 1, 9, 0, 0).unwrap();
-        let d = parse_deadlines(md, now, chrono_tz::Europe::Berlin, DateOrder::MonthFirst);
+        let d = parse_deadlines(&md.into(), now, chrono_tz::Europe::Berlin, DateOrder::MonthFirst);
         assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(d[0].title, "Submit the tax return");
         assert_eq!(d[0].priority, Priority::High);
@@ -139,7 +140,7 @@ mod tests {
     fn a_duty_is_a_deadline_on_each_occurrence_and_an_event_is_marked() {
         let md = "pay the nanny on the 20th of every month\nDentist on May 15 at 3pm\n";
         let now = Utc.with_ymd_and_hms(2026, 5, 10, 9, 0, 0).unwrap();
-        let d = parse_deadlines(md, now, chrono_tz::Tz::UTC, DateOrder::MonthFirst);
+        let d = parse_deadlines(&md.into(), now, chrono_tz::Tz::UTC, DateOrder::MonthFirst);
         let titles: Vec<(&str, bool)> = d.iter().map(|d| (d.title.as_str(), d.event)).collect();
         assert_eq!(titles, [("Dentist", true), ("pay the nanny", false)], "{d:?}");
         assert_eq!(d[0].when(now, chrono_tz::Tz::UTC), "on Fri 15 May at 15:00");

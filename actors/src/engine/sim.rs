@@ -25,6 +25,19 @@ impl Router for NoOutlet {
     }
 }
 
+/// Accepts everything and shows it nowhere: for runs that measure the engine, not an outlet.
+pub struct Sink;
+
+impl Router for Sink {
+    fn route<'a>(
+        &'a self,
+        _: &'a PlannerDecision,
+        _: &'a crate::feedback::Dispatch,
+    ) -> LocalBoxFuture<'a, ExecutionResult> {
+        Box::pin(async { ExecutionResult::delivered(vec!["sink:bench".into()]) })
+    }
+}
+
 /// LLM calls made by `ticks` ticks `every` apart from midnight, on an idle data dir (a short
 /// MEMORY.md, nothing due, no sessions), with the embedded rules provider and the default
 /// config.

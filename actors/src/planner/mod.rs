@@ -37,13 +37,15 @@ impl ProactivePlanner {
         self.provider.name()
     }
 
-    /// The request for `ctx`; the context travels along without a copy (it can be megabytes).
-    pub fn request(ctx: Arc<PlannerContext>) -> CompletionRequest {
+    /// The request for `ctx`; the context travels along without a copy (it can be megabytes),
+    /// and is rendered as text only for a provider that reads it.
+    pub fn request(&self, ctx: Arc<PlannerContext>) -> CompletionRequest {
+        let mut messages = vec![ChatMessage::system(prompts::SYSTEM_PROMPT)];
+        if self.provider.reads_prompt() {
+            messages.push(ChatMessage::user(prompts::render_context(&ctx)));
+        }
         CompletionRequest {
-            messages: vec![
-                ChatMessage::system(prompts::SYSTEM_PROMPT),
-                ChatMessage::user(prompts::render_context(&ctx)),
-            ],
+            messages,
             tools: vec![prompts::tool_schema()],
             tool_choice: Some(prompts::TOOL_NAME.into()),
             generation: PLANNER_GENERATION,
@@ -56,7 +58,7 @@ impl ProactivePlanner {
     pub async fn decide(&self, ctx: PlannerContext) -> Planned {
         let failed =
             |why: String| Planned { decision: PlannerDecision::skip(format!("planner_error:{why}")), error: Some(why) };
-        match self.provider.complete(&Self::request(Arc::new(ctx))).await {
+        match self.provider.complete(&self.request(Arc::new(ctx))).await {
             Err(e) => failed(e.to_string()),
             Ok(ProviderReply::Text(_)) => failed("no_tool_call".into()),
             Ok(ProviderReply::ToolCall { name, .. }) if name != prompts::TOOL_NAME => {

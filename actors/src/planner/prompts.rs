@@ -105,10 +105,10 @@ pub fn render_context(ctx: &PlannerContext) -> String {
         let _ = writeln!(out, "# Last decision\n{} ({}): {}\n", d.action, d.priority, d.reason);
     }
     for (title, body) in [
-        ("Attention", &ctx.attention_md),
-        ("Recent behaviour", &ctx.behaviors_recent),
-        ("Memory", &ctx.memory_md),
-        ("Recent history", &ctx.history_md_recent),
+        ("Attention", ctx.attention_md.as_str()),
+        ("Recent behaviour", ctx.behaviors_recent.as_str()),
+        ("Memory", &*ctx.memory_md),
+        ("Recent history", ctx.history_md_recent.as_str()),
     ] {
         if !body.trim().is_empty() {
             let _ = writeln!(out, "# {title}\n{}\n", body.trim_end());

@@ -110,6 +110,12 @@ pub trait Provider: 'static {
     /// Name for logs and `raven status`.
     fn name(&self) -> &str;
 
+    /// Whether it reads the rendered prompt. One that decides from the structured context
+    /// alone (the embedded rules) is spared rendering megabytes of text it never reads.
+    fn reads_prompt(&self) -> bool {
+        true
+    }
+
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>>;
 }
 
@@ -131,6 +137,10 @@ impl Counted {
 impl Provider for Counted {
     fn name(&self) -> &str {
         self.inner.name()
+    }
+
+    fn reads_prompt(&self) -> bool {
+        self.inner.reads_prompt()
     }
 
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {

@@ -120,6 +120,10 @@ impl Provider for RulesProvider {
         "rules"
     }
 
+    fn reads_prompt(&self) -> bool {
+        false
+    }
+
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         Box::pin(async move {
             // The heartbeat's phase one reads the file text, not a planner context.

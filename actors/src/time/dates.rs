@@ -100,7 +100,23 @@ const MAX_OCCURRENCES: usize = 10_000;
 /// Every dated line of `text`, in line order. `now` places the dates written without a year
 /// and the next occurrence of a duty; `tz` is the zone the notes are written in.
 pub fn find_dates(text: &str, now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Vec<FoundDate> {
-    cache::read_through(text, now, tz, order, || {
+    read_dates(text, None, now, tz, order)
+}
+
+/// [`find_dates`] of a text the caller shares: the same `Arc` read again the same day costs
+/// no comparison of its bytes.
+pub fn find_dates_shared(text: &std::sync::Arc<str>, now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Vec<FoundDate> {
+    read_dates(text, Some(text), now, tz, order)
+}
+
+fn read_dates(
+    text: &str,
+    shared: Option<&std::sync::Arc<str>>,
+    now: DateTime<Utc>,
+    tz: Tz,
+    order: DateOrder,
+) -> Vec<FoundDate> {
+    cache::read_through(text, shared, now, tz, order, || {
         let reader = Reader { now, today: now.with_timezone(&tz).date_naive(), tz, order };
         text.lines()
             .enumerate()

@@ -10,7 +10,7 @@ mod expr;
 mod instant;
 pub(crate) mod words;
 
-pub use dates::{find_dates, occurrences, DateKind, FoundDate, Importance};
+pub use dates::{find_dates, find_dates_shared, occurrences, DateKind, FoundDate, Importance};
 pub use duration::parse_duration;
 pub use expr::{parse_when, split_when};
 pub use instant::{parse_absolute, parse_instant};

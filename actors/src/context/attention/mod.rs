@@ -22,7 +22,7 @@ pub struct ProducerInput {
     pub now: DateTime<Utc>,
     pub tz: Tz,
     pub order: crate::time::DateOrder,
-    pub memory_md: String,
+    pub memory_md: std::sync::Arc<str>,
     pub history_md: String,
     pub routines: Vec<Routine>,
     pub feedback: FeedbackSummary,

@@ -8,9 +8,12 @@ use super::{resolve, DateKind, DateOrder, FoundDate};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use chrono_tz::Tz;
 use std::cell::RefCell;
+use std::sync::Arc;
 
 struct Entry {
-    text: String,
+    /// Shared with the caller when it gave its text as an `Arc`: the next call with that same
+    /// allocation is a hit without comparing a byte (the entry holds it, so it cannot change).
+    text: Arc<str>,
     today: NaiveDate,
     tz: Tz,
     order: DateOrder,
@@ -21,9 +24,11 @@ thread_local! {
     static LAST: RefCell<Option<Entry>> = const { RefCell::new(None) };
 }
 
-/// `read(text)` unless the same text was read today, with the same zone and order.
+/// `read(text)` unless the same text was read today, with the same zone and order. `shared`
+/// is `text` itself when the caller holds it in an `Arc`.
 pub(super) fn read_through(
     text: &str,
+    shared: Option<&Arc<str>>,
     now: DateTime<Utc>,
     tz: Tz,
     order: DateOrder,
@@ -31,15 +36,29 @@ pub(super) fn read_through(
 ) -> Vec<FoundDate> {
     let today = now.with_timezone(&tz).date_naive();
     let hit = LAST.with(|l| {
-        let l = l.borrow();
-        let e = l.as_ref()?;
-        (e.today == today && e.tz == tz && e.order == order && e.text == text).then(|| e.found.clone())
+        let mut l = l.borrow_mut();
+        let e = l.as_mut()?;
+        if e.today != today || e.tz != tz || e.order != order {
+            return None;
+        }
+        if shared.is_some_and(|s| Arc::ptr_eq(s, &e.text)) {
+            return Some(e.found.clone());
+        }
+        if *e.text != *text {
+            return None;
+        }
+        // The same words in another allocation: keep the caller's, so its next call is cheap.
+        if let Some(s) = shared {
+            e.text = s.clone();
+        }
+        Some(e.found.clone())
     });
     let mut found = match hit {
         Some(found) => found,
         None => {
             let found = read();
-            let entry = Entry { text: text.to_owned(), today, tz, order, found: found.clone() };
+            let text = shared.cloned().unwrap_or_else(|| Arc::from(text));
+            let entry = Entry { text, today, tz, order, found: found.clone() };
             LAST.with(|l| *l.borrow_mut() = Some(entry));
             found
         }
