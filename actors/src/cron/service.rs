@@ -61,6 +61,13 @@ struct Inner {
     seen: Option<Option<Stamp>>,
     next_wake: Option<DateTime<Utc>>,
     error: Option<String>,
+    /// After a failed write: no run before this time (the claim is retried then).
+    retry_after: Option<DateTime<Utc>>,
+}
+
+/// How soon a run whose write failed is tried again.
+fn retry_pause() -> chrono::Duration {
+    chrono::Duration::seconds(1)
 }
 
 impl Inner {
@@ -81,6 +88,17 @@ impl Inner {
                 self.recovered();
                 self.seen_now(view);
                 claimed
+            }
+            Err(e) if !matches!(e, JobsError::Malformed { .. }) => {
+                // The file could not be written (a full disk, a peer's lock held too long):
+                // nothing is claimed that is not on record, and the run is tried again soon.
+                self.pending = pending;
+                self.failed(&e);
+                if let Ok(file) = self.store.load() {
+                    self.loaded = file;
+                }
+                self.retry_after = Some(now + retry_pause());
+                Vec::new()
             }
             Err(e) => {
                 self.pending = pending;
@@ -185,6 +203,7 @@ impl CronService {
             seen: None,
             next_wake: None,
             error: None,
+            retry_after: None,
         };
         CronService { inner: Rc::new(RefCell::new(inner)), fire, clock }
     }
@@ -250,7 +269,12 @@ impl ServeAsync<RunDue> for CronService {
                 }
             }
             let mut i = inner.borrow_mut();
-            i.next_wake = i.claimer.next_wake(&i.loaded, clock.now());
+            let next = i.claimer.next_wake(&i.loaded, clock.now());
+            // A failed write is tried again after the pause, or at the next due time if later.
+            i.next_wake = match i.retry_after.take() {
+                Some(retry) => Some(next.map_or(retry, |t| t.max(retry))),
+                None => next,
+            };
             CronRun { fired, next_wake: i.next_wake, error: i.error.clone() }
         })
     }
