@@ -529,11 +529,19 @@ pub struct SuperviseConfig {
     /// and reports it.
     pub max_restarts: u32,
     pub restart_window_s: u64,
+    /// A crash-looping actor serves again (its state reloaded) after this long.
+    pub crash_loop_cooldown_s: u64,
 }
 
 impl Default for SuperviseConfig {
     fn default() -> Self {
-        SuperviseConfig { backoff_initial_ms: 10, backoff_max_ms: 5_000, max_restarts: 5, restart_window_s: 60 }
+        SuperviseConfig {
+            backoff_initial_ms: 10,
+            backoff_max_ms: 5_000,
+            max_restarts: 5,
+            restart_window_s: 60,
+            crash_loop_cooldown_s: 60,
+        }
     }
 }
 

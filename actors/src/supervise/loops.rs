@@ -2,6 +2,8 @@
 //! the trigger drain, the outbox retry) supervised like the actors: a loop that ends or
 //! panics is started again, after 10 ms doubling to 5 s, and each restart is counted on its
 //! own meter (`loop:<name>` in `raven status`). Stopping the supervisor's task stops the loop.
+//! `RAVEN_FAULT=loop:<name>:<n>` makes the loop's n-th run panic as it starts (the fault
+//! suite's switch, as for the actors).
 
 use super::Metrics;
 use actix_rt::task::JoinHandle;
@@ -26,10 +28,14 @@ pub fn supervised_loop(
     start: impl Fn() -> JoinHandle<()> + 'static,
 ) -> JoinHandle<()> {
     let meter = metrics.register(&format!("loop:{name}"));
+    let fault = std::env::var("RAVEN_FAULT").ok().and_then(|spec| super::parse_fault(&spec, &format!("loop:{name}")));
     actix_rt::spawn(async move {
         let mut pause = FIRST_PAUSE;
+        let mut runs = 0u64;
         loop {
-            let mut run = AbortOnDrop(start());
+            runs += 1;
+            let faulty = fault.is_some_and(|(at, onwards)| runs == at || (onwards && runs >= at));
+            let mut run = AbortOnDrop(if faulty { actix_rt::spawn(injected(name, runs)) } else { start() });
             match (&mut run.0).await {
                 Err(e) if e.is_cancelled() => return,
                 Err(e) => tracing::error!(loop = name, "the loop panicked ({e}); starting it again"),
@@ -40,6 +46,11 @@ pub fn supervised_loop(
             pause = (pause * 2).min(MAX_PAUSE);
         }
     })
+}
+
+/// The run of a loop the fault switch names: it panics at once.
+async fn injected(name: &'static str, run: u64) {
+    panic!("fault injected in loop {name} at run {run}");
 }
 
 #[cfg(test)]

@@ -59,8 +59,8 @@ impl Meter {
         self.restarts.fetch_add(1, Relaxed);
     }
 
-    pub(crate) fn set_crash_loop(&self) {
-        self.crash_loop.store(true, Relaxed);
+    pub(crate) fn set_crash_loop(&self, on: bool) {
+        self.crash_loop.store(on, Relaxed);
     }
 
     pub fn crash_looping(&self) -> bool {

@@ -77,6 +77,8 @@ pub struct RestartPolicy {
     /// `<actor>:<n>+` panics on every message from the n-th on (a crash loop).
     pub panic_at: Option<u64>,
     pub panic_onwards: bool,
+    /// How long a crash loop stays shut before the actor is reloaded and serves again.
+    pub cooldown: Duration,
 }
 
 impl From<&SuperviseConfig> for RestartPolicy {
@@ -88,6 +90,7 @@ impl From<&SuperviseConfig> for RestartPolicy {
             window: Duration::from_secs(c.restart_window_s),
             panic_at: None,
             panic_onwards: false,
+            cooldown: Duration::from_secs(c.crash_loop_cooldown_s),
         }
     }
 }
@@ -140,6 +143,8 @@ pub struct ServiceActor<S: Service> {
     /// Restarts inside the current window (monotonic time; backoff is real time even
     /// under a manual engine clock).
     recent_restarts: Vec<Instant>,
+    /// When the current crash loop began.
+    crash_loop_since: Option<Instant>,
 }
 
 impl<S: Service> Actor for ServiceActor<S> {
@@ -148,6 +153,15 @@ impl<S: Service> Actor for ServiceActor<S> {
 
 impl<S: Service> Supervised for ServiceActor<S> {
     fn restarting(&mut self, ctx: &mut Context<Self>) {
+        self.recover(ctx);
+    }
+}
+
+impl<S: Service> ServiceActor<S> {
+    /// After a panic: the service reloads its state in place (the actor is not stopped, so
+    /// the other calls in flight complete), after a backoff that holds the mailbox; too many
+    /// in the window is a crash loop.
+    fn recover(&mut self, ctx: &mut Context<Self>) {
         self.meter.on_restart();
         let now = Instant::now();
         let window = self.policy.window;
@@ -155,11 +169,13 @@ impl<S: Service> Supervised for ServiceActor<S> {
         self.recent_restarts.push(now);
         let n = self.recent_restarts.len() as u32;
         if n > self.policy.max_restarts {
-            self.meter.set_crash_loop();
+            self.meter.set_crash_loop(true);
+            self.crash_loop_since = Some(now);
             tracing::error!(
                 actor = self.inner.name(),
                 restarts = n,
-                "actor is crash-looping ({n} restarts within {window:?}); it stops serving"
+                "actor is crash-looping ({n} restarts within {window:?}); it stops serving for {:?}",
+                self.policy.cooldown
             );
             return;
         }
@@ -168,6 +184,21 @@ impl<S: Service> Supervised for ServiceActor<S> {
         self.inner.restarting();
         // Hold the mailbox for the backoff: queued messages wait, nothing is dropped.
         ctx.wait(actix::clock::sleep(backoff).into_actor(self));
+    }
+
+    /// Whether a crash loop keeps this call out; one past its cool-down is re-opened (the
+    /// service reloads its state first).
+    fn shut(&mut self) -> bool {
+        let Some(since) = self.crash_loop_since else { return false };
+        if since.elapsed() < self.policy.cooldown {
+            return true;
+        }
+        tracing::warn!(actor = self.inner.name(), "crash loop cooled down; the actor serves again");
+        self.crash_loop_since = None;
+        self.recent_restarts.clear();
+        self.meter.set_crash_loop(false);
+        self.inner.restarting();
+        false
     }
 }
 
@@ -188,7 +219,7 @@ where
     fn handle(&mut self, Call(msg): Call<M>, ctx: &mut Context<Self>) -> Self::Result {
         self.meter.on_start();
         let actor = self.inner.name();
-        if self.meter.crash_looping() {
+        if self.shut() {
             self.meter.on_done(false, 0);
             return Err(ActorError::CrashLoop { actor });
         }
@@ -210,7 +241,7 @@ where
                 self.meter.on_done(false, ns);
                 let message = panic_text(&panic);
                 tracing::error!(actor, %message, "handler panicked; restarting the actor");
-                ctx.stop();
+                self.recover(ctx);
                 Err(ActorError::Panicked { actor, message })
             }
         }
@@ -235,7 +266,7 @@ where
         use futures_util::FutureExt;
         self.meter.on_start();
         let actor = self.inner.name();
-        if self.meter.crash_looping() {
+        if self.shut() {
             self.meter.on_done(false, 0);
             return Box::pin(actix::fut::ready(Err(ActorError::CrashLoop { actor })));
         }
@@ -261,7 +292,7 @@ where
                     act.meter.on_done(false, ns);
                     let message = panic_text(&panic);
                     tracing::error!(actor, %message, "handler panicked; restarting the actor");
-                    ctx.stop();
+                    act.recover(ctx);
                     Err(ActorError::Panicked { actor, message })
                 }
             }
@@ -339,8 +370,13 @@ pub fn start<S: Service>(service: S, metrics: &Metrics, policy: RestartPolicy) -
     let name = service.name();
     let meter = metrics.register(name);
     let m = meter.clone();
-    let addr =
-        Supervisor::start(move |_| ServiceActor { inner: service, meter: m, policy, recent_restarts: Vec::new() });
+    let addr = Supervisor::start(move |_| ServiceActor {
+        inner: service,
+        meter: m,
+        policy,
+        recent_restarts: Vec::new(),
+        crash_loop_since: None,
+    });
     Handle { addr, meter, name }
 }
 

@@ -43,6 +43,7 @@ fn fast_policy(max_restarts: u32) -> RestartPolicy {
         window: Duration::from_secs(60),
         panic_at: None,
         panic_onwards: false,
+        cooldown: Duration::from_secs(60),
     }
 }
 
@@ -109,6 +110,7 @@ impl Service for Slow {
 
 struct Wait {
     panic: bool,
+    ms: u64,
 }
 impl Request for Wait {
     type Reply = u32;
@@ -118,7 +120,7 @@ impl ServeAsync<Wait> for Slow {
     fn serve_async(&mut self, msg: Wait) -> LocalBoxFuture<'static, u32> {
         let calls = self.calls.clone();
         Box::pin(async move {
-            actix_rt::time::sleep(Duration::from_millis(1)).await;
+            actix_rt::time::sleep(Duration::from_millis(msg.ms)).await;
             if msg.panic {
                 panic!("async failure");
             }
@@ -132,10 +134,10 @@ impl ServeAsync<Wait> for Slow {
 async fn a_panic_inside_an_awaiting_handler_restarts_the_actor_too() {
     let metrics = Metrics::default();
     let h = start(Slow { calls: Default::default() }, &metrics, fast_policy(5));
-    assert_eq!(h.call_async(Wait { panic: false }).await.unwrap(), 1);
-    let err = h.call_async(Wait { panic: true }).await.unwrap_err();
+    assert_eq!(h.call_async(Wait { panic: false, ms: 1 }).await.unwrap(), 1);
+    let err = h.call_async(Wait { panic: true, ms: 1 }).await.unwrap_err();
     assert!(matches!(err, ActorError::Panicked { actor: "slow", .. }), "{err:?}");
-    assert_eq!(h.call_async(Wait { panic: false }).await.unwrap(), 2);
+    assert_eq!(h.call_async(Wait { panic: false, ms: 1 }).await.unwrap(), 2);
     let snap = &metrics.snapshot()[0];
     assert_eq!((snap.restarts, snap.handled, snap.failed, snap.mailbox_depth), (1, 2, 1, 0));
 }
@@ -152,4 +154,45 @@ async fn the_fault_switch_panics_at_the_nth_message_once() {
     assert!(matches!(h.call(Bump { panic: false }).await, Err(ActorError::Panicked { .. })));
     assert!(h.call(Bump { panic: false }).await.is_ok());
     assert_eq!(metrics.snapshot()[0].restarts, 1);
+}
+
+#[actix_rt::test]
+async fn one_panic_fails_only_its_own_message_and_calls_in_flight_complete() {
+    let metrics = Metrics::default();
+    let h = start(Slow { calls: Default::default() }, &metrics, fast_policy(5));
+    let slow = [h.call_async(Wait { panic: false, ms: 20 }), h.call_async(Wait { panic: false, ms: 20 })];
+    let (done, failed) =
+        futures_util::future::join(futures_util::future::join_all(slow), h.call_async(Wait { panic: true, ms: 1 }))
+            .await;
+    assert!(matches!(failed, Err(ActorError::Panicked { .. })), "{failed:?}");
+    let mut done: Vec<u32> = done.into_iter().map(|r| r.expect("a call in flight survives the panic")).collect();
+    done.sort();
+    assert_eq!(done, [1, 2]);
+    assert_eq!(h.call(Bump2).await.unwrap(), 2, "served again");
+    assert_eq!(metrics.snapshot()[0].restarts, 1);
+}
+
+struct Bump2;
+impl Request for Bump2 {
+    type Reply = u32;
+}
+impl Serve<Bump2> for Slow {
+    fn serve(&mut self, _: Bump2) -> u32 {
+        self.calls.get()
+    }
+}
+
+#[actix_rt::test]
+async fn a_crash_loop_reopens_after_its_cooldown() {
+    let metrics = Metrics::default();
+    let policy = RestartPolicy { cooldown: Duration::from_millis(30), ..fast_policy(2) };
+    let h = start(flaky(), &metrics, policy);
+    for _ in 0..3 {
+        assert!(matches!(h.call(Bump { panic: true }).await, Err(ActorError::Panicked { .. })));
+    }
+    assert_eq!(h.call(Bump { panic: false }).await.unwrap_err(), ActorError::CrashLoop { actor: "flaky" });
+    assert!(metrics.snapshot()[0].crash_loop);
+    actix_rt::time::sleep(Duration::from_millis(40)).await;
+    assert!(h.call(Bump { panic: false }).await.is_ok(), "served again after the cool-down");
+    assert!(!metrics.snapshot()[0].crash_loop);
 }
