@@ -6,6 +6,7 @@
 
 mod client;
 mod events;
+pub mod limits;
 mod server;
 
 pub use client::{ControlClient, DuplexClient, Pushed};

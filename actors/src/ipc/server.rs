@@ -1,3 +1,4 @@
+use super::limits::{Slot, Slots, HANDSHAKE_TIMEOUT, IDLE_TIMEOUT, MAX_IN_FLIGHT};
 use super::{supervisor_peer, IpcError};
 use futures_util::future::LocalBoxFuture;
 use interprocess::local_socket::tokio::{prelude::*, Listener, Stream};
@@ -6,6 +7,7 @@ use raven_proto::control::{ClientFrame, ControlRequest, ControlResponse, ServerF
 use raven_proto::wire::{self, FrameDecoder, Hello, WireError, MAX_FRAME};
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Answers control requests (the engine implements it).
@@ -86,6 +88,8 @@ const ACCEPT_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(1
 /// back, so is the socket. `path` is the socket's path (its owner is the only uid served).
 pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: std::path::PathBuf) {
     let owner = owner_uid(&path);
+    let slots = Rc::new(Slots::default());
+    let mut refused = 0u64;
     let mut backoff = std::time::Duration::from_millis(10);
     loop {
         match listener.accept().await {
@@ -95,10 +99,21 @@ pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: st
                     tracing::warn!("control connection refused: {why}");
                     continue;
                 }
+                let Some(slot) = slots.admit() else {
+                    refused += 1;
+                    if refused.is_power_of_two() {
+                        tracing::warn!("control connection refused: too many connections are open ({refused} so far)");
+                    }
+                    continue;
+                };
                 let h = handler.clone();
                 actix_rt::spawn(async move {
-                    if let Err(e) = connection(stream, h).await {
-                        tracing::warn!("control connection closed: {e}");
+                    match connection(stream, h, slot).await {
+                        Err(e @ (Closed::Idle(_) | Closed::Handshake(_))) => {
+                            tracing::info!("control connection closed: {e}")
+                        }
+                        Err(e) => tracing::warn!("control connection closed: {e}"),
+                        Ok(()) => {}
                     }
                 });
             }
@@ -120,7 +135,7 @@ const OUT_QUEUE: usize = 64;
 /// One connection: requests are read in order and each is served on its own task (so a
 /// long turn does not hold up the answer to an ask_user question, nor the pushed events);
 /// one writer task sends responses and events in the order they are ready.
-async fn connection(stream: Stream, handler: Rc<dyn ControlHandler>) -> Result<(), WireError> {
+async fn connection(stream: Stream, handler: Rc<dyn ControlHandler>, slot: Slot) -> Result<(), Closed> {
     let stream = Rc::new(stream);
     let (out, mut queue) = tokio::sync::mpsc::channel::<ServerFrame>(OUT_QUEUE);
     let writer_stream = stream.clone();
@@ -138,22 +153,45 @@ async fn connection(stream: Stream, handler: Rc<dyn ControlHandler>) -> Result<(
             }
         }
     });
-    let result = read_requests(&stream, handler, out).await;
+    let result = read_requests(&stream, handler, out, &slot).await;
     // The peer is gone or misbehaved: stop writing, which also ends the event and delivery
     // forwarders of this connection (so a hosted outlet is known to be gone at once).
     writer.abort();
     result
 }
 
+/// Why a connection ended early.
+#[derive(Debug, thiserror::Error)]
+enum Closed {
+    #[error(transparent)]
+    Wire(#[from] WireError),
+    #[error("no handshake within {0:?}")]
+    Handshake(std::time::Duration),
+    #[error("idle for {0:?} with nothing in flight")]
+    Idle(std::time::Duration),
+    #[error("too many connections are open; a kept slot is for a client that subscribes or hosts outlets")]
+    Full,
+}
+
+impl From<std::io::Error> for Closed {
+    fn from(e: std::io::Error) -> Self {
+        Closed::Wire(WireError::Io(e))
+    }
+}
+
 async fn read_requests(
     stream: &Stream,
     handler: Rc<dyn ControlHandler>,
     out: tokio::sync::mpsc::Sender<ServerFrame>,
-) -> Result<(), WireError> {
+    slot: &Slot,
+) -> Result<(), Closed> {
     let mut reader = stream;
     let mut decoder = FrameDecoder::new(MAX_FRAME);
     let mut buf = vec![0u8; 16 * 1024];
     let mut greeted = false;
+    // Subscribed or hosting: never idle-timed-out.
+    let mut long_lived = false;
+    let in_flight = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
     loop {
         // Every complete frame first; then read more.
         while let Some(body) = decoder.next_body()? {
@@ -167,6 +205,14 @@ async fn read_requests(
             }
             let frame: ClientFrame = wire::decode_body(&body)?;
             let out = out.clone();
+            let opens_long_lived =
+                matches!(frame.request, ControlRequest::Subscribe | ControlRequest::HostOutlets { .. });
+            if slot.kept() && !long_lived && !opens_long_lived {
+                let response = ControlResponse::Error { message: Closed::Full.to_string() };
+                let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
+                return Err(Closed::Full);
+            }
+            long_lived |= opens_long_lived;
             if frame.request == ControlRequest::Subscribe {
                 let response = match handler.subscribe() {
                     Some(mut events) => {
@@ -211,15 +257,31 @@ async fn read_requests(
                 let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
                 continue;
             }
+            // At most MAX_IN_FLIGHT at once: past that, this connection is not read until one
+            // is answered (and its answer queued).
+            let Ok(permit) = in_flight.clone().acquire_owned().await else { return Ok(()) };
             let pending = handler.handle(frame.request);
             actix_rt::spawn(async move {
                 let response = pending.await;
                 let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
+                drop(permit);
             });
         }
-        let n = reader.read(&mut buf).await?;
+        let quiet = in_flight.available_permits() == MAX_IN_FLIGHT;
+        let limit = match (greeted, long_lived) {
+            (false, _) => Some((HANDSHAKE_TIMEOUT, Closed::Handshake as fn(_) -> _)),
+            (true, false) if quiet => Some((IDLE_TIMEOUT, Closed::Idle as fn(_) -> _)),
+            _ => None,
+        };
+        let n = match limit {
+            Some((wait, why)) => match tokio::time::timeout(wait, reader.read(&mut buf)).await {
+                Ok(read) => read?,
+                Err(_) => return Err(why(wait)),
+            },
+            None => reader.read(&mut buf).await?,
+        };
         if n == 0 {
-            return if decoder.buffered() == 0 { Ok(()) } else { Err(WireError::Truncated) };
+            return if decoder.buffered() == 0 { Ok(()) } else { Err(WireError::Truncated.into()) };
         }
         decoder.push(&buf[..n]);
     }
