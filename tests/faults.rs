@@ -81,6 +81,14 @@ fn a_fault_that_keeps_firing_is_reported_as_a_crash_loop_and_the_rest_serves() {
     assert!(metrics.contains("raven_actor_crash_loop{actor=\"DeliveryHub\"} 1"), "{metrics}");
 }
 
+/// A webhook outlet nobody listens on: what is sent to `webhook:…` waits in the outbox.
+fn closed_webhook(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let config = format!("[delivery]\nwebhook_url = \"http://{closed}/hook\"\nwebhook_attempts = 0\n");
+    std::fs::write(dir.join("config.toml"), config).unwrap();
+}
+
 /// `raven <args>` with the file-size limit at `blocks` (a full disk for every write past it;
 /// SIGXFSZ ignored, so the write fails with an error instead of killing the process).
 fn on_a_full_disk(dir: &Path, blocks: u32, args: &[&str]) -> std::process::Output {
@@ -98,10 +106,11 @@ fn on_a_full_disk(dir: &Path, blocks: u32, args: &[&str]) -> std::process::Outpu
 fn a_full_disk_is_a_clear_error_and_leaves_every_file_whole() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
+    closed_webhook(dir);
     // Files bigger than the limit: every rewrite of them fails.
     for i in 0..60 {
         ok(dir, &["cron", "add", "--in", "1h", &format!("job number {i}, padded to make the file grow")]);
-        let _ = support::raven(dir, &["send", "telegram:42", &format!("queued message {i}, padded as well")]);
+        let _ = support::raven(dir, &["send", "webhook:42", &format!("queued message {i}, padded as well")]);
     }
     let (jobs, state) = (dir.join("cron/jobs.json"), dir.join("sentinel/state/outbox.json"));
     let before = (std::fs::read(&jobs).unwrap(), std::fs::read(&state).unwrap());
@@ -111,7 +120,7 @@ fn a_full_disk_is_a_clear_error_and_leaves_every_file_whole() {
     assert_eq!(add.status.code(), Some(2));
     let err = String::from_utf8_lossy(&add.stderr);
     assert!(err.contains("jobs.json") && err.contains("File too large"), "{err}");
-    let send = on_a_full_disk(dir, 16, &["send", "telegram:42", "and another"]);
+    let send = on_a_full_disk(dir, 16, &["send", "webhook:42", "and another"]);
     assert_eq!(send.status.code(), Some(2));
     let err = String::from_utf8_lossy(&send.stderr);
     assert!(err.contains("outbox failed") && err.contains("File too large"), "{err}");
@@ -180,10 +189,11 @@ fn a_read_only_data_dir_is_a_clear_error_and_leaves_every_file_whole() {
     use std::os::unix::process::CommandExt;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("data");
+    closed_webhook(&dir);
     for i in 0..3 {
         ok(&dir, &["cron", "add", "--in", "1h", &format!("job number {i}")]);
     }
-    let _ = support::raven(&dir, &["send", "telegram:42", "queued for later"]);
+    let _ = support::raven(&dir, &["send", "webhook:42", "queued for later"]);
     let mut bin = support::raven_bin();
     let as_root = std::fs::metadata(tmp.path()).unwrap().uid() == 0;
     if as_root {
@@ -222,7 +232,7 @@ fn a_read_only_data_dir_is_a_clear_error_and_leaves_every_file_whole() {
     let add = run(&["cron", "add", "--in", "2h", "one more"]).output().unwrap();
     assert_eq!(add.status.code(), Some(2), "{}", text(&add));
     assert!(text(&add).contains("jobs.json") && text(&add).contains("Permission denied"), "{}", text(&add));
-    let send = run(&["send", "telegram:42", "and another"]).output().unwrap();
+    let send = run(&["send", "webhook:42", "and another"]).output().unwrap();
     assert_eq!(send.status.code(), Some(2), "{}", text(&send));
     assert!(text(&send).contains("outbox.json") && text(&send).contains("Permission denied"), "{}", text(&send));
     let mut up = support::Killed(

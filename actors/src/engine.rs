@@ -27,6 +27,7 @@ use crate::executor::hub::{DeliveryHubService, Post, RegisterOutlet, RetryOutbox
 use crate::executor::injector::{InjectorService, NudgeInjector};
 use crate::executor::outlets::{CliOutlet, JsonlOutlet, Outlet, WebhookOutlet};
 use crate::executor::spawn::ProactiveSpawn;
+use crate::executor::targets::Channels;
 use crate::executor::Executors;
 use crate::feedback::hook::FeedbackReplies;
 use crate::feedback::NudgeFeedbackTracker;
@@ -248,6 +249,7 @@ impl Engine {
         let hub = start(
             DeliveryHubService::new(Arc::new(state(Owner::Outbox)?), clock.clone(), backoff, Some(policy.clone()))
                 .with_conversations(conversations.clone())
+                .with_channels(Channels::of(config))
                 .with_limits(chrono::Duration::hours(config.delivery.outbox_ttl_nudge_h), config.delivery.outbox_max),
             &metrics,
             restart("DeliveryHub"),
@@ -304,7 +306,12 @@ impl Engine {
             }),
             Rc::new(AskUserTool { broker: broker.clone() }),
             Rc::new(CronTool {
-                jobs: Rc::new(JobsCron { store: JobsStore::new(dir.jobs()), tz, order: config.general.date_order }),
+                jobs: Rc::new(JobsCron {
+                    store: JobsStore::new(dir.jobs()),
+                    tz,
+                    order: config.general.date_order,
+                    channels: Channels::of(config),
+                }),
             }),
         ];
         // A menu pick is answered before the LLM is called (spec §12).

@@ -210,9 +210,18 @@ fn send_delivers_through_the_outlet_and_says_when_it_could_not() {
     let bad = raven(dir.path(), &["send", "nochat", "x"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("not channel:chat_id"), "{}", text(&bad.stderr));
+    // A channel with no outlet is refused when given, not queued to be retried for ever.
     let nowhere = raven(dir.path(), &["send", "telegram:42", "hello"]);
     assert_eq!(nowhere.status.code(), Some(2));
-    assert!(text(&nowhere.stderr).contains("kept in the outbox"), "{}", text(&nowhere.stderr));
+    let said = text(&nowhere.stderr);
+    assert!(said.contains("no outlet delivers to channel `telegram`") && said.contains("cli, jsonl"), "{said}");
+    let cron = raven(dir.path(), &["cron", "add", "--in", "1h", "--to", "telegarm:42", "typo"]);
+    assert_eq!(cron.status.code(), Some(2));
+    assert!(text(&cron.stderr).contains("`telegarm`"), "{}", text(&cron.stderr));
+    let cron = raven(dir.path(), &["cron", "add", "--in", "1h", "--broadcast", "jsonl:me,sms:1", "typo"]);
+    assert!(text(&cron.stderr).contains("`sms`"), "{}", text(&cron.stderr));
+    assert!(text(&raven(dir.path(), &["cron", "list"]).stdout).contains("no jobs"), "nothing was added");
+    assert!(text(&raven(dir.path(), &["outbox"]).stdout).starts_with("0 waiting"), "nothing waits");
 }
 
 #[test]

@@ -12,6 +12,8 @@ pub struct JobsCron {
     pub store: JobsStore,
     pub tz: Tz,
     pub order: DateOrder,
+    /// Where a job may deliver: a target on another channel is refused when the job is added.
+    pub channels: crate::executor::targets::Channels,
 }
 
 /// What the store keeps for a parsed time: a one-shot, an interval anchored now, or a cron
@@ -71,6 +73,9 @@ impl JobsCron {
     pub fn insert(&self, new: NewJob, now: DateTime<Utc>) -> Result<Job, String> {
         if new.message.trim().is_empty() {
             return Err("a job needs a message".into());
+        }
+        for target in new.target.iter().chain(&new.broadcast) {
+            self.channels.check(target)?;
         }
         let first = new.schedule.parse()?.first(now);
         let base = format!("job-{}-{}", now.format("%Y%m%d%H%M%S"), std::process::id() % 10_000);

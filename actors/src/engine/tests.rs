@@ -190,7 +190,12 @@ async fn a_cron_fire_suppresses_a_sentinel_nudge_on_its_topic_and_leaves_the_acc
         .unwrap();
     tracker.record_verdict("n1", "accepted", "", clock.now()).unwrap();
     let before = tracker.summary(clock.now()).unwrap().overall;
-    let jobs = JobsCron { store: JobsStore::new(dir.jobs()), tz: chrono_tz::Tz::UTC, order: Default::default() };
+    let jobs = JobsCron {
+        store: JobsStore::new(dir.jobs()),
+        tz: chrono_tz::Tz::UTC,
+        order: Default::default(),
+        channels: crate::executor::targets::Channels::of(&RavenConfig::default()),
+    };
     let schedule = crate::cron::store::Schedule::At { at: clock.now() + D::minutes(1) };
     let new = NewJob {
         message: "Take your medication".into(),

@@ -30,6 +30,8 @@ pub struct DeliveryHubService {
     /// How long a rated proactive message may wait in the outbox, and how many may wait.
     nudge_ttl: Duration,
     max_waiting: usize,
+    /// The channels that have (or will have) an outlet; `None`: any channel may get one later.
+    channels: Option<super::targets::Channels>,
 }
 
 impl DeliveryHubService {
@@ -49,6 +51,7 @@ impl DeliveryHubService {
             conversations: None,
             nudge_ttl: Duration::hours(6),
             max_waiting: 10_000,
+            channels: None,
         }
     }
 
@@ -56,6 +59,12 @@ impl DeliveryHubService {
     pub fn with_limits(mut self, nudge_ttl: Duration, max_waiting: usize) -> Self {
         self.nudge_ttl = nudge_ttl;
         self.max_waiting = max_waiting;
+        self
+    }
+
+    /// Only these channels may wait for an outlet; a message for any other is refused.
+    pub fn with_channels(mut self, channels: super::targets::Channels) -> Self {
+        self.channels = Some(channels);
         self
     }
 
@@ -164,14 +173,16 @@ impl ServeAsync<Post> for DeliveryHubService {
         let rated = said.as_ref().is_some_and(|d| d.source.is_rated());
         let (nudge_ttl, max) = (self.nudge_ttl, self.max_waiting);
         let outlet = self.outlets.get(&text.channel).cloned();
+        let unknown = self.channels.as_ref().and_then(|c| c.check(&text.channel).err());
         let store = self.store.clone();
         let now = self.clock.now();
         let backoff = self.backoff;
         let conversations = self.conversations.clone();
         Box::pin(async move {
-            let error = match &outlet {
-                None => OutletError::Transient(format!("no outlet for channel `{}` (yet)", text.channel)),
-                Some(o) => match o.deliver(&text).await {
+            let error = match (&outlet, unknown) {
+                (None, Some(why)) => OutletError::Refused(why),
+                (None, None) => OutletError::Transient(format!("no outlet for channel `{}` (yet)", text.channel)),
+                (Some(o), _) => match o.deliver(&text).await {
                     Ok(()) => {
                         record_said(&conversations, &said, outlet.as_ref(), &text, now);
                         return Ok(());

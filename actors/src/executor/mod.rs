@@ -10,6 +10,7 @@ pub mod outbox;
 pub mod outlets;
 pub mod remote;
 pub mod spawn;
+pub mod targets;
 
 use crate::feedback::{Dispatch, Source};
 use crate::sentinel::Router;

@@ -352,3 +352,16 @@ async fn feedback_verdicts_retune_the_multiplier_on_the_next_tick() {
     let err = nudge_feedback(&tracker, &json!({"verdict": "meh", "nudge_id": "n1"}), noon()).unwrap_err();
     assert!(err.contains("unknown verdict"));
 }
+
+#[actix_rt::test]
+async fn a_nudge_for_a_channel_with_no_outlet_is_refused_not_queued() {
+    let out = tempfile::tempdir().unwrap();
+    let r = rig_with(jsonl_config(out.path().join("out.jsonl").to_str().unwrap()));
+    r.decide("nudge", "telegram:42", "Your parcel arrived");
+    let t = r.engine.runner.call_async(Tick).await.unwrap();
+    let error = t.result.and_then(|x| x.error).unwrap_or_default();
+    assert!(error.contains("no outlet delivers to channel `telegram`"), "{error}");
+    let waiting = r.engine.hub.call(super::hub::OutboxSnapshot).await.unwrap().unwrap();
+    assert!(waiting.entries.is_empty(), "nothing waits for an outlet that will never come: {waiting:?}");
+    assert_eq!(r.fires(), 0, "a refused dispatch charges nothing");
+}

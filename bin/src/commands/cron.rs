@@ -6,6 +6,7 @@ use clap::{Args, Subcommand};
 use raven_actors::cron::store::{JobsStore, Schedule};
 use raven_actors::cron::tool::{describe, JobsCron, NewJob};
 use raven_actors::data_dir::DataDir;
+use raven_actors::executor::targets::Channels;
 use serde_json::json;
 
 #[derive(Subcommand)]
@@ -87,8 +88,12 @@ fn check_kind(a: &AddArgs, schedule: &Schedule) -> Result<(), String> {
 
 pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
     let config = load_config(dir)?;
-    let jobs =
-        JobsCron { store: JobsStore::new(dir.jobs()), tz: config.general.timezone, order: config.general.date_order };
+    let jobs = JobsCron {
+        store: JobsStore::new(dir.jobs()),
+        tz: config.general.timezone,
+        order: config.general.date_order,
+        channels: Channels::of(&config),
+    };
     match c {
         CronCommand::Add(a) => {
             let now = chrono::Utc::now();

@@ -6,6 +6,7 @@ use super::load_config;
 use raven_actors::clock::SystemClock;
 use raven_actors::data_dir::DataDir;
 use raven_actors::engine::{send, Engine};
+use raven_actors::executor::targets::Channels;
 use raven_actors::ipc::ControlClient;
 use raven_proto::control::{ControlRequest, ControlResponse};
 use std::sync::Arc;
@@ -15,6 +16,7 @@ pub fn run(dir: &DataDir, target: String, text: String) -> Result<(), String> {
         return Err(format!("`{target}` is not channel:chat_id (e.g. webhook:alice, cli:local)"));
     }
     let config = load_config(dir)?;
+    Channels::of(&config).check(&target)?;
     let response = actix_rt::System::new().block_on(async {
         match ControlClient::connect(&dir.socket()).await {
             Ok(mut c) => c.request(ControlRequest::Send { target, text }).await.map_err(|e| e.to_string()),

@@ -1,0 +1,49 @@
+//! The channels this data dir can deliver to: `cli`, and each outlet the config sets up
+//! (`jsonl`, `webhook`). A target on any other channel (a typo in `--to`, a chat a model made
+//! up) is refused when it is given, never queued to be retried for ever.
+
+use crate::config::RavenConfig;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Channels(Vec<String>);
+
+impl Channels {
+    /// What `config` sets up.
+    pub fn of(config: &RavenConfig) -> Channels {
+        let mut names = vec!["cli".to_owned()];
+        names.extend(crate::engine::hosted_channels(config));
+        Channels(names)
+    }
+
+    pub fn contains(&self, channel: &str) -> bool {
+        self.0.iter().any(|c| c == channel)
+    }
+
+    /// `channel[:chat_id]` on a channel with an outlet, or why not.
+    pub fn check(&self, target: &str) -> Result<(), String> {
+        let (channel, _) = raven_proto::split_target(target);
+        if self.contains(&channel) {
+            return Ok(());
+        }
+        Err(format!(
+            "no outlet delivers to channel `{channel}` (in `{target}`); this data dir delivers to: {}",
+            self.0.join(", ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_configured_channels_are_targets() {
+        let mut config = RavenConfig::default();
+        config.delivery.jsonl_path = "out.jsonl".into();
+        let c = Channels::of(&config);
+        assert!(c.check("cli:local").is_ok() && c.check("jsonl:me").is_ok() && c.check("jsonl").is_ok());
+        let err = c.check("telegram:42").unwrap_err();
+        assert!(err.contains("`telegram`") && err.contains("cli, jsonl"), "{err}");
+        assert!(c.check("webhook:ann").is_err(), "no webhook_url set");
+    }
+}
