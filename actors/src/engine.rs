@@ -366,7 +366,11 @@ impl Engine {
         .metered(&metrics, "Spine");
         let spawn = ProactiveSpawn::new(
             policy.clone(),
-            Rc::new(WakingSubagent { inner: AgentSubagent::new(agent), wake: wake.clone(), clock: clock.clone() }),
+            Rc::new(WakingSubagent {
+                inner: AgentSubagent::new(scheduler.clone(), clock.clone()),
+                wake: wake.clone(),
+                clock: clock.clone(),
+            }),
             dispatcher.clone(),
         );
         let _ = spawn_late.set(spawn.clone());

@@ -223,16 +223,18 @@ pub fn dispatch_inbound(
     (Inbound::Routed(routed), Some(rx))
 }
 
-/// The real SubagentManager: an isolated `run_turn` (SUBAGENT origin, its own conversation)
-/// for ProactiveSpawn, whose result the spawn delivers to the originating channel.
+/// The real SubagentManager: a SUBAGENT turn (its own conversation) submitted to the spine,
+/// so it runs in the system pool beside cron and heartbeat turns; ProactiveSpawn delivers its
+/// result to the originating channel.
 pub struct AgentSubagent {
-    pub agent: Rc<AgentLoop>,
+    scheduler: crate::spine::Scheduler,
+    clock: crate::clock::SharedClock,
     seq: std::cell::Cell<u64>,
 }
 
 impl AgentSubagent {
-    pub fn new(agent: Rc<AgentLoop>) -> Self {
-        AgentSubagent { agent, seq: Default::default() }
+    pub fn new(scheduler: crate::spine::Scheduler, clock: crate::clock::SharedClock) -> Self {
+        AgentSubagent { scheduler, clock, seq: Default::default() }
     }
 }
 
@@ -254,13 +256,14 @@ impl crate::executor::spawn::SubagentManager for AgentSubagent {
                 n.clone(),
                 format!("{task}\n(for {channel}:{chat_id})"),
                 raven_proto::BusyPolicy::Append,
-                self.agent.clock.now(),
+                self.clock.now(),
             );
-            let run = TURN_ORIGIN.scope(Origin::Subagent, self.agent.run_turn(req, Inbox::default()));
-            match run.await {
-                TurnOutcome::Replied(text) => Ok(text),
-                TurnOutcome::Failed(e) => Err(e),
-                TurnOutcome::Interrupted => Err("interrupted".into()),
+            let (_, outcome) = self.scheduler.submit_wait(req);
+            match outcome.await {
+                Ok(TurnOutcome::Replied(text)) => Ok(text),
+                Ok(TurnOutcome::Failed(e)) => Err(e),
+                Ok(TurnOutcome::Interrupted) => Err("interrupted".into()),
+                Err(_) => Err("the spine dropped the turn".into()),
             }
         })
     }

@@ -140,7 +140,15 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
     assert_eq!(out.route, "spawn_agent");
     let r = out.result.unwrap();
     assert!(r.delivered, "{r:?}");
-    let delivered = std::fs::read_to_string(dir.root().join("out.jsonl")).unwrap();
+    // The micro-agent runs after the tick, as a SUBAGENT turn in the spine's system pool.
+    let out_file = dir.root().join("out.jsonl");
+    for _ in 0..5_000 {
+        if out_file.exists() {
+            break;
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    let delivered = std::fs::read_to_string(&out_file).unwrap();
     assert!(
         delivered.contains("\"chat_id\":\"me\"") && delivered.contains("stopped after 8 tool calls"),
         "{delivered}"

@@ -88,4 +88,6 @@ impl Router for Executors {
 }
 
 #[cfg(test)]
+mod spawn_tests;
+#[cfg(test)]
 mod tests;

@@ -1,10 +1,12 @@
-//! ProactiveSpawn (spec §7): `spawn_agent` runs a micro-agent for a multi-step task. It
-//! passes its own policy check (spawn's own quota line, the shared dedup keyed on the task),
-//! spawns through a `SubagentManager`, and delivers the result through the dispatcher.
+//! ProactiveSpawn (spec §7): `spawn_agent` runs a micro-agent for a multi-step task. It is
+//! reserved at the gate (spawn's own quota line, the shared dedup keyed on the task) when
+//! decided, then runs in the background through a `SubagentManager` (a SUBAGENT turn in the
+//! spine's system pool), and its result is delivered through the dispatcher; a run or a
+//! delivery that fails gives the reservation back.
 
 use super::dispatcher::NudgeDispatcher;
 use crate::feedback::Dispatch;
-use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
+use crate::policy::{release, Nudge, NudgePolicyService, Reservation, Reserve};
 use crate::supervise::Handle;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::{split_target, Action, ExecutionResult, PlannerDecision};
@@ -28,6 +30,17 @@ pub struct ProactiveSpawn {
 }
 
 impl ProactiveSpawn {
+    /// The micro-agent's run, then its result posted to `target` (recorded there as said).
+    async fn run_and_post(&self, task: &str, target: &str, said: &Dispatch, fire: &Nudge) -> Result<(), String> {
+        let (channel, chat_id) = split_target(target);
+        let result = self.subagents.spawn(task, &channel, &chat_id).await?;
+        let r = self.dispatcher.post(&[target.to_owned()], &result, said, Some(fire)).await;
+        match r.delivered {
+            true => Ok(()),
+            false => Err(r.error.unwrap_or_default()),
+        }
+    }
+
     pub fn new(
         policy: Handle<NudgePolicyService>,
         subagents: Rc<dyn SubagentManager>,
@@ -62,23 +75,21 @@ impl ProactiveSpawn {
             priority: decision.priority,
             topic: None,
         };
-        let (channel, chat_id) = split_target(&target);
-        let fire = nudge.clone();
-        let gated = dispatch_through(&self.policy, nudge, || async {
-            let result = self.subagents.spawn(&task, &channel, &chat_id).await?;
-            let r = self.dispatcher.post(std::slice::from_ref(&target), &result, said, Some(&fire)).await;
-            if r.delivered {
-                Ok(r)
-            } else {
-                Err(r.error.unwrap_or_default())
+        // Reserved now (checked and charged in one step), run in the background: the tick
+        // does not wait for a micro-agent, and a run that fails gives the reservation back.
+        let fire = match self.policy.call(Reserve(nudge.clone())).await {
+            Ok(Ok(Reservation::Held(_, fire))) => fire,
+            Ok(Ok(Reservation::Denied(v))) => return ExecutionResult::denied(&v),
+            Ok(Err(e)) => return ExecutionResult::failed(format!("the ledger could not be written: {e}")),
+            Err(e) => return ExecutionResult::failed(format!("policy unavailable: {e}")),
+        };
+        let (this, said, to) = (self.clone(), said.clone(), target.clone());
+        actix_rt::spawn(async move {
+            if let Err(e) = this.run_and_post(&task, &to, &said, &nudge).await {
+                tracing::warn!(task = %task, "the spawned task's result was not delivered: {e}");
+                release(&this.policy, fire).await;
             }
-        })
-        .await;
-        match gated {
-            Gated::Delivered(r) => r,
-            Gated::Denied(v) => ExecutionResult::denied(&v),
-            Gated::Failed(e) => ExecutionResult::failed(e),
-            Gated::Unavailable(e) => ExecutionResult::failed(format!("policy unavailable: {e}")),
-        }
+        });
+        ExecutionResult::delivered(vec![target])
     }
 }

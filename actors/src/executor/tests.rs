@@ -3,7 +3,6 @@
 use super::hub::{OutboxSnapshot, Post, PostError, RetryOutbox};
 use super::injector::ApplyInjects;
 use super::outlets::{Outlet, OutletError, WebhookOutlet, SECRET_HEADER};
-use super::spawn::{ProactiveSpawn, SubagentManager};
 use crate::clock::ManualClock;
 use crate::config::RavenConfig;
 use crate::data_dir::DataDir;
@@ -12,12 +11,10 @@ use crate::feedback::tool::{nudge_feedback, with_session};
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
 use crate::policy::{PolicyState, Snapshot};
 use crate::sentinel::{PollDeferred, Tick};
-use crate::supervise::LocalBoxFuture;
 use crate::testing::Scripted;
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use raven_proto::{Action, OutboundText, PlannerDecision, Priority};
+use raven_proto::{OutboundText, Priority};
 use serde_json::json;
-use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration as StdDuration;
 
@@ -25,15 +22,15 @@ fn noon() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap()
 }
 
-struct Rig {
+pub(super) struct Rig {
     _tmp: tempfile::TempDir,
-    dir: DataDir,
-    clock: ManualClock,
+    pub(super) dir: DataDir,
+    pub(super) clock: ManualClock,
     provider: Scripted,
-    engine: Engine,
+    pub(super) engine: Engine,
 }
 
-fn rig_with(config: RavenConfig) -> Rig {
+pub(super) fn rig_with(config: RavenConfig) -> Rig {
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());
     let clock = ManualClock::new(noon());
@@ -43,19 +40,19 @@ fn rig_with(config: RavenConfig) -> Rig {
     Rig { _tmp: tmp, dir, clock, provider, engine }
 }
 
-fn jsonl_config(path: &str) -> RavenConfig {
+pub(super) fn jsonl_config(path: &str) -> RavenConfig {
     let mut c = RavenConfig::default();
     c.delivery.jsonl_path = path.into();
     c.delivery.default_targets = vec!["jsonl:inbox".into()];
     c
 }
 
-fn lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+pub(super) fn lines(path: &std::path::Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 impl Rig {
-    fn fires(&self) -> usize {
+    pub(super) fn fires(&self) -> usize {
         crate::store::owners::open(&self.dir, crate::store::owners::Owner::Policy)
             .unwrap()
             .read::<PolicyState>("policy")
@@ -248,60 +245,6 @@ mod webhook {
         assert!(matches!(err, OutletError::Refused(_)));
         assert_eq!(server.received_requests().await.unwrap().len(), 1);
     }
-}
-
-/// Counts spawns and answers with a fixed result.
-struct CountingSubagent(Rc<Cell<u32>>);
-
-impl SubagentManager for CountingSubagent {
-    fn spawn<'a>(&'a self, task: &'a str, _: &'a str, _: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
-        self.0.set(self.0.get() + 1);
-        Box::pin(async move { Ok(format!("done: {task}")) })
-    }
-}
-
-fn spawn_decision(task: &str) -> PlannerDecision {
-    let mut d = PlannerDecision::skip("r");
-    d.action = Action::SpawnAgent;
-    d.spawn_task = Some(task.into());
-    d.target_session = Some("jsonl:inbox".into());
-    d
-}
-
-fn spawn_said(id: &str) -> Dispatch {
-    Dispatch::new(id, "inbox", Priority::Low, Source::Spawn)
-}
-
-fn spawner(r: &Rig, count: Rc<Cell<u32>>) -> ProactiveSpawn {
-    let dispatcher = super::dispatcher::NudgeDispatcher::new(r.engine.hub.clone(), vec!["jsonl:inbox".into()]);
-    ProactiveSpawn::new(r.engine.policy.clone(), Rc::new(CountingSubagent(count)), dispatcher)
-}
-
-#[actix_rt::test]
-async fn a_policy_denial_stops_a_spawn() {
-    let mut c = jsonl_config("out.jsonl");
-    c.policy.spawn_max_per_day = 0;
-    let r = rig_with(c);
-    let count = Rc::new(Cell::new(0));
-    let result = spawner(&r, count.clone()).dispatch(&spawn_decision("Summarise my inbox"), &spawn_said("n-s1")).await;
-    assert!(!result.delivered);
-    assert!(result.error.unwrap().contains("day_quota"));
-    assert_eq!(count.get(), 0, "the micro-agent never ran");
-}
-
-#[actix_rt::test]
-async fn the_same_task_twice_in_the_dedup_window_runs_once() {
-    let r = rig_with(jsonl_config("out.jsonl"));
-    let count = Rc::new(Cell::new(0));
-    let s = spawner(&r, count.clone());
-    assert!(s.dispatch(&spawn_decision("Summarise my inbox"), &spawn_said("n-s1")).await.delivered);
-    r.clock.advance(Duration::hours(2));
-    let second = s.dispatch(&spawn_decision("Summarise  my INBOX"), &spawn_said("n-s2")).await;
-    assert!(second.error.unwrap().contains("content_dedup"));
-    assert_eq!(count.get(), 1);
-    let l = lines(&r.dir.root().join("out.jsonl"));
-    assert_eq!(l.len(), 1);
-    assert_eq!(l[0]["content"], "done: Summarise my inbox");
 }
 
 #[actix_rt::test]
