@@ -19,6 +19,10 @@ bench cron "Cron at 10,000 jobs (baselines: 100 jobs; a full parse; fires with n
 
 cargo build -q --release -p raven-bin
 
+echo "== Gateway POST with 10,000 messages waiting in the outbox (baseline: an empty outbox) =="
+cargo bench -q -p raven --bench gateway 2>/dev/null | grep -v '^$'
+echo
+
 echo "== raven simulate: a week on the manual clock =="
 out=$(mktemp -d)
 start=$(date +%s%N)

@@ -35,7 +35,7 @@ pub fn allowed_on(days: &[Weekday], date: NaiveDate) -> bool {
     days.is_empty() || days.contains(&date.weekday())
 }
 
-/// When each option title was first offered (in state.json, shared with restarts and peers).
+/// When each option title was first offered (in `sentinel/state/discovery.json`, shared with restarts and peers).
 pub struct Offered<'a>(pub &'a JsonStateStore);
 
 impl Offered<'_> {

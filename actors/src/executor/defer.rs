@@ -1,6 +1,6 @@
 //! DeferManager (spec §6): `nudge_defer` waits until the target session's thread settles
 //! (idle for a threshold), then goes out through the same nudge routing, so the gate checks
-//! it again. A maximum wait expires it. The heap lives in state.json (section `defer`): a
+//! it again. A maximum wait expires it. The heap lives in `sentinel/state/defer.json`: a
 //! deferred nudge survives a restart, and taking one out is a read-modify-write under the
 //! lock, so it fires once even with two processes on one data dir.
 

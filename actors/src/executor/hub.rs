@@ -1,5 +1,5 @@
 //! DeliveryHub (spec §6): the registry of channel outlets and the non-turn post path. A
-//! message no outlet accepted goes to a persisted outbox (section `outbox` of state.json)
+//! message no outlet accepted goes to a persisted outbox (`sentinel/state/outbox.json`)
 //! and is retried with backoff; its delivery id lets the receiver drop a redelivery. A
 //! proactive message (one posted with a [`Dispatch`]) is written into its conversation, with
 //! its `dispatched` record, when an outlet accepts it: now, or later from the outbox.

@@ -1,6 +1,6 @@
 //! NudgeInjector (spec §6): `nudge_inject` queues a message that rides the agent's next reply
 //! in that session. A TTL drops stale entries, a per-session cap evicts the oldest, and the
-//! queue lives in state.json (section `injector`), so the REPL and the gateway never consume
+//! queue lives in `sentinel/state/injector.json`, so the REPL and the gateway never consume
 //! one twice or lose one: every pop is a read-modify-write under the store's lock.
 
 use crate::clock::SharedClock;

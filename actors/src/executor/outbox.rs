@@ -1,4 +1,4 @@
-//! The outbox (section `outbox` of state.json): what no outlet took yet, with its lifetime,
+//! The outbox (`sentinel/state/outbox.json`): what no outlet took yet, with its lifetime,
 //! a bound, and the dead letters. A Sentinel message waits `delivery.outbox_ttl_nudge_h`
 //! (6 h): news that late is no news; a cron reminder waits until its job's next slot (a
 //! one-shot: 24 h); a message past its time, or pushed out when `delivery.outbox_max` are
