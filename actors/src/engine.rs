@@ -244,7 +244,10 @@ impl Engine {
             Err(e) => tracing::warn!("attention.md is not watched, a hand edit is seen after the next update: {e}"),
         }
         let backoff = chrono::Duration::seconds(config.delivery.outbox_backoff_s);
+        // One of each per process: every user of feedback.jsonl and jobs.json shares it (a
+        // JobsStore's clones share its cache).
         let tracker = Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz));
+        let jobs = JobsStore::new(dir.jobs());
         let conversations = Conversations::new(SessionStore::new(dir.sessions()), tracker.clone());
         let hub = start(
             DeliveryHubService::new(Arc::new(state(Owner::Outbox)?), clock.clone(), backoff, Some(policy.clone()))
@@ -301,13 +304,11 @@ impl Engine {
             }),
         ));
         let tools: Vec<Rc<dyn Tool>> = vec![
-            Rc::new(FeedbackTool {
-                tracker: Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz)),
-            }),
+            Rc::new(FeedbackTool { tracker: tracker.clone() }),
             Rc::new(AskUserTool { broker: broker.clone() }),
             Rc::new(CronTool {
                 jobs: Rc::new(JobsCron {
-                    store: JobsStore::new(dir.jobs()),
+                    store: jobs.clone(),
                     tz,
                     order: config.general.date_order,
                     channels: Channels::of(config),
@@ -339,14 +340,9 @@ impl Engine {
             sessions: SessionStore::new(dir.sessions()),
             injector: Some(injector.clone()),
             inbound_hooks: vec![
-                Rc::new(ResetStrikes(JobsStore::new(dir.jobs()))),
+                Rc::new(ResetStrikes(jobs.clone())),
                 Rc::new(consumer),
-                Rc::new(FeedbackReplies {
-                    tracker: tracker.clone(),
-                    jobs: JobsStore::new(dir.jobs()),
-                    tz,
-                    clock: clock.clone(),
-                }),
+                Rc::new(FeedbackReplies { tracker: tracker.clone(), jobs: jobs.clone(), tz, clock: clock.clone() }),
             ],
             clock: clock.clone(),
             max_iterations: config.agent.max_iterations,
@@ -411,7 +407,7 @@ impl Engine {
             clock: clock.clone(),
             tz,
             order: config.general.date_order,
-            tracker: NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz),
+            tracker: tracker.clone(),
             attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
             cfg: config.sentinel.clone(),
             discovery: config
@@ -473,7 +469,7 @@ impl Engine {
                 filter: ChannelFilter(o.cron_channels),
                 strike_limit: config.cron.strike_limit.max(1),
             };
-            let service = CronService::new(JobsStore::new(dir.jobs()), claimer, Rc::new(turns), clock.clone());
+            let service = CronService::new(jobs.clone(), claimer, Rc::new(turns), clock.clone());
             start(service, &metrics, restart("Cron"))
         });
         if cron.is_some() {

@@ -64,20 +64,6 @@ impl SessionLine {
 /// How much of the end of a session file `history` reads: far more than `window` lines.
 pub(crate) const TAIL_BYTES: u64 = 256 * 1024;
 
-/// The last `max` bytes of `path`, from the first whole line in them.
-pub(crate) fn tail(path: &std::path::Path, max: u64) -> std::io::Result<String> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(path)?;
-    let len = f.metadata()?.len();
-    let start = len.saturating_sub(max);
-    f.seek(SeekFrom::Start(start))?;
-    let mut bytes = Vec::with_capacity((len - start) as usize);
-    f.read_to_end(&mut bytes)?;
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    // A cut line (and a cut character) is dropped, not misread.
-    Ok(if start == 0 { text } else { text.split_once('\n').map(|(_, rest)| rest.to_owned()).unwrap_or_default() })
-}
-
 #[derive(Debug, Clone)]
 pub struct SessionStore {
     dir: PathBuf,
@@ -113,7 +99,8 @@ impl SessionStore {
     /// The last `window` user and assistant messages. Only the end of the file is read: a
     /// conversation that runs for weeks (a daily cron job's) must not cost more each turn.
     pub fn history(&self, channel: &str, chat_id: &str) -> Vec<ChatMessage> {
-        let text = tail(&self.path(channel, chat_id), TAIL_BYTES).unwrap_or_default();
+        let text =
+            crate::store::files::tail(&self.path(channel, chat_id), TAIL_BYTES).ok().flatten().unwrap_or_default();
         let lines: Vec<SessionLine> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
         let start = lines.len().saturating_sub(self.window);
         lines[start..].iter().map(SessionLine::as_chat).collect()

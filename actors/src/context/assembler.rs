@@ -9,6 +9,7 @@ use super::sessions::active_sessions;
 use crate::config::ContextConfig;
 use crate::data_dir::DataDir;
 use crate::policy::SnapshotReply;
+use crate::store::files;
 use crate::supervise::{Request, Serve, Service};
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::{CalendarEntry, PlannerContext, PlannerDecision};
@@ -176,37 +177,14 @@ fn field<T: Default>(degraded: &mut Degraded, name: &'static str, read: impl FnO
 }
 
 /// Valid UTF-8 is taken as is (no copy of a 1 MB file); anything else is repaired.
-fn utf8(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
 /// A missing file is an empty source, not a failure.
 fn read_optional(path: &Path) -> Result<String, String> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(utf8(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-    }
+    files::read_optional(path).map(Option::unwrap_or_default).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The last `max` bytes of a file, starting at a line boundary.
 fn tail(path: &Path, max: usize) -> Result<String, String> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
-    };
-    let len = f.metadata().map_err(|e| e.to_string())?.len();
-    let start = len.saturating_sub(max as u64);
-    f.seek(SeekFrom::Start(start)).map_err(|e| e.to_string())?;
-    let mut buf = Vec::with_capacity((len - start) as usize);
-    f.read_to_end(&mut buf).map_err(|e| e.to_string())?;
-    let text = utf8(buf);
-    Ok(match (start > 0, text.find('\n')) {
-        (true, Some(i)) => text[i + 1..].to_owned(),
-        _ => text,
-    })
+    files::tail(path, max as u64).map(Option::unwrap_or_default).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The assembler as a supervised actor.

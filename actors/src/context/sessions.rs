@@ -25,7 +25,7 @@ fn lines(text: &str) -> impl Iterator<Item = SessionLine> + '_ {
 /// When the user last wrote in the session `channel:chat_id`, from its file.
 pub fn last_activity(dir: &Path, session_key: &str) -> Option<DateTime<Utc>> {
     let (channel, chat) = session_key.split_once(':')?;
-    let text = crate::agent::session::tail(&dir.join(format!("{channel}_{chat}.jsonl")), 64 * 1024).ok()?;
+    let text = crate::store::files::tail(&dir.join(format!("{channel}_{chat}.jsonl")), 64 * 1024).ok()??;
     lines(&text).filter(SessionLine::is_user).map(|l| l.at).max()
 }
 
@@ -49,7 +49,7 @@ pub fn active_sessions(dir: &Path, now: DateTime<Utc>, window: Duration) -> std:
             continue;
         }
         // The last 50 lines are all that is looked at: read the end only.
-        let Ok(text) = crate::agent::session::tail(&entry.path(), 64 * 1024) else {
+        let Ok(Some(text)) = crate::store::files::tail(&entry.path(), 64 * 1024) else {
             continue;
         };
         let mut last: Option<DateTime<Utc>> = None;

@@ -38,14 +38,15 @@ pub struct NudgeFeedbackTracker {
     lock_path: PathBuf,
     config: FeedbackConfig,
     tz: Tz,
-    last_trim: Option<NaiveDate>,
+    /// The day of the last trim (shared by every user of this tracker, on any thread).
+    last_trim: std::sync::Mutex<Option<NaiveDate>>,
 }
 
 impl NudgeFeedbackTracker {
     pub fn new(path: impl Into<PathBuf>, config: FeedbackConfig, tz: Tz) -> Self {
         let path = path.into();
         let lock_path = lock_path_for(&path);
-        NudgeFeedbackTracker { path, lock_path, config, tz, last_trim: None }
+        NudgeFeedbackTracker { path, lock_path, config, tz, last_trim: Default::default() }
     }
 
     pub fn path(&self) -> &Path {
@@ -193,9 +194,9 @@ impl NudgeFeedbackTracker {
     }
 
     /// Drops records older than the retention, at most once per local day.
-    pub fn trim_if_due(&mut self, now: DateTime<Utc>) -> Result<bool, FeedbackError> {
+    pub fn trim_if_due(&self, now: DateTime<Utc>) -> Result<bool, FeedbackError> {
         let today = now.with_timezone(&self.tz).date_naive();
-        if self.last_trim == Some(today) {
+        if *self.last_trim.lock().unwrap_or_else(|p| p.into_inner()) == Some(today) {
             return Ok(false);
         }
         let cutoff = now - chrono::Duration::days(self.config.retention_days);
@@ -210,7 +211,7 @@ impl NudgeFeedbackTracker {
             }
             write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
         }
-        self.last_trim = Some(today);
+        *self.last_trim.lock().unwrap_or_else(|p| p.into_inner()) = Some(today);
         Ok(true)
     }
 }

@@ -88,7 +88,7 @@ fn unknown_verdicts_are_refused_and_nothing_is_written() {
 #[test]
 fn daily_trim_drops_old_records_once_a_day() {
     let dir = tempfile::tempdir().unwrap();
-    let mut t = tracker(dir.path());
+    let t = tracker(dir.path());
     t.record_dispatched(
         &Dispatch::new("old", "x", Priority::Low, Source::Sentinel),
         None,

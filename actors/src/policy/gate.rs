@@ -10,7 +10,7 @@ use super::overrides::{tighten, PolicyOverrides};
 use super::topic::{content_hash, topic_of};
 use crate::config::PolicyConfig;
 use crate::feedback::FeedbackSummary;
-use chrono::{DateTime, Datelike, Duration, NaiveTime, TimeZone, Timelike, Utc, Weekday};
+use chrono::{DateTime, Datelike, Duration, NaiveTime, Timelike, Utc, Weekday};
 use chrono_tz::Tz;
 use raven_proto::{Action, PolicyLayer, PolicySnapshot, Priority, TopicFireHistory, Verdict};
 use std::collections::BTreeMap;
@@ -232,12 +232,7 @@ impl NudgePolicy {
 
     /// Start of the user's local calendar day, in UTC.
     fn local_midnight(&self, now: DateTime<Utc>) -> DateTime<Utc> {
-        let date = now.with_timezone(&self.tz).date_naive();
-        // A zone may skip midnight on a DST day; the first instant of the day is then later.
-        (0..3)
-            .find_map(|h| self.tz.from_local_datetime(&date.and_hms_opt(h, 0, 0)?).earliest())
-            .map(|t| t.with_timezone(&Utc))
-            .unwrap_or(now - Duration::hours(24))
+        crate::time::local_midnight(now, self.tz)
     }
 
     fn day_limit(&self, spawn: bool) -> u32 {

@@ -16,7 +16,7 @@ use crate::policy::SetOverrides;
 use crate::policy::{dispatch_through, ApplyTuning, Check, Gated, Nudge, NudgePolicyService, Snapshot};
 use crate::supervise::backoff::LoopBackoff;
 use crate::supervise::Handle;
-use chrono::{DateTime, Duration, TimeZone, Utc};
+use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 use raven_proto::{Action, ExecutionResult, PlannerContext, PlannerDecision, TickOutcome};
 use std::hash::{Hash, Hasher};
@@ -31,7 +31,7 @@ pub struct RunnerDeps {
     pub tz: Tz,
     /// How numeric dates in the notes read.
     pub order: crate::time::DateOrder,
-    pub tracker: NudgeFeedbackTracker,
+    pub tracker: Rc<NudgeFeedbackTracker>,
     pub attention: Option<AttentionUpdater>,
     pub cfg: SentinelConfig,
     pub discovery: Option<Box<dyn DiscoveryHook>>,
@@ -382,13 +382,7 @@ impl SentinelRunner {
     }
 
     fn local_midnight(&self, now: DateTime<Utc>) -> DateTime<Utc> {
-        let date = now.with_timezone(&self.d.tz).date_naive();
-        self.d
-            .tz
-            .from_local_datetime(&date.and_hms_opt(0, 0, 0).unwrap_or_default())
-            .earliest()
-            .map(|t| t.with_timezone(&Utc))
-            .unwrap_or(now - Duration::hours(24))
+        crate::time::local_midnight(now, self.d.tz)
     }
 
     fn fired_today(&self, ctx: &PlannerContext, topic: &str, now: DateTime<Utc>) -> bool {

@@ -88,7 +88,7 @@ fn rig_with(start_at: DateTime<Utc>, policy_cfg: PolicyConfig, assembler_policy:
         router: router.clone(),
         clock: clock.shared(),
         tz: chrono_tz::Tz::UTC,
-        tracker: NudgeFeedbackTracker::new(dir.feedback(), FeedbackConfig::default(), chrono_tz::Tz::UTC),
+        tracker: Rc::new(NudgeFeedbackTracker::new(dir.feedback(), FeedbackConfig::default(), chrono_tz::Tz::UTC)),
         attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
         cfg: SentinelConfig::default(),
         discovery: None,

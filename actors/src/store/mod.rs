@@ -7,6 +7,7 @@
 //! the reason is logged naming the file, and the store starts from empty.
 
 mod atomic;
+pub mod files;
 pub mod owners;
 
 pub use atomic::{keep_aside, lock_path_for, write_atomic, write_atomic_if, FileLock};

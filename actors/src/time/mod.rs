@@ -64,3 +64,31 @@ pub mod zone;
 
 pub use show::{local, local_hm};
 pub use zone::{resolve, resolve_from_env, UserZone, ZoneSource, LOCALTIME};
+
+/// The first instant of the local calendar day of `now` in `tz`, in UTC. A zone may skip
+/// midnight on a DST day: the first instant of the day is then later.
+pub fn local_midnight(now: DateTime<Utc>, tz: Tz) -> DateTime<Utc> {
+    use chrono::TimeZone;
+    let date = now.with_timezone(&tz).date_naive();
+    (0..3)
+        .find_map(|h| tz.from_local_datetime(&date.and_hms_opt(h, 0, 0)?).earliest())
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or(now - chrono::Duration::hours(24))
+}
+
+#[cfg(test)]
+mod midnight_tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn local_midnight_is_the_first_instant_of_the_local_day() {
+        let now = Utc.with_ymd_and_hms(2026, 3, 2, 5, 0, 0).unwrap();
+        let berlin: Tz = "Europe/Berlin".parse().unwrap();
+        assert_eq!(local_midnight(now, berlin), Utc.with_ymd_and_hms(2026, 3, 1, 23, 0, 0).unwrap());
+        // Santiago skips midnight on 2026-09-06: the day starts at 01:00 local (04:00 UTC).
+        let santiago: Tz = "America/Santiago".parse().unwrap();
+        let day = Utc.with_ymd_and_hms(2026, 9, 6, 15, 0, 0).unwrap();
+        assert_eq!(local_midnight(day, santiago), Utc.with_ymd_and_hms(2026, 9, 6, 4, 0, 0).unwrap());
+    }
+}

@@ -107,11 +107,7 @@ pub fn read(memory_path: &Path, toml_path: &Path) -> Result<Preferences, String>
 }
 
 fn read_optional(path: &Path) -> Result<Option<String>, String> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-    }
+    crate::store::files::read_optional(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// `user_memory/preferences.toml`.
