@@ -51,19 +51,19 @@ fn delivered(dir: &Path) -> Vec<(String, String)> {
     out
 }
 
-fn repl(dir: &Path) -> support::Killed {
-    let child = Command::new(support::raven_bin())
+/// `raven <command>` on `dir`, started with its output discarded (stdin kept open).
+fn start(dir: &Path, command: &str) -> std::process::Child {
+    Command::new(support::raven_bin())
         .arg("--data-dir")
         .arg(dir)
-        .arg("repl")
+        .arg(command)
         .env_remove("RAVEN_HOME")
         .env("TZ", "UTC")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
-    support::Killed(child)
+        .unwrap()
 }
 
 #[test]
@@ -71,24 +71,11 @@ fn eight_tick_processes_and_two_engines_never_pass_the_day_cap_or_repeat_a_text(
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     data_dir(dir);
-    let engines = [repl(dir), repl(dir)];
+    let engines = [support::Killed(start(dir, "repl")), support::Killed(start(dir, "repl"))];
     let until = Instant::now() + Duration::from_secs(4);
     let mut rounds = 0;
     while Instant::now() < until {
-        let ticks: Vec<_> = (0..8)
-            .map(|_| {
-                Command::new(support::raven_bin())
-                    .arg("--data-dir")
-                    .arg(dir)
-                    .arg("tick")
-                    .env_remove("RAVEN_HOME")
-                    .env("TZ", "UTC")
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .unwrap()
-            })
-            .collect();
+        let ticks: Vec<_> = (0..8).map(|_| start(dir, "tick")).collect();
         for mut t in ticks {
             t.wait().unwrap();
         }
