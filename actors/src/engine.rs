@@ -1,53 +1,41 @@
 //! Wiring: every actor of the engine, built from a data dir and its config, each supervised
 //! and metered, sharing one clock and one state store.
 
-use crate::agent::broker::{AskUserTool, QuestionBroker};
-use crate::agent::session::SessionStore;
-use crate::agent::tools::{CronTool, FeedbackTool, Tool};
-use crate::agent::{Agent, AgentLoop, AgentSubagent};
+use crate::agent::broker::QuestionBroker;
+use crate::agent::AgentSubagent;
 use crate::clock::SharedClock;
 use crate::config::RavenConfig;
-use crate::context::attention::{producers, AttentionUpdater};
-use crate::context::behaviors_extractor::BehaviorsExtractor;
-use crate::context::preferences::ProactivityPreferencesReader;
-use crate::context::{AssemblerService, AttentionChanged, ContextAssembler};
-use crate::cron::claims::{ChannelFilter, Claimer, ResetStrikes};
-use crate::cron::fire::CronTurns;
-use crate::cron::service::{spawn_cron_loop, CronService, NextCronFire};
-use crate::cron::store::JobsStore;
-use crate::cron::tool::JobsCron;
+use crate::context::AssemblerService;
+use crate::cron::service::{spawn_cron_loop, CronService};
 use crate::data_dir::DataDir;
-use crate::discovery::{
-    ActionExecutor, DecisionConsumer, DecisionRouter, DiscoveryRun, PendingDecisionStore, TaskDiscoverer,
-};
-use crate::executor::conversation::Conversations;
-use crate::executor::defer::{DeferManager, DeferService};
-use crate::executor::dispatcher::NudgeDispatcher;
-use crate::executor::hub::{DeliveryHubService, Post, RegisterOutlet, RetryOutbox};
-use crate::executor::injector::{InjectorService, NudgeInjector};
+use crate::executor::defer::DeferService;
+use crate::executor::hub::{DeliveryHubService, Post, RetryOutbox};
+use crate::executor::injector::InjectorService;
 use crate::executor::outlets::{CliOutlet, JsonlOutlet, Outlet, WebhookOutlet};
-use crate::executor::spawn::ProactiveSpawn;
-use crate::executor::targets::Channels;
-use crate::executor::Executors;
-use crate::feedback::hook::FeedbackReplies;
-use crate::feedback::NudgeFeedbackTracker;
 use crate::planner::openai::OpenAiProvider;
 use crate::planner::provider::SharedProvider;
 use crate::planner::rules::RulesProvider;
-use crate::planner::{PlannerService, ProactivePlanner};
-use crate::policy::{NudgePolicy, NudgePolicyService};
-use crate::sentinel::triggers::TriggerStore;
-use crate::sentinel::{spawn_defer_loop, spawn_tick_loop, Router, RunnerDeps, RunnerService, SentinelRunner};
-use crate::spine::{OriginPools, Scheduler};
-use crate::store::owners::{self, Owner};
-use crate::supervise::{start, Handle, Metrics, RestartPolicy};
-use crate::watch::{watch_file, FileWatch};
+use crate::planner::PlannerService;
+use crate::policy::NudgePolicyService;
+use crate::sentinel::{spawn_defer_loop, spawn_tick_loop, Router, RunnerService};
+use crate::spine::Scheduler;
+use crate::supervise::{Handle, Metrics};
+use crate::watch::FileWatch;
 use futures_util::future::LocalBoxFuture;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
+use wiring::Wiring;
 
+// What the tests in `tests` and `loop_tests` find here through `super::*`.
+#[cfg(test)]
+use crate::{cron::store::JobsStore, feedback::NudgeFeedbackTracker};
+
+mod control;
 pub mod sim;
+mod wiring;
+
+pub use control::EngineControl;
 
 pub struct Engine {
     pub metrics: Metrics,
@@ -208,300 +196,52 @@ impl Engine {
 
     pub fn start_with(dir: &DataDir, config: &RavenConfig, clock: SharedClock, o: Overrides) -> Result<Engine, String> {
         dir.ensure().map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
-        let tz = config.general.timezone;
-        let metrics = Metrics::default();
-        // Producers (cron and subagent completions, `raven wake`) wake the heartbeat early.
-        let wake = crate::heartbeat::WakeHandle::from_config(&config.heartbeat);
-        let restart = |actor: &str| RestartPolicy::from(&config.supervise).with_fault_from_env(actor);
-        // One state file per owner: the ledger, the inject queues, the defer heap, the outbox.
-        let state = |owner| owners::open(dir, owner).map_err(|e| e.to_string());
-        let ledger = Arc::new(state(Owner::Policy)?);
-        let policy = start(
-            NudgePolicyService::new(NudgePolicy::new(config.policy.clone(), tz), Some(ledger), clock.clone()),
-            &metrics,
-            restart("NudgePolicy"),
-        );
+        let w = Wiring::new(dir, config, clock);
+        let policy = w.policy()?;
         let provider = match o.provider {
             Some(p) => p,
             None => provider(config)?,
         };
         let provider_name = provider.name().to_owned();
-        let planner = start(PlannerService::new(ProactivePlanner::new(provider.clone())), &metrics, restart("Planner"));
-        let assembler = start(
-            AssemblerService::new(
-                ContextAssembler::new(dir, config.context.clone())
-                    .with_zone(tz)
-                    .with_calendar(crate::context::calendar::calendar_hook(dir.root(), &config.context.calendar, tz)),
-            ),
-            &metrics,
-            restart("ContextAssembler"),
-        );
-        let watched = assembler.clone();
-        let mut watches = Vec::new();
-        match watch_file(&dir.attention(), move || watched.do_send(AttentionChanged)) {
-            Ok(w) => watches.push(w),
-            // The assembler still re-reads after the runner's own writes.
-            Err(e) => tracing::warn!("attention.md is not watched, a hand edit is seen after the next update: {e}"),
-        }
-        let backoff = chrono::Duration::seconds(config.delivery.outbox_backoff_s);
-        // One of each per process: every user of feedback.jsonl and jobs.json shares it (a
-        // JobsStore's clones share its cache).
-        let tracker = Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz));
-        let jobs = JobsStore::new(dir.jobs());
-        let conversations = Conversations::new(SessionStore::new(dir.sessions()), tracker.clone());
-        let hub = start(
-            DeliveryHubService::new(Arc::new(state(Owner::Outbox)?), clock.clone(), backoff, Some(policy.clone()))
-                .with_conversations(conversations.clone())
-                .with_channels(Channels::of(config))
-                .with_limits(chrono::Duration::hours(config.delivery.outbox_ttl_nudge_h), config.delivery.outbox_max),
-            &metrics,
-            restart("DeliveryHub"),
-        );
-        let events = crate::ipc::EventBus::default();
-        for outlet in configured_outlets(dir, config, &events)?.into_iter().chain(o.outlets) {
-            hub.do_send(RegisterOutlet(outlet));
-        }
-        let gateway = crate::executor::remote::GatewayLink::default();
-        let d = &config.delivery;
-        let timeout = Duration::from_secs(d.webhook_timeout_s * (d.webhook_attempts as u64 + 1) + 5);
-        for channel in &o.remote_channels {
-            let remote =
-                crate::executor::remote::RemoteOutlet { channel: channel.clone(), link: gateway.clone(), timeout };
-            hub.do_send(RegisterOutlet(Arc::new(remote)));
-        }
-        let x = &config.executor;
-        let injector = start(
-            InjectorService::new(
-                NudgeInjector::new(
-                    Arc::new(state(Owner::Injector)?),
-                    chrono::Duration::minutes(x.inject_ttl_minutes),
-                    x.inject_cap,
-                ),
-                policy.clone(),
-                clock.clone(),
-            ),
-            &metrics,
-            restart("NudgeInjector"),
-        );
-        let defer = start(
-            DeferService::new(DeferManager::in_data_dir(dir, x).map_err(|e| e.to_string())?, clock.clone()),
-            &metrics,
-            restart("DeferManager"),
-        );
-        let dispatcher = NudgeDispatcher::new(hub.clone(), config.delivery.default_targets.clone());
-        let questions = hub.clone();
-        let broker = Rc::new(QuestionBroker::new(
-            Duration::from_secs(config.agent.ask_user_timeout_s),
-            // On a channel the question goes out as text; the next inbound message answers it.
-            Box::new(move |conversation, q| {
-                let (channel, chat_id) = raven_proto::split_target(conversation);
-                let text =
-                    raven_proto::OutboundText::proactive(format!("ask-{}", q.batch), &channel, &chat_id, q.render());
-                let hub = questions.clone();
-                actix_rt::spawn(async move {
-                    let _ = hub.call_async(Post::text(text)).await;
-                });
-            }),
-        ));
-        let tools: Vec<Rc<dyn Tool>> = vec![
-            Rc::new(FeedbackTool { tracker: tracker.clone() }),
-            Rc::new(AskUserTool { broker: broker.clone() }),
-            Rc::new(CronTool {
-                jobs: Rc::new(JobsCron {
-                    store: jobs.clone(),
-                    tz,
-                    order: config.general.date_order,
-                    channels: Channels::of(config),
-                }),
-            }),
-        ];
-        // A menu pick is answered before the LLM is called (spec §12).
-        let menus = || PendingDecisionStore::new(dir.sentinel_dir().join("pending_decisions.json"));
-        let spawn_late = Rc::new(std::cell::OnceCell::new());
-        let consumer = DecisionConsumer {
-            router: DecisionRouter {
-                store: menus(),
-                // The rules provider cannot classify free text: only numbers and /pick count.
-                classifier: (provider.name() != "rules").then(|| provider.clone()),
-                threshold: config.discovery.classifier_threshold,
-            },
-            executor: ActionExecutor {
-                policy: policy.clone(),
-                injector: injector.clone(),
-                tools: tools.clone(),
-                spawn: spawn_late.clone(),
-                clock: clock.clone(),
-            },
-            clock: clock.clone(),
-        };
-        let agent = Rc::new(AgentLoop {
-            provider: provider.clone(),
-            tools,
-            sessions: SessionStore::new(dir.sessions()),
-            injector: Some(injector.clone()),
-            inbound_hooks: vec![
-                Rc::new(ResetStrikes(jobs.clone())),
-                Rc::new(consumer),
-                Rc::new(FeedbackReplies { tracker: tracker.clone(), jobs: jobs.clone(), tz, clock: clock.clone() }),
-            ],
-            clock: clock.clone(),
-            max_iterations: config.agent.max_iterations,
-            conversations: Some(conversations.clone()),
-            feedback: Some(tracker.clone()),
-            // Kept at least as long as a routine is remembered.
-            history: config.context.history_enabled.then(|| {
-                let keep_days = config.context.routine_forget_days.max(30);
-                let writer = crate::context::routines::HistoryWriter::new(dir.history(), keep_days);
-                Rc::new(crate::context::routines::HistoryHook { writer, tz }) as Rc<dyn crate::agent::HistorySink>
-            }),
-        });
-        let scheduler = Scheduler::new(
-            Rc::new(Agent(agent.clone())),
-            OriginPools::new(config.agent.user_pool, config.agent.system_pool),
-        )
-        .metered(&metrics, "Spine");
-        let spawn = ProactiveSpawn::new(
-            policy.clone(),
-            Rc::new(WakingSubagent {
-                inner: AgentSubagent::new(scheduler.clone(), clock.clone()),
-                wake: wake.clone(),
-                clock: clock.clone(),
-            }),
-            dispatcher.clone(),
-        );
+        let planning = w.planning(&provider);
+        let mut watches: Vec<FileWatch> = w.watch_attention(planning.assembler.clone()).into_iter().collect();
+        let delivery = w.delivery(&policy, o.outlets, &o.remote_channels)?;
+        let x = w.executors(&policy, &delivery.hub)?;
+        let questions = w.question_broker(&delivery.hub);
+        let tools = w.tools(&delivery, &questions);
+        let (scheduler, spawn_late) = w.agent_and_scheduler(&provider, &policy, &x, &delivery, tools);
+        let spawn = w.spawn(&policy, &scheduler, &x);
         let _ = spawn_late.set(spawn.clone());
-        let router: Rc<dyn Router> = match o.router {
-            Some(r) => r,
-            None => Rc::new(Executors {
-                dispatcher: dispatcher.clone(),
-                injector: injector.clone(),
-                defer: defer.clone(),
-                spawn,
-            }),
-        };
-        let discovery_target = match config.discovery.target.trim() {
-            "" => config.delivery.default_targets.first().cloned().unwrap_or_else(|| "cli:local".into()),
-            t => t.to_owned(),
-        };
-        let discoverer = TaskDiscoverer {
-            menus: Rc::new(menus()),
-            guard: state(Owner::Discovery)?,
-            provider: provider.clone(),
-            policy: policy.clone(),
-            dispatcher: dispatcher.clone(),
-            memory_md: dir.memory(),
-            history_md: dir.history(),
-            heartbeat_md: dir.heartbeat(),
-            tz,
-            order: config.general.date_order,
-            cfg: config.discovery.clone(),
-            target: discovery_target,
-            held: Default::default(),
-            backoff: crate::supervise::backoff::LoopBackoff::new("task discovery"),
-        };
-        let runner = SentinelRunner::new(RunnerDeps {
-            assembler: assembler.clone(),
-            planner: planner.clone(),
-            policy: policy.clone(),
-            router,
-            clock: clock.clone(),
-            tz,
-            order: config.general.date_order,
-            tracker: tracker.clone(),
-            attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
-            cfg: config.sentinel.clone(),
-            discovery: config
-                .discovery
-                .enabled
-                .then(|| Box::new(DiscoveryRun(discoverer)) as Box<dyn crate::sentinel::DiscoveryHook>),
-            daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
-            quiet: std::iter::once(config.policy.quiet_hours).chain(config.policy.extra_quiet_hours.clone()).collect(),
-        });
-        let mut runner = runner.with_preferences(ProactivityPreferencesReader::for_data_dir(dir));
-        // The extractor needs a model: with the rules provider it would only fail each tick.
-        if config.context.behaviors.enabled && provider.name() != "rules" {
-            let x = BehaviorsExtractor::new(
-                dir.sessions(),
-                dir.behaviors(),
-                provider.clone(),
-                config.context.behaviors.clone(),
-            )
-            .with_timezone(tz);
-            runner = runner.with_behaviors(x);
-        } else if config.context.behaviors.enabled {
-            tracing::warn!("context.behaviors is on but no LLM is configured: behaviors.md is not extracted");
-        }
-        let runner = RunnerService::new(runner).with_triggers(TriggerStore::new(dir.triggers()));
-        let runner = start(runner, &metrics, restart("SentinelRunner"));
-        let heartbeat = start(
-            crate::heartbeat::HeartbeatService::new(crate::heartbeat::HeartbeatDeps {
-                provider: provider.clone(),
-                heartbeat_md: dir.heartbeat(),
-                scheduler: scheduler.clone(),
-                hub: hub.clone(),
-                targets: config.delivery.default_targets.clone(),
-                clock: clock.clone(),
-                cfg: config.heartbeat.clone(),
-                wake: wake.clone(),
-                policy: Some(policy.clone()),
-            }),
-            &metrics,
-            restart("Heartbeat"),
-        );
+        let router = w.router(o.router, &x, spawn);
+        let discoverer = w.discoverer(&provider, &policy, &x)?;
+        let runner = w.runner(&planning, &policy, router, &delivery.tracker, discoverer, &provider);
+        let heartbeat = w.heartbeat(&provider, &scheduler, &delivery.hub, &policy);
         let jobs_changed = Arc::new(tokio::sync::Notify::new());
-        let cron = config.cron.enabled.then(|| {
-            let turns = CronTurns {
-                scheduler: scheduler.clone(),
-                hub: hub.clone(),
-                policy: policy.clone(),
-                sessions: SessionStore::new(dir.sessions()),
-                forward_channels: config.cron.forward_channels.clone(),
-                clock: clock.clone(),
-                // A cron completion is a reason to look at HEARTBEAT.md early.
-                on_fired: Some({
-                    let (wake, clock) = (wake.clone(), clock.clone());
-                    Rc::new(move |id: &str| wake.request_wake_now(format!("cron:{id} done"), clock.now()))
-                }),
-            };
-            let claimer = Claimer {
-                pid: std::process::id(),
-                ttl: chrono::Duration::seconds(config.cron.claim_ttl_s as i64),
-                filter: ChannelFilter(o.cron_channels),
-                strike_limit: config.cron.strike_limit.max(1),
-            };
-            let service = CronService::new(jobs.clone(), claimer, Rc::new(turns), clock.clone());
-            start(service, &metrics, restart("Cron"))
-        });
+        let cron = w.cron(&scheduler, &delivery, &policy, o.cron_channels);
         if cron.is_some() {
-            let ring = jobs_changed.clone();
-            match watch_file(&dir.jobs(), move || ring.notify_one()) {
-                Ok(w) => watches.push(w),
-                Err(e) => {
-                    tracing::warn!("jobs.json is not watched, a peer's edit is seen within cron.max_sleep_s: {e}")
-                }
-            }
+            watches.extend(w.watch_jobs(jobs_changed.clone()));
         }
         Ok(Engine {
-            metrics,
+            metrics: w.metrics,
             policy,
-            planner,
-            assembler,
-            hub,
-            injector,
-            defer,
+            planner: planning.planner,
+            assembler: planning.assembler,
+            hub: delivery.hub,
+            injector: x.injector,
+            defer: x.defer,
             runner,
             scheduler,
-            questions: broker,
+            questions,
             provider_name,
             cron,
             heartbeat,
-            wake,
+            wake: w.wake,
             jobs_changed,
             next_tick: Default::default(),
             sentinel_enabled: config.sentinel.enabled,
-            events,
-            gateway: (!o.remote_channels.is_empty()).then_some(gateway),
-            clock,
+            events: delivery.events,
+            gateway: delivery.gateway,
+            clock: w.clock,
             _watches: watches,
         })
     }
@@ -550,175 +290,5 @@ impl crate::executor::spawn::SubagentManager for WakingSubagent {
             self.wake.request_wake_now(format!("subagent for {channel}:{chat_id} done"), self.clock.now());
             result
         })
-    }
-}
-
-/// The control socket's handler on a running engine.
-pub struct EngineControl {
-    pub metrics: Metrics,
-    pub scheduler: Scheduler,
-    pub questions: Rc<QuestionBroker>,
-    pub hub: Handle<DeliveryHubService>,
-    pub runner: Handle<RunnerService>,
-    pub cron: Option<Handle<CronService>>,
-    pub heartbeat: Handle<crate::heartbeat::HeartbeatService>,
-    pub wake: crate::heartbeat::WakeHandle,
-    pub clock: SharedClock,
-    pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
-    pub sentinel_enabled: bool,
-    pub events: crate::ipc::EventBus,
-    pub gateway: Option<crate::executor::remote::GatewayLink>,
-}
-
-impl EngineControl {
-    pub fn of(engine: &Engine) -> Self {
-        EngineControl {
-            metrics: engine.metrics.clone(),
-            scheduler: engine.scheduler.clone(),
-            questions: engine.questions.clone(),
-            hub: engine.hub.clone(),
-            runner: engine.runner.clone(),
-            cron: engine.cron.clone(),
-            heartbeat: engine.heartbeat.clone(),
-            wake: engine.wake.clone(),
-            clock: engine.clock.clone(),
-            next_tick: engine.next_tick.clone(),
-            sentinel_enabled: engine.sentinel_enabled,
-            events: engine.events.clone(),
-            gateway: engine.gateway.clone(),
-        }
-    }
-
-    /// When each timer fires next.
-    pub fn upcoming(&self) -> LocalBoxFuture<'static, Vec<raven_proto::control::Upcoming>> {
-        use raven_proto::control::Upcoming;
-        let rfc = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339());
-        let what =
-            if self.sentinel_enabled { "sentinel tick" } else { "sentinel tick (off: sentinel.enabled = false)" };
-        let tick = Upcoming { what: what.into(), at: rfc(self.next_tick.get()) };
-        let (cron, heartbeat) = (self.cron.clone(), self.heartbeat.clone());
-        Box::pin(async move {
-            let mut out = vec![tick];
-            if let Some(cron) = cron {
-                out.push(Upcoming { what: "cron".into(), at: rfc(cron.call(NextCronFire).await.ok().flatten()) });
-            }
-            let next = heartbeat.call(crate::heartbeat::NextHeartbeat).await.ok().flatten();
-            out.push(Upcoming { what: "heartbeat".into(), at: rfc(next) });
-            out
-        })
-    }
-}
-
-impl crate::ipc::ControlHandler for EngineControl {
-    fn subscribe(&self) -> Option<tokio::sync::mpsc::Receiver<String>> {
-        Some(self.events.subscribe(crate::ipc::EVENT_QUEUE))
-    }
-
-    fn host_outlets(
-        &self,
-        channels: &[String],
-    ) -> Option<tokio::sync::mpsc::Receiver<(u64, raven_proto::OutboundText)>> {
-        tracing::info!("the gateway hosts {channels:?}");
-        self.gateway.as_ref().map(|g| g.attach())
-    }
-
-    fn handle(
-        &self,
-        req: raven_proto::control::ControlRequest,
-    ) -> futures_util::future::LocalBoxFuture<'static, raven_proto::control::ControlResponse> {
-        use crate::agent::{dispatch_inbound, Inbound};
-        use crate::spine::TurnOutcome;
-        use raven_proto::control::{ControlRequest, ControlResponse};
-        let pid = std::process::id();
-        let response = match req {
-            ControlRequest::Ping => ControlResponse::Pong { pid },
-            ControlRequest::Status => {
-                let (actors, upcoming) = (self.metrics.snapshot(), self.upcoming());
-                return Box::pin(async move { ControlResponse::Status { pid, actors, upcoming: upcoming.await } });
-            }
-            ControlRequest::Metrics => {
-                ControlResponse::Metrics { text: crate::supervise::render_prometheus(&self.metrics.snapshot()) }
-            }
-            ControlRequest::Send { target, text } => {
-                let hub = self.hub.clone();
-                return Box::pin(async move { send(&hub, &target, &text).await });
-            }
-            ControlRequest::Wake { reason } => {
-                self.wake.request_wake_now(reason, self.clock.now());
-                ControlResponse::Ack
-            }
-            ControlRequest::Delivered { id, error, transient } => {
-                use crate::executor::outlets::OutletError;
-                let result = match error {
-                    None => Ok(()),
-                    Some(e) if transient => Err(OutletError::Transient(e)),
-                    Some(e) => Err(OutletError::Refused(e)),
-                };
-                if let Some(g) = &self.gateway {
-                    g.resolve(id, result);
-                }
-                ControlResponse::Ack
-            }
-            // The server answers these itself, through `subscribe` and `host_outlets`.
-            ControlRequest::Subscribe | ControlRequest::HostOutlets { .. } => {
-                ControlResponse::Error { message: "asked on a connection, not of the engine".into() }
-            }
-            ControlRequest::Tick => {
-                let runner = self.runner.clone();
-                return Box::pin(async move {
-                    match runner.call_async(crate::sentinel::Tick).await {
-                        Ok(out) => {
-                            let to_cli = out
-                                .result
-                                .as_ref()
-                                .is_some_and(|r| r.delivered && r.targets.iter().any(|t| t.starts_with("cli:")));
-                            let cli_messages = match (to_cli, &out.decision.nudge_message) {
-                                (true, Some(m)) => vec![m.clone()],
-                                _ => Vec::new(),
-                            };
-                            ControlResponse::Ticked { route: out.route, cli_messages }
-                        }
-                        Err(e) => ControlResponse::Error { message: e.to_string() },
-                    }
-                });
-            }
-            ControlRequest::Inbound { turn, deliver } => {
-                if turn.origin != raven_proto::Origin::User {
-                    ControlResponse::Error { message: "only user messages come in from channels".into() }
-                } else {
-                    let target = (turn.channel.clone(), turn.chat_id.clone(), turn.request_id.clone());
-                    let hub = self.hub.clone();
-                    let (how, reply) = dispatch_inbound(&self.scheduler, &self.questions, turn);
-                    return Box::pin(async move {
-                        let response = match (how, reply) {
-                            (Inbound::Routed(crate::spine::Routed::Injected), _) | (Inbound::Answered, _) => {
-                                ControlResponse::Reply { text: None }
-                            }
-                            (_, Some(rx)) => match rx.await {
-                                Ok(TurnOutcome::Replied(text)) => ControlResponse::Reply { text: Some(text) },
-                                Ok(TurnOutcome::Failed(e)) => ControlResponse::Error { message: e },
-                                Ok(TurnOutcome::Interrupted) | Err(_) => ControlResponse::Reply { text: None },
-                            },
-                            (_, None) => ControlResponse::Reply { text: None },
-                        };
-                        if let (true, ControlResponse::Reply { text: Some(text) }) = (deliver, &response) {
-                            let (channel, chat_id, id) = target;
-                            let out = raven_proto::OutboundText {
-                                delivery_id: format!("reply-{id}"),
-                                channel,
-                                chat_id,
-                                content: text.clone(),
-                                extras: Default::default(),
-                            };
-                            if let Ok(Err(e)) = hub.call_async(Post::text(out)).await {
-                                tracing::warn!("reply not delivered through the outlet: {e}");
-                            }
-                        }
-                        response
-                    });
-                }
-            }
-        };
-        Box::pin(async move { response })
     }
 }

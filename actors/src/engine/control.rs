@@ -1,0 +1,210 @@
+//! The control socket's handler on a running engine: one small method per request, each
+//! answering from the handles the engine shares with it.
+
+use super::Engine;
+use crate::agent::broker::QuestionBroker;
+use crate::agent::{dispatch_inbound, Inbound};
+use crate::clock::SharedClock;
+use crate::cron::service::{CronService, NextCronFire};
+use crate::executor::hub::{DeliveryHubService, Post};
+use crate::sentinel::RunnerService;
+use crate::spine::{Scheduler, TurnOutcome};
+use crate::supervise::{Handle, Metrics};
+use futures_util::future::LocalBoxFuture;
+use raven_proto::control::{ControlRequest, ControlResponse, Upcoming};
+use std::rc::Rc;
+
+/// The control socket's handler on a running engine.
+pub struct EngineControl {
+    pub metrics: Metrics,
+    pub scheduler: Scheduler,
+    pub questions: Rc<QuestionBroker>,
+    pub hub: Handle<DeliveryHubService>,
+    pub runner: Handle<RunnerService>,
+    pub cron: Option<Handle<CronService>>,
+    pub heartbeat: Handle<crate::heartbeat::HeartbeatService>,
+    pub wake: crate::heartbeat::WakeHandle,
+    pub clock: SharedClock,
+    pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
+    pub sentinel_enabled: bool,
+    pub events: crate::ipc::EventBus,
+    pub gateway: Option<crate::executor::remote::GatewayLink>,
+}
+
+impl EngineControl {
+    pub fn of(engine: &Engine) -> Self {
+        EngineControl {
+            metrics: engine.metrics.clone(),
+            scheduler: engine.scheduler.clone(),
+            questions: engine.questions.clone(),
+            hub: engine.hub.clone(),
+            runner: engine.runner.clone(),
+            cron: engine.cron.clone(),
+            heartbeat: engine.heartbeat.clone(),
+            wake: engine.wake.clone(),
+            clock: engine.clock.clone(),
+            next_tick: engine.next_tick.clone(),
+            sentinel_enabled: engine.sentinel_enabled,
+            events: engine.events.clone(),
+            gateway: engine.gateway.clone(),
+        }
+    }
+
+    /// When each timer fires next.
+    pub fn upcoming(&self) -> LocalBoxFuture<'static, Vec<Upcoming>> {
+        let rfc = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339());
+        let what =
+            if self.sentinel_enabled { "sentinel tick" } else { "sentinel tick (off: sentinel.enabled = false)" };
+        let tick = Upcoming { what: what.into(), at: rfc(self.next_tick.get()) };
+        let (cron, heartbeat) = (self.cron.clone(), self.heartbeat.clone());
+        Box::pin(async move {
+            let mut out = vec![tick];
+            if let Some(cron) = cron {
+                out.push(Upcoming { what: "cron".into(), at: rfc(cron.call(NextCronFire).await.ok().flatten()) });
+            }
+            let next = heartbeat.call(crate::heartbeat::NextHeartbeat).await.ok().flatten();
+            out.push(Upcoming { what: "heartbeat".into(), at: rfc(next) });
+            out
+        })
+    }
+
+    /// `raven status`: the actors' metrics and the timers.
+    fn status(&self, pid: u32) -> LocalBoxFuture<'static, ControlResponse> {
+        let (actors, upcoming) = (self.metrics.snapshot(), self.upcoming());
+        Box::pin(async move { ControlResponse::Status { pid, actors, upcoming: upcoming.await } })
+    }
+
+    /// The metrics in the Prometheus text format.
+    fn prometheus(&self) -> ControlResponse {
+        ControlResponse::Metrics { text: crate::supervise::render_prometheus(&self.metrics.snapshot()) }
+    }
+
+    /// `raven send`: one message through the hub.
+    fn send(&self, target: String, text: String) -> LocalBoxFuture<'static, ControlResponse> {
+        let hub = self.hub.clone();
+        Box::pin(async move { super::send(&hub, &target, &text).await })
+    }
+
+    /// `raven wake`: the heartbeat runs early.
+    fn wake(&self, reason: String) -> ControlResponse {
+        self.wake.request_wake_now(reason, self.clock.now());
+        ControlResponse::Ack
+    }
+
+    /// The gateway reports what became of a delivery it hosted.
+    fn delivered(&self, id: u64, error: Option<String>, transient: bool) -> ControlResponse {
+        use crate::executor::outlets::OutletError;
+        let result = match error {
+            None => Ok(()),
+            Some(e) if transient => Err(OutletError::Transient(e)),
+            Some(e) => Err(OutletError::Refused(e)),
+        };
+        if let Some(g) = &self.gateway {
+            g.resolve(id, result);
+        }
+        ControlResponse::Ack
+    }
+
+    /// `raven tick`: one Sentinel tick now, with what it showed on the cli.
+    fn tick(&self) -> LocalBoxFuture<'static, ControlResponse> {
+        let runner = self.runner.clone();
+        Box::pin(async move {
+            match runner.call_async(crate::sentinel::Tick).await {
+                Ok(out) => {
+                    let to_cli = out
+                        .result
+                        .as_ref()
+                        .is_some_and(|r| r.delivered && r.targets.iter().any(|t| t.starts_with("cli:")));
+                    let cli_messages = match (to_cli, &out.decision.nudge_message) {
+                        (true, Some(m)) => vec![m.clone()],
+                        _ => Vec::new(),
+                    };
+                    ControlResponse::Ticked { route: out.route, cli_messages }
+                }
+                Err(e) => ControlResponse::Error { message: e.to_string() },
+            }
+        })
+    }
+
+    /// A user's message from a channel: its turn's reply, delivered through the channel's
+    /// outlet too with `deliver`.
+    fn inbound(&self, turn: raven_proto::TurnRequest, deliver: bool) -> LocalBoxFuture<'static, ControlResponse> {
+        if turn.origin != raven_proto::Origin::User {
+            let response = ControlResponse::Error { message: "only user messages come in from channels".into() };
+            return Box::pin(async move { response });
+        }
+        let target = (turn.channel.clone(), turn.chat_id.clone(), turn.request_id.clone());
+        let hub = self.hub.clone();
+        let (how, reply) = dispatch_inbound(&self.scheduler, &self.questions, turn);
+        Box::pin(async move {
+            let response = reply_of(how, reply).await;
+            if let (true, ControlResponse::Reply { text: Some(text) }) = (deliver, &response) {
+                deliver_reply(&hub, target, text).await;
+            }
+            response
+        })
+    }
+}
+
+/// What the turn an inbound message started (if any) answered.
+async fn reply_of(how: Inbound, reply: Option<tokio::sync::oneshot::Receiver<TurnOutcome>>) -> ControlResponse {
+    match (how, reply) {
+        (Inbound::Routed(crate::spine::Routed::Injected), _) | (Inbound::Answered, _) => {
+            ControlResponse::Reply { text: None }
+        }
+        (_, Some(rx)) => match rx.await {
+            Ok(TurnOutcome::Replied(text)) => ControlResponse::Reply { text: Some(text) },
+            Ok(TurnOutcome::Failed(e)) => ControlResponse::Error { message: e },
+            Ok(TurnOutcome::Interrupted) | Err(_) => ControlResponse::Reply { text: None },
+        },
+        (_, None) => ControlResponse::Reply { text: None },
+    }
+}
+
+/// The reply to an inbound message, out through its channel's outlet.
+async fn deliver_reply(hub: &Handle<DeliveryHubService>, target: (String, String, String), text: &str) {
+    let (channel, chat_id, id) = target;
+    let out = raven_proto::OutboundText {
+        delivery_id: format!("reply-{id}"),
+        channel,
+        chat_id,
+        content: text.to_owned(),
+        extras: Default::default(),
+    };
+    if let Ok(Err(e)) = hub.call_async(Post::text(out)).await {
+        tracing::warn!("reply not delivered through the outlet: {e}");
+    }
+}
+
+impl crate::ipc::ControlHandler for EngineControl {
+    fn subscribe(&self) -> Option<tokio::sync::mpsc::Receiver<String>> {
+        Some(self.events.subscribe(crate::ipc::EVENT_QUEUE))
+    }
+
+    fn host_outlets(
+        &self,
+        channels: &[String],
+    ) -> Option<tokio::sync::mpsc::Receiver<(u64, raven_proto::OutboundText)>> {
+        tracing::info!("the gateway hosts {channels:?}");
+        self.gateway.as_ref().map(|g| g.attach())
+    }
+
+    fn handle(&self, req: ControlRequest) -> LocalBoxFuture<'static, ControlResponse> {
+        let pid = std::process::id();
+        let response = match req {
+            ControlRequest::Ping => ControlResponse::Pong { pid },
+            ControlRequest::Status => return self.status(pid),
+            ControlRequest::Metrics => self.prometheus(),
+            ControlRequest::Send { target, text } => return self.send(target, text),
+            ControlRequest::Wake { reason } => self.wake(reason),
+            ControlRequest::Delivered { id, error, transient } => self.delivered(id, error, transient),
+            // The server answers these itself, through `subscribe` and `host_outlets`.
+            ControlRequest::Subscribe | ControlRequest::HostOutlets { .. } => {
+                ControlResponse::Error { message: "asked on a connection, not of the engine".into() }
+            }
+            ControlRequest::Tick => return self.tick(),
+            ControlRequest::Inbound { turn, deliver } => return self.inbound(turn, deliver),
+        };
+        Box::pin(async move { response })
+    }
+}
