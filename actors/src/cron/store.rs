@@ -216,6 +216,8 @@ impl JobsStore {
         let mut file = self.read_locked(&lock)?;
         let before = file.clone();
         let out = f(&mut file);
+        // The version the view describes: the one read, or the one written below.
+        let mut stamp = Stamp::of(&self.path);
         if file != before {
             let bytes = serde_json::to_vec_pretty(&file).map_err(|e| self.io(e.into()))?;
             let revision = lock.bump();
@@ -229,20 +231,22 @@ impl JobsStore {
                 }
                 unchanged
             };
-            if !write_atomic_if(&self.path, &bytes, unchanged).map_err(|e| self.io(e))? {
+            let Some(written) = write_atomic_if(&self.path, &bytes, unchanged).map_err(|e| self.io(e))? else {
                 return Err(JobsError::Conflict { path: self.path.clone() });
-            }
+            };
             // The check and the rename are two steps: an in-place save between them went into
             // the file just unlinked. Put it back, and give way to it as above.
             if let Some(read) = read.filter(|r| Stamp::of_file(r) != read_version) {
                 self.put_back(&read)?;
                 return Err(JobsError::Conflict { path: self.path.clone() });
             }
-            if let (Some(revision), Some(stamp)) = (revision, Stamp::of(&self.path)) {
+            // Cached under the version written, not the path's: an edit saved in place since
+            // the rename has another version, so the cache cannot hide it.
+            if let (Some(revision), Some(stamp)) = (revision, written.stamp) {
                 *self.cache() = Some(Cached { revision, stamp, file: file.clone() });
             }
+            stamp = written.stamp;
         }
-        let stamp = Stamp::of(&self.path);
         Ok((out, View { file, stamp }))
     }
 

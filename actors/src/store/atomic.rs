@@ -109,10 +109,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_if(path, bytes, || true).map(|_| ())
 }
 
+/// What a replace wrote: the version of the new file (`None` where it cannot be read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    pub stamp: Option<super::Stamp>,
+}
+
 /// [`write_atomic`], but the replace happens only if `still_ok()` says so once the new
 /// content is durable, right before the rename (the caller checks that nobody changed the
-/// file meanwhile); `Ok(false)` when it did not, with nothing changed.
-pub fn write_atomic_if(path: &Path, bytes: &[u8], still_ok: impl FnOnce() -> bool) -> std::io::Result<bool> {
+/// file meanwhile); `Ok(None)` when it did not, with nothing changed. `Ok(Some(written))` is
+/// the version this call wrote, taken from the file it wrote rather than from the path, which
+/// someone may have edited in place since the rename.
+pub fn write_atomic_if(path: &Path, bytes: &[u8], still_ok: impl FnOnce() -> bool) -> std::io::Result<Option<Written>> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
@@ -122,14 +130,15 @@ pub fn write_atomic_if(path: &Path, bytes: &[u8], still_ok: impl FnOnce() -> boo
         let mut f = OpenOptions::new().create(true).truncate(true).write(true).open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
+        let written = Written { stamp: super::Stamp::of_file(&f) };
         if !still_ok() {
-            return Ok(false);
+            return Ok(None);
         }
         std::fs::rename(&tmp, path)?;
         File::open(dir)?.sync_all()?;
-        Ok(true)
+        Ok(Some(written))
     })();
-    if !matches!(result, Ok(true)) {
+    if !matches!(result, Ok(Some(_))) {
         let _ = std::fs::remove_file(&tmp);
     }
     result
