@@ -152,8 +152,9 @@ impl ContextAssembler {
             }
         };
         let n = self.cfg.behaviors_tail_events;
-        ctx.behaviors_recent =
-            field(&mut degraded, "behaviors_recent", || read_optional(&self.behaviors).map(|t| folded_tail(&t, n)));
+        ctx.behaviors_recent = field(&mut degraded, "behaviors_recent", || {
+            read_optional(&self.behaviors).map(|t| folded_tail(whole_lines(&t), n))
+        });
         for (name, why) in &degraded {
             tracing::warn!(field = name, "context source failed, using its default: {why}");
         }
@@ -177,6 +178,11 @@ fn field<T: Default>(degraded: &mut Degraded, name: &'static str, read: impl FnO
 }
 
 /// Valid UTF-8 is taken as is (no copy of a 1 MB file); anything else is repaired.
+/// The text up to its last line end: a line still being appended is left for the next read.
+fn whole_lines(text: &str) -> &str {
+    text.rfind('\n').map_or("", |i| &text[..=i])
+}
+
 /// A missing file is an empty source, not a failure.
 fn read_optional(path: &Path) -> Result<String, String> {
     files::read_optional(path).map(Option::unwrap_or_default).map_err(|e| format!("{}: {e}", path.display()))

@@ -253,7 +253,7 @@ impl<'a> Wiring<'a> {
 
     pub(super) fn spawn(&self, policy: &Policy, scheduler: &Scheduler, x: &Execution) -> ProactiveSpawn {
         let clock = self.clock.clone();
-        let inner = AgentSubagent::new(scheduler.clone(), clock.clone());
+        let inner = AgentSubagent::new(scheduler.clone(), clock.clone(), self.dir.sessions());
         let subagent = WakingSubagent { inner, wake: self.wake.clone(), clock };
         ProactiveSpawn::new(policy.clone(), Rc::new(subagent), x.dispatcher.clone())
     }

@@ -110,9 +110,37 @@ pub struct JsonlOutlet {
 /// message). A file that shrank or was replaced is read again from its start.
 #[derive(Default)]
 struct Seen {
-    ids: HashSet<String>,
+    ids: RecentIds,
     read_to: u64,
     file_id: u64,
+}
+
+/// The delivery ids most recently written, at most [`RecentIds::KEPT`]: a redelivery comes
+/// within hours (an outbox retry, a fire repeated after a crash), so a file that runs for
+/// years does not keep every id it ever saw in memory.
+#[derive(Default)]
+struct RecentIds {
+    set: HashSet<String>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl RecentIds {
+    const KEPT: usize = 50_000;
+
+    fn contains(&self, id: &str) -> bool {
+        self.set.contains(id)
+    }
+
+    fn insert(&mut self, id: String) {
+        if self.set.insert(id.clone()) {
+            self.order.push_back(id);
+        }
+        while self.order.len() > Self::KEPT {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+    }
 }
 
 impl Seen {
@@ -266,6 +294,17 @@ mod tests {
 
     fn text(id: &str) -> OutboundText {
         OutboundText::proactive(id, "jsonl", "me", format!("message {id}"))
+    }
+
+    #[test]
+    fn the_ids_kept_in_memory_are_bounded_and_the_recent_ones_stay() {
+        let mut ids = RecentIds::default();
+        for i in 0..RecentIds::KEPT + 10 {
+            ids.insert(format!("id-{i}"));
+        }
+        ids.insert(format!("id-{}", RecentIds::KEPT + 9));
+        assert_eq!((ids.set.len(), ids.order.len()), (RecentIds::KEPT, RecentIds::KEPT));
+        assert!(!ids.contains("id-0") && ids.contains(&format!("id-{}", RecentIds::KEPT + 9)));
     }
 
     /// Delivery ids are honoured across processes (a peer's appends are read), and a file

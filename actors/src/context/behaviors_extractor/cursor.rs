@@ -85,25 +85,31 @@ pub fn commit(
     Ok(cursors)
 }
 
-/// One line per event at the end of the file; a missing or empty file starts with the
-/// `# Behaviors` heading. Replaced atomically, so the ContextAssembler never reads a torn
-/// line.
+/// One line per event at the end of the file, appended (the file is never rewritten, so an
+/// append costs what it adds); a missing or empty file starts with the `# Behaviors` heading.
+/// A reader takes whole lines only (see the ContextAssembler), so a line being written is
+/// never misread.
 fn append(path: &Path, events: &[BehaviorEvent]) -> std::io::Result<()> {
-    let mut text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e),
-    };
-    if text.trim().is_empty() {
-        text = "# Behaviors\n\n".into();
-    } else if !text.ends_with('\n') {
-        text.push('\n');
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let mut f = std::fs::OpenOptions::new().create(true).read(true).append(true).open(path)?;
+    let len = f.metadata()?.len();
+    let mut text = String::new();
+    if len == 0 {
+        text.push_str("# Behaviors\n\n");
+    } else {
+        let mut last = [0u8; 1];
+        f.seek(SeekFrom::Start(len - 1))?;
+        f.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            text.push('\n');
+        }
     }
     for e in events {
         text.push_str(&e.line());
         text.push('\n');
     }
-    write_atomic(path, text.as_bytes())
+    f.write_all(text.as_bytes())?;
+    f.sync_data()
 }
 
 #[cfg(test)]
