@@ -69,7 +69,10 @@ fn inbound_messages_metrics_secrets_limits_and_a_killed_gateway() {
     let (code, body) = http(&addr, "POST", "/inbound", Some(SECRET), b"not json");
     assert_eq!(code, 400, "{body}");
 
-    let (code, body) = http(&addr, "GET", "/metrics", None, b"");
+    // Metrics are behind the secret (`gateway.metrics_public` opens them).
+    let (code, _) = http(&addr, "GET", "/metrics", None, b"");
+    assert_eq!(code, 401);
+    let (code, body) = http(&addr, "GET", "/metrics", Some(SECRET), b"");
     assert_eq!(code, 200);
     assert!(body.contains("raven_actor_messages_received_total{actor=\"DeliveryHub\"}"), "{body}");
 

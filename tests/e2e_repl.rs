@@ -118,3 +118,21 @@ fn a_killed_supervisor_is_replaced_and_the_gateway_and_the_repl_reconnect() {
     assert_eq!(code, 200, "{reply}");
     t.send("/quit");
 }
+
+#[test]
+fn a_reminder_carrying_escape_sequences_reaches_the_repl_without_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    data_dir(dir);
+    let t = Tmux::new("escapes");
+    t.start(&format!("{} --data-dir {} repl", support::raven_bin().display(), dir.display()));
+    t.wait_for("no supervisor running; using an engine in this process");
+    let title = || t.run(&["display-message", "-p", "-t", "t", "#{pane_title}"]).trim().to_owned();
+    let before = title();
+    let added = support::raven(dir, &["cron", "add", "--in", "1s", "Tea\u{1b}]0;owned\u{7} time\u{1b}[2J"]);
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let screen = t.wait_for("Tea time");
+    assert!(!screen.contains("owned") && !screen.contains("0;"), "{screen}");
+    assert_eq!(title(), before, "the reminder retitled the terminal");
+    t.send("/quit");
+}

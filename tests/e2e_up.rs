@@ -126,3 +126,18 @@ fn an_orphaned_gateway_leaves_when_no_supervisor_comes_back() {
     }
     assert!(!alive(gateway), "no orphan holds the port for ever");
 }
+
+#[test]
+fn a_deleted_socket_comes_back_and_a_second_supervisor_is_still_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let _first = support::Killed(up(dir));
+    wait_ready(dir);
+    std::fs::remove_file(dir.join("raven.sock")).unwrap();
+    // Whatever the socket says, the lock says a supervisor runs: a second one is refused.
+    let second = support::raven(dir, &["up"]);
+    assert!(!second.status.success(), "a second supervisor started");
+    let said = String::from_utf8_lossy(&second.stderr).into_owned();
+    assert!(said.contains("already running (pid"), "{said}");
+    support::eventually("the socket to come back", || support::raven(dir, &["status"]).status.success());
+}

@@ -250,7 +250,7 @@ fn a_read_only_data_dir_is_a_clear_error_and_leaves_every_file_whole() {
     let mut err = String::new();
     std::io::Read::read_to_string(up.0.stderr.as_mut().unwrap(), &mut err).unwrap();
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("raven.sock") && err.contains("Permission denied"), "{err}");
+    assert!(err.contains("raven.lock") && err.contains("Permission denied"), "{err}");
 
     assert_eq!(snapshot(&dir), before, "no file was added, removed or changed");
     writable(&dir, true);

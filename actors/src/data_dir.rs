@@ -86,6 +86,11 @@ impl DataDir {
         self.root.join("raven.sock")
     }
 
+    /// Held by the running supervisor (see `ipc::single`).
+    pub fn supervisor_lock(&self) -> PathBuf {
+        self.root.join("raven.lock")
+    }
+
     /// Where a running supervisor writes the zone it resolved, so its clients read times in it.
     pub fn zone(&self) -> PathBuf {
         self.root.join("raven.zone")

@@ -234,6 +234,8 @@ pub struct GatewayConfig {
     /// A gateway whose supervisor is gone keeps serving (the restarted supervisor adopts it)
     /// for this long, then exits.
     pub orphan_timeout_s: u64,
+    /// `GET /metrics` without the secret (for a scraper that cannot send it); off by default.
+    pub metrics_public: bool,
 }
 
 impl Default for GatewayConfig {
@@ -245,6 +247,7 @@ impl Default for GatewayConfig {
             max_body_bytes: 64 * 1024,
             restart_backoff_ms: 200,
             orphan_timeout_s: 60,
+            metrics_public: false,
         }
     }
 }

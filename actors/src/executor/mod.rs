@@ -11,6 +11,7 @@ pub mod outlets;
 pub mod remote;
 pub mod spawn;
 pub mod targets;
+pub mod terminal;
 
 use crate::feedback::{Dispatch, Source};
 use crate::sentinel::Router;

@@ -8,9 +8,11 @@ mod client;
 mod events;
 pub mod limits;
 mod server;
+pub mod single;
 
 pub use client::{ControlClient, DuplexClient, Pushed};
 pub use events::{EventBus, EVENT_QUEUE};
+pub use interprocess::local_socket::tokio::Listener;
 pub use server::{bind, serve, ControlHandler};
 
 use std::path::PathBuf;

@@ -7,6 +7,7 @@ use raven_actors::cron::store::{JobsStore, Schedule};
 use raven_actors::cron::tool::{describe, JobsCron, NewJob};
 use raven_actors::data_dir::DataDir;
 use raven_actors::executor::targets::Channels;
+use raven_actors::executor::terminal::sanitize;
 use serde_json::json;
 
 #[derive(Subcommand)]
@@ -102,7 +103,7 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
             let target = (!a.silent && a.broadcast.is_empty()).then(|| a.to.clone());
             let new = NewJob { message: a.message, schedule, target, broadcast: a.broadcast, topic: a.topic };
             let job = jobs.insert(new, now)?;
-            println!("{}  (times in {})", describe(&job, jobs.tz), jobs.tz);
+            println!("{}  (times in {})", sanitize(&describe(&job, jobs.tz)), jobs.tz);
         }
         CronCommand::List => {
             let file = jobs.store.load().map_err(|e| e.to_string())?;
@@ -112,7 +113,7 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
                 println!("times in {}", jobs.tz);
             }
             for job in &file.jobs {
-                println!("{}", describe(job, jobs.tz));
+                println!("{}", sanitize(&describe(job, jobs.tz)));
             }
         }
         CronCommand::Resume { id } => {

@@ -32,6 +32,8 @@ pub const SUPERVISED: &str = "RAVEN_GATEWAY_SUPERVISED";
 struct Gateway {
     socket: PathBuf,
     secret: Option<String>,
+    /// `gateway.metrics_public`: `/metrics` answers without the secret.
+    metrics_public: bool,
     /// `POST /feedback` writes here (the supervisor's next tick, and `raven policy explain`,
     /// read it).
     feedback: raven_actors::feedback::NudgeFeedbackTracker,
@@ -137,7 +139,10 @@ async fn inbound(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes)
     }
 }
 
-async fn metrics(State(g): State<Arc<Gateway>>) -> Response {
+async fn metrics(State(g): State<Arc<Gateway>>, headers: HeaderMap) -> Response {
+    if let Some(r) = (!g.metrics_public).then(|| refused(&g, &headers)).flatten() {
+        return r;
+    }
     match ask(&g.socket, ControlRequest::Metrics).await {
         Ok(ControlResponse::Metrics { text }) => {
             ([("content-type", "text/plain; version=0.0.4")], text).into_response()
@@ -195,7 +200,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         config.feedback.clone(),
         config.general.timezone,
     );
-    let state = Arc::new(Gateway { socket: dir.socket(), secret, feedback });
+    let state = Arc::new(Gateway { socket: dir.socket(), secret, metrics_public: g.metrics_public, feedback });
     let app = Router::new()
         .route("/inbound", post(inbound))
         .route("/feedback", post(feedback_verdict))

@@ -36,7 +36,7 @@ async fn supervisor_tick(c: &mut ControlClient, show_metrics: bool) -> Result<()
         ControlResponse::Ticked { route, cli_messages } => {
             println!("route:    {route} (the supervisor's tick)");
             for m in cli_messages {
-                println!("cli:      {m}");
+                println!("cli:      {}", raven_actors::executor::terminal::sanitize(&m));
             }
         }
         ControlResponse::Error { message } => return Err(message),

@@ -6,7 +6,8 @@
 use raven_actors::clock::SystemClock;
 use raven_actors::data_dir::DataDir;
 use raven_actors::engine::{hosted_channels, Engine, EngineControl, Overrides};
-use raven_actors::ipc::{bind, serve, IpcError};
+use raven_actors::ipc::single::SupervisorLock;
+use raven_actors::ipc::{bind, serve, ControlHandler, IpcError, Listener};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,6 +18,8 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
     super::warn_about_zone(&config);
     dir.ensure().map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
     let socket = dir.socket();
+    // Before anything else: one supervisor per data dir, whatever the socket says.
+    let _held = SupervisorLock::take(&dir.supervisor_lock()).map_err(|e| e.to_string())?;
     actix_rt::System::new().block_on(async move {
         let listener = bind(&socket).await.map_err(|e| match e {
             IpcError::AlreadyRunning { .. } => e.to_string(),
@@ -27,7 +30,8 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         let o = Overrides { remote_channels, ..Default::default() };
         let engine = Engine::start_with(dir, &config, Arc::new(SystemClock), o)?;
         let loops = engine.spawn_loops(&config);
-        let server = actix_rt::spawn(serve(listener, Rc::new(EngineControl::of(&engine)), socket.clone()));
+        let control: Rc<dyn ControlHandler> = Rc::new(EngineControl::of(&engine));
+        let server = actix_rt::spawn(keep_socket(listener, control, socket.clone()));
         let first = Duration::from_millis(config.gateway.restart_backoff_ms.max(1));
         let gateway = config.gateway.enabled.then(|| actix_rt::spawn(keep_gateway_running(dir.clone(), first)));
         tracing::info!(socket = %socket.display(), provider = %engine.provider_name, "ready in {:?}", started.elapsed());
@@ -87,6 +91,30 @@ pub fn live_gateway(dir: &DataDir) -> Option<u32> {
 fn pid_alive(pid: u32) -> bool {
     // Signal 0 checks that the process exists (and is ours to signal).
     unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
+}
+
+/// Serves the control socket, and makes it anew when its file disappears (deleted by hand, or
+/// by a cleaner of temp files): the lock says this is still the data dir's supervisor.
+async fn keep_socket(listener: Listener, control: Rc<dyn ControlHandler>, socket: std::path::PathBuf) {
+    let mut server = Some(actix_rt::spawn(serve(listener, control.clone(), socket.clone())));
+    loop {
+        actix_rt::time::sleep(Duration::from_millis(500)).await;
+        if socket.exists() {
+            continue;
+        }
+        // The old listener goes first: dropping it removes its path, which the new one takes.
+        if let Some(old) = server.take() {
+            old.abort();
+            let _ = old.await;
+        }
+        match bind(&socket).await {
+            Ok(listener) => {
+                server = Some(actix_rt::spawn(serve(listener, control.clone(), socket.clone())));
+                super::note(format!("raven: {} was gone; made it anew", socket.display()));
+            }
+            Err(e) => tracing::warn!("the control socket is gone and cannot be made anew: {e}"),
+        }
+    }
 }
 
 async fn wait_for_signal() {
