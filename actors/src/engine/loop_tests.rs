@@ -243,9 +243,11 @@ async fn an_engine_whose_loops_run_ten_idle_minutes_of_paused_time_writes_no_fil
     };
     // Start-up may write (the first tick's attention.md, the day's guards); then nothing.
     run(90).await;
-    let before = snapshot(tmp.path());
+    let (before, replaces) = (snapshot(tmp.path()), crate::store::replaces_on_this_thread());
+    assert!(replaces > 0, "the counter sees the start-up's writes");
     run(600).await;
     let after = snapshot(tmp.path());
+    assert_eq!(crate::store::replaces_on_this_thread(), replaces, "the write counter moved while idle");
     let ticks = engine.runner.call(crate::sentinel::GetStats).await.ok().flatten().map_or(0, |s| s.ticks);
     for l in loops {
         l.abort();

@@ -109,6 +109,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_if(path, bytes, || true).map(|_| ())
 }
 
+thread_local! {
+    static REPLACES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Durable replaces (temp file, fsync, rename, dir fsync) made on this thread: on the engine's
+/// thread, every state, jobs and attention write of the engine (`raven_file_replaces_total` in
+/// `raven metrics`).
+pub fn replaces_on_this_thread() -> u64 {
+    REPLACES.with(|r| r.get())
+}
+
 /// What a replace wrote: the version of the new file (`None` where it cannot be read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Written {
@@ -136,6 +147,7 @@ pub fn write_atomic_if(path: &Path, bytes: &[u8], still_ok: impl FnOnce() -> boo
         }
         std::fs::rename(&tmp, path)?;
         File::open(dir)?.sync_all()?;
+        REPLACES.with(|r| r.set(r.get() + 1));
         Ok(Some(written))
     })();
     if !matches!(result, Ok(Some(_))) {

@@ -10,7 +10,9 @@ mod atomic;
 pub mod files;
 pub mod owners;
 
-pub use atomic::{keep_aside, lock_path_for, write_atomic, write_atomic_if, FileLock, Written};
+pub use atomic::{
+    keep_aside, lock_path_for, replaces_on_this_thread, write_atomic, write_atomic_if, FileLock, Written,
+};
 
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::{Map, Value};

@@ -158,5 +158,10 @@ pub fn render_prometheus(rows: &[MeterSnapshot]) -> String {
             out.push_str(&format!("{name}{{actor=\"{}\"}} {}\n", r.name, value(r)));
         }
     }
+    let replaces = crate::store::replaces_on_this_thread();
+    out.push_str(&format!(
+        "# HELP raven_file_replaces_total Durable file replaces made on the engine's thread.\n\
+         # TYPE raven_file_replaces_total counter\nraven_file_replaces_total {replaces}\n"
+    ));
     out
 }
