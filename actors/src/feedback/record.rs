@@ -188,10 +188,5 @@ pub fn is_hard_reject(reason: &str) -> bool {
 /// The id a person types: the last six hex digits of a hash of the full id.
 pub fn short_id(nudge_id: &str) -> String {
     // FNV-1a: stable across processes and releases (std's hasher is not).
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in nudge_id.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{:06x}", h & 0xff_ffff)
+    format!("{:06x}", crate::store::fnv1a(nudge_id.as_bytes()) & 0xff_ffff)
 }

@@ -156,6 +156,25 @@ pub fn write_atomic_if(path: &Path, bytes: &[u8], still_ok: impl FnOnce() -> boo
     result
 }
 
+/// FNV-1a, 64 bits: stable across processes and releases (std's hasher is neither).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// Keeps a copy of `path` aside as `<name>.corrupt-<hash of its bytes>`, once: the same
+/// bytes are never copied again (a file read many times is kept once, not once a read).
+/// Returns the copy's path and whether this call made it.
+pub fn keep_aside_once(path: &Path) -> std::io::Result<(PathBuf, bool)> {
+    let bytes = std::fs::read(path)?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let aside = path.with_file_name(format!("{name}.corrupt-{:016x}", fnv1a(&bytes)));
+    if aside.exists() {
+        return Ok((aside, false));
+    }
+    write_atomic(&aside, &bytes)?;
+    Ok((aside, true))
+}
+
 /// Keeps a copy of a file that could not be parsed beside it, as
 /// `<name>.corrupt-<UTC timestamp>`, never overwriting an earlier copy.
 pub fn keep_aside(path: &Path) -> std::io::Result<PathBuf> {

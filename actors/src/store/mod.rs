@@ -11,7 +11,8 @@ pub mod files;
 pub mod owners;
 
 pub use atomic::{
-    keep_aside, lock_path_for, replaces_on_this_thread, write_atomic, write_atomic_if, FileLock, Written,
+    fnv1a, keep_aside, keep_aside_once, lock_path_for, replaces_on_this_thread, write_atomic, write_atomic_if,
+    FileLock, Written,
 };
 
 use serde::{de::DeserializeOwned, Serialize};
@@ -228,7 +229,7 @@ impl JsonStateStore {
     }
 
     /// One section decoded; a section of the wrong shape is kept aside (a copy of the whole
-    /// file) and read as its default, so the other sections survive.
+    /// file, once per content) and read as its default, so the other sections survive.
     fn section_of<T: DeserializeOwned + Default>(&self, root: &Map<String, Value>, section: &str) -> T {
         let Some(v) = root.get(section) else {
             return T::default();
@@ -236,13 +237,20 @@ impl JsonStateStore {
         match T::deserialize(v) {
             Ok(t) => t,
             Err(e) => {
-                let kept = keep_aside(&self.path)
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_else(|err| format!("<copy failed: {err}>"));
-                self.notice(format!(
-                    "state file {}: section `{section}` is unreadable ({e}); kept a copy as {kept} and reset that section",
-                    self.path.display()
-                ));
+                // Reported and copied once per content: a section read on every status is not
+                // copied on every read.
+                match keep_aside_once(&self.path) {
+                    Ok((_, false)) => {}
+                    Ok((kept, true)) => self.notice(format!(
+                        "state file {}: section `{section}` is unreadable ({e}); kept a copy as {} and reset that section",
+                        self.path.display(),
+                        kept.display()
+                    )),
+                    Err(err) => self.notice(format!(
+                        "state file {}: section `{section}` is unreadable ({e}); the copy failed ({err}); reset that section",
+                        self.path.display()
+                    )),
+                }
                 T::default()
             }
         }
@@ -336,6 +344,23 @@ mod tests {
         assert!(started.elapsed() >= atomic::LOCK_WAIT, "it waited for the peer first");
         assert!(err.contains("state.json") && err.contains("locked by another process"), "{err}");
         assert_eq!(store.read::<Counter>("a").unwrap().0, Counter { n: 4 }, "nothing was written");
+    }
+
+    #[test]
+    fn a_section_of_the_wrong_shape_is_kept_aside_once_however_often_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        std::fs::write(&path, br#"{"a": {"n": "seven"}}"#).unwrap();
+        let store = JsonStateStore::new(&path);
+        for _ in 0..20 {
+            assert_eq!(store.read::<Counter>("a").unwrap().0, Counter::default());
+        }
+        assert_eq!(store.take_notices().len(), 1, "reported once");
+        let copies = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(".corrupt-"))
+            .count();
+        assert_eq!(copies, 1);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //!
 //! Only complete lines are read: a last line without its newline waits for the next learn.
 
+use crate::store::fnv1a;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -119,11 +120,6 @@ fn read_span(file: &mut File, from: u64, len: u64) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     file.take(len).read_to_end(&mut out)?;
     Ok(out)
-}
-
-/// FNV-1a, 64 bits: stable across processes and releases (std's hasher is neither).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
 #[cfg(test)]
