@@ -95,6 +95,7 @@ pub fn provider(config: &RavenConfig) -> Result<SharedProvider, String> {
     }
     let key = std::env::var(&llm.api_key_env).ok();
     OpenAiProvider::new(&llm.base_url, &llm.model, key, Duration::from_secs(llm.timeout_s))
+        .map(|p| p.with_max_reply_bytes(llm.max_reply_bytes))
         .map(|p| Rc::new(p) as SharedProvider)
         .map_err(|e| format!("llm provider: {e}"))
 }
@@ -196,6 +197,8 @@ impl Engine {
 
     pub fn start_with(dir: &DataDir, config: &RavenConfig, clock: SharedClock, o: Overrides) -> Result<Engine, String> {
         dir.ensure().map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
+        crate::agent::session_layout::migrate(&dir.sessions())
+            .map_err(|e| format!("session files {}: {e}", dir.sessions().display()))?;
         let w = Wiring::new(dir, config, clock);
         let policy = w.policy()?;
         let provider = match o.provider {

@@ -1,5 +1,6 @@
 //! The Planner's output (spec §1) and its validation (spec §4 steps 3–5).
 
+use crate::limits::{cut, DECISION_FIELD_BYTES, RAW_RESPONSE_BYTES};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -132,10 +133,12 @@ impl PlannerDecision {
         let Some(obj) = args.as_object() else {
             return PlannerDecision::skip("planner_error:args_not_object");
         };
+        // What a model sends can be any size; what is kept is bounded (`limits`).
         let text = |key: &str| -> Option<String> {
-            obj.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned)
+            let s = obj.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty())?;
+            Some(cut(s, DECISION_FIELD_BYTES).into_owned())
         };
-        let raw = Some(args.to_string());
+        let raw = Some(cut(&args.to_string(), RAW_RESPONSE_BYTES).into_owned());
         let action_text = obj.get("action").and_then(Value::as_str).unwrap_or("");
         let Some(action) = Action::parse(action_text) else {
             return PlannerDecision {

@@ -6,6 +6,7 @@
 pub mod control;
 pub mod decision;
 pub mod delivery;
+pub mod limits;
 pub mod outcome;
 pub mod planner_context;
 pub mod policy;

@@ -1,6 +1,8 @@
 //! Shared helpers of the end-to-end tests: the real `raven` binary, run as a process.
 
 #[allow(dead_code)]
+pub mod model;
+#[allow(dead_code)]
 pub mod tmux;
 
 use std::path::{Path, PathBuf};

@@ -5,6 +5,8 @@
 
 pub mod broker;
 pub mod session;
+pub mod session_file;
+pub mod session_layout;
 pub mod tools;
 
 use crate::clock::SharedClock;
@@ -84,6 +86,10 @@ impl AgentLoop {
     pub async fn run_turn(&self, req: TurnRequest, inbox: Inbox) -> TurnOutcome {
         let now = self.clock.now();
         let (channel, chat_id) = (req.channel.as_str(), req.chat_id.as_str());
+        // A conversation that could not be kept is refused before it is answered.
+        if let Err(e) = session_file::validate(channel, chat_id) {
+            return TurnOutcome::Failed(format!("this conversation cannot be kept: {e}"));
+        }
         if req.origin.is_user_input() {
             self.engaged(channel, chat_id, now);
             for hook in &self.inbound_hooks {

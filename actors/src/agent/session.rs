@@ -1,10 +1,14 @@
-//! Sessions persisted per conversation as JSONL: `sessions/<channel>_<chat_id>.jsonl`, one
-//! [`SessionLine`] a line (the one schema every reader and writer uses; the README shows it).
+//! Sessions persisted per conversation as JSONL: `sessions/<channel>_<chat_id>.jsonl` (each
+//! part encoded, see [`super::session_file`]), one [`SessionLine`] a line (the one schema
+//! every reader and writer uses; the README shows it).
 
+use super::session_file;
 use crate::feedback::Source;
 use crate::planner::provider::{ChatMessage, Role};
 use chrono::{DateTime, Utc};
+use raven_proto::limits::{cut, SESSION_TEXT_BYTES};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -76,20 +80,20 @@ impl SessionStore {
         SessionStore { dir: dir.into(), window: 40 }
     }
 
-    fn path(&self, channel: &str, chat_id: &str) -> PathBuf {
-        let clean = |s: &str| s.replace(['/', '\\'], "_");
-        self.dir.join(format!("{}_{}.jsonl", clean(channel), clean(chat_id)))
+    fn path(&self, channel: &str, chat_id: &str) -> std::io::Result<PathBuf> {
+        let name = session_file::file_name(channel, chat_id)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        Ok(self.dir.join(name))
     }
 
     /// The chat of `channel` written to last (where a job for a bare channel goes).
     pub fn latest_chat(&self, channel: &str) -> Option<String> {
-        let prefix = format!("{}_", channel.replace(['/', '\\'], "_"));
         std::fs::read_dir(&self.dir)
             .ok()?
             .filter_map(Result::ok)
             .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                let chat = name.strip_prefix(&prefix)?.strip_suffix(".jsonl")?.to_owned();
+                let (of, chat) = session_file::parse(e.file_name().to_str()?)?;
+                (of == channel).then_some(())?;
                 Some((e.metadata().ok()?.modified().ok()?, chat))
             })
             .max()
@@ -99,8 +103,8 @@ impl SessionStore {
     /// The last `window` user and assistant messages. Only the end of the file is read: a
     /// conversation that runs for weeks (a daily cron job's) must not cost more each turn.
     pub fn history(&self, channel: &str, chat_id: &str) -> Vec<ChatMessage> {
-        let text =
-            crate::store::files::tail(&self.path(channel, chat_id), TAIL_BYTES).ok().flatten().unwrap_or_default();
+        let Ok(path) = self.path(channel, chat_id) else { return Vec::new() };
+        let text = crate::store::files::tail(&path, TAIL_BYTES).ok().flatten().unwrap_or_default();
         let lines: Vec<SessionLine> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
         let start = lines.len().saturating_sub(self.window);
         lines[start..].iter().map(SessionLine::as_chat).collect()
@@ -118,11 +122,22 @@ impl SessionStore {
     }
 
     /// Appends one line (one `write`, so concurrent writers never interleave a line).
+    /// A message over [`SESSION_TEXT_BYTES`] is kept cut, with a note saying how much.
     pub fn append_line(&self, channel: &str, chat_id: &str, l: &SessionLine) -> std::io::Result<()> {
+        let path = self.path(channel, chat_id)?;
         std::fs::create_dir_all(&self.dir)?;
+        let bounded;
+        let l = match cut(&l.content, SESSION_TEXT_BYTES) {
+            Cow::Borrowed(_) => l,
+            Cow::Owned(content) => {
+                tracing::warn!(file = %path.display(), "a {}-byte message is kept cut to {SESSION_TEXT_BYTES} bytes", l.content.len());
+                bounded = SessionLine { content, ..l.clone() };
+                &bounded
+            }
+        };
         let mut line = serde_json::to_vec(l)?;
         line.push(b'\n');
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(self.path(channel, chat_id))?;
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
         f.write_all(&line)
     }
 }
@@ -146,5 +161,21 @@ mod tests {
         assert_eq!(h.len(), s.window);
         assert!(h.last().unwrap().content.starts_with("réminder 05999"));
         assert!(h.first().unwrap().content.starts_with(&format!("réminder {:05}", 6000 - s.window)));
+    }
+
+    #[test]
+    fn a_message_over_the_bound_is_kept_cut_with_a_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SessionStore::new(dir.path());
+        let at = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
+        s.append("webhook", "ann", Role::Assistant, &"x".repeat(3 * SESSION_TEXT_BYTES), at).unwrap();
+        let size = std::fs::metadata(dir.path().join("webhook_ann.jsonl")).unwrap().len();
+        assert!(size < SESSION_TEXT_BYTES as u64 + 200, "{size}");
+        let kept = &s.history("webhook", "ann")[0].content;
+        assert!(
+            kept.ends_with(&format!("[cut: {} more bytes not kept]", 2 * SESSION_TEXT_BYTES)),
+            "{}",
+            &kept[kept.len() - 60..]
+        );
     }
 }

@@ -343,6 +343,8 @@ pub struct LlmConfig {
     /// Name of the environment variable holding the API key (the key never sits in the file).
     pub api_key_env: String,
     pub timeout_s: u64,
+    /// A reply body larger than this is a logged failure, never stored.
+    pub max_reply_bytes: usize,
 }
 
 impl Default for LlmConfig {
@@ -352,6 +354,7 @@ impl Default for LlmConfig {
             model: "gpt-4o-mini".into(),
             api_key_env: "OPENAI_API_KEY".into(),
             timeout_s: 30,
+            max_reply_bytes: crate::planner::openai::MAX_REPLY_BYTES,
         }
     }
 }
@@ -619,6 +622,9 @@ impl RavenConfig {
         }
         if self.llm.timeout_s == 0 {
             return Err("`llm.timeout_s` must be at least 1".into());
+        }
+        if self.llm.max_reply_bytes < 1024 {
+            return Err("`llm.max_reply_bytes` must be at least 1024".into());
         }
         if self.sentinel.interval_s == 0 {
             return Err("`sentinel.interval_s` must be at least 1".into());

@@ -1,6 +1,6 @@
 //! Active sessions: channel sessions the USER wrote in within the recent window, with their
-//! last user and assistant message. Sessions are `sessions/<channel>_<chat_id>.jsonl`, one
-//! [`SessionLine`] a line. Only the user's own lines count as activity: a proactive message
+//! last user and assistant message. Sessions are `sessions/<channel>_<chat_id>.jsonl` (each
+//! part encoded, see [`crate::agent::session_file`]), one [`SessionLine`] a line. Only the user's own lines count as activity: a proactive message
 //! (or a reply the engine wrote) neither makes a conversation active nor delays a defer.
 
 use crate::agent::session::SessionLine;
@@ -11,10 +11,9 @@ use std::path::Path;
 /// Channels of conversations the engine holds with itself.
 pub const SYSTEM_CHANNELS: [&str; 3] = ["heartbeat", "cron", "subagent"];
 
-/// `telegram_42.jsonl` → `telegram:42` (the first `_` separates channel and chat id).
+/// `telegram_42.jsonl` → `telegram:42`; `webhook_alice%5F1.jsonl` → `webhook:alice_1`.
 pub fn session_key(file_name: &str) -> Option<String> {
-    let stem = file_name.strip_suffix(".jsonl")?;
-    let (channel, chat) = stem.split_once('_')?;
+    let (channel, chat) = crate::agent::session_file::parse(file_name)?;
     Some(format!("{channel}:{chat}"))
 }
 
@@ -25,7 +24,8 @@ fn lines(text: &str) -> impl Iterator<Item = SessionLine> + '_ {
 /// When the user last wrote in the session `channel:chat_id`, from its file.
 pub fn last_activity(dir: &Path, session_key: &str) -> Option<DateTime<Utc>> {
     let (channel, chat) = session_key.split_once(':')?;
-    let text = crate::store::files::tail(&dir.join(format!("{channel}_{chat}.jsonl")), 64 * 1024).ok()??;
+    let name = crate::agent::session_file::file_name(channel, chat).ok()?;
+    let text = crate::store::files::tail(&dir.join(name), 64 * 1024).ok()??;
     lines(&text).filter(SessionLine::is_user).map(|l| l.at).max()
 }
 

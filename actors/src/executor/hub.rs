@@ -291,7 +291,9 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                             }
                             Err(err) => {
                                 e.attempts += 1;
-                                e.last_error = err.to_string();
+                                e.last_error =
+                                    raven_proto::limits::cut(&err.to_string(), raven_proto::limits::ERROR_TEXT_BYTES)
+                                        .into_owned();
                                 e.next_attempt_at = now + backoff_after(e.attempts - 1, base, max);
                                 report.still_queued += 1;
                                 true

@@ -7,6 +7,7 @@
 use crate::feedback::Dispatch;
 use crate::policy::Nudge;
 use chrono::{DateTime, Utc};
+use raven_proto::limits::{cut_in_place, ERROR_TEXT_BYTES, OUTBOX_TEXT_BYTES};
 use raven_proto::OutboundText;
 use serde::{Deserialize, Serialize};
 
@@ -60,7 +61,12 @@ impl Outbox {
 
     /// Queues `entry` (one copy per target and text); past `max` waiting, the oldest becomes a
     /// dead letter.
-    pub fn admit(&mut self, entry: OutboxEntry, max: usize, now: DateTime<Utc>) {
+    /// A message over [`OUTBOX_TEXT_BYTES`] waits cut, with a note saying how much.
+    pub fn admit(&mut self, mut entry: OutboxEntry, max: usize, now: DateTime<Utc>) {
+        if cut_in_place(&mut entry.text.content, OUTBOX_TEXT_BYTES) {
+            tracing::warn!(delivery = %entry.text.delivery_id, "outbox: a long message waits cut to {OUTBOX_TEXT_BYTES} bytes");
+        }
+        cut_in_place(&mut entry.last_error, ERROR_TEXT_BYTES);
         let same = |e: &OutboxEntry| {
             e.text.channel == entry.text.channel
                 && e.text.chat_id == entry.text.chat_id
@@ -127,6 +133,19 @@ mod tests {
             said: None,
             expires_at: ttl.map(|t| at + t),
         }
+    }
+
+    #[test]
+    fn a_long_message_and_a_long_error_wait_cut() {
+        let t0 = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
+        let mut e = entry("a", t0, None);
+        e.text.content = "y".repeat(10 * OUTBOX_TEXT_BYTES);
+        e.last_error = "z".repeat(10 * ERROR_TEXT_BYTES);
+        let mut outbox = Outbox::default();
+        outbox.admit(e, 10, t0);
+        let kept = &outbox.entries[0];
+        assert!(kept.text.content.len() < OUTBOX_TEXT_BYTES + 64 && kept.text.content.contains("[cut: "));
+        assert!(kept.last_error.len() < ERROR_TEXT_BYTES + 64);
     }
 
     #[test]

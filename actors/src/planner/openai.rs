@@ -13,7 +13,12 @@ pub struct OpenAiProvider {
     model: String,
     api_key: Option<String>,
     timeout: Duration,
+    max_reply_bytes: usize,
 }
+
+/// The largest reply body read by default: far above any completion, far below what would
+/// hurt if it were kept.
+pub const MAX_REPLY_BYTES: usize = 1 << 20;
 
 impl OpenAiProvider {
     pub fn new(base_url: &str, model: &str, api_key: Option<String>, timeout: Duration) -> Result<Self, ProviderError> {
@@ -25,7 +30,14 @@ impl OpenAiProvider {
             model: model.to_owned(),
             api_key: api_key.filter(|k| !k.is_empty()),
             timeout,
+            max_reply_bytes: MAX_REPLY_BYTES,
         })
+    }
+
+    /// A reply body over `bytes` is a failure, read no further and never stored.
+    pub fn with_max_reply_bytes(mut self, bytes: usize) -> Self {
+        self.max_reply_bytes = bytes;
+        self
     }
 
     /// The request body. Only the pinned parameters are sent: no reasoning effort, no
@@ -58,12 +70,29 @@ impl OpenAiProvider {
         }
         let resp = http.send().await.map_err(|e| self.transport(e))?;
         let status = resp.status();
-        let text = resp.text().await.map_err(|e| self.transport(e))?;
+        let body = self.read_bounded(resp).await?;
+        let text = String::from_utf8_lossy(&body);
         if !status.is_success() {
             let body: String = text.chars().take(300).collect();
             return Err(ProviderError::Http { status: status.as_u16(), body });
         }
         parse_reply(&text)
+    }
+
+    /// The body, chunk by chunk, up to the bound: a larger one is dropped as it arrives.
+    async fn read_bounded(&self, mut resp: reqwest::Response) -> Result<Vec<u8>, ProviderError> {
+        let too_large = ProviderError::TooLarge { limit: self.max_reply_bytes };
+        if resp.content_length().is_some_and(|n| n > self.max_reply_bytes as u64) {
+            return Err(too_large);
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| self.transport(e))? {
+            if body.len() + chunk.len() > self.max_reply_bytes {
+                return Err(too_large);
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
     }
 
     fn transport(&self, e: reqwest::Error) -> ProviderError {

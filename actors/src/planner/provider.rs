@@ -104,6 +104,8 @@ pub enum ProviderError {
     Transport(String),
     #[error("provider reply is not understood: {0}")]
     Decode(String),
+    #[error("provider reply is over {limit} bytes (`llm.max_reply_bytes`); it was dropped, nothing of it kept")]
+    TooLarge { limit: usize },
 }
 
 pub trait Provider: 'static {

@@ -26,7 +26,15 @@ pub enum StoreError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("state file {path}: section `{section}` cannot be encoded: {message}")]
     Encode { path: PathBuf, section: String, message: String },
+    #[error(
+        "state file {path}: section `{section}` would make it {bytes} bytes (at most {MAX_STATE_BYTES}); not written"
+    )]
+    TooLarge { path: PathBuf, section: String, bytes: usize },
 }
+
+/// The largest state file written: a write that would pass it is refused, naming the section
+/// that grew, and the file keeps its last good content.
+pub const MAX_STATE_BYTES: usize = 64 << 20;
 
 /// Identifies one version of the file on disk, so readers can skip re-parsing it when
 /// nothing changed. Any replace changes the inode, so a rename is never missed.
@@ -198,6 +206,13 @@ impl JsonStateStore {
             section: section.to_owned(),
             message: e.to_string(),
         })?;
+        if bytes.len() > MAX_STATE_BYTES {
+            return Err(StoreError::TooLarge {
+                path: self.path.clone(),
+                section: section.to_owned(),
+                bytes: bytes.len(),
+            });
+        }
         write_atomic(&self.path, &bytes).map_err(|e| self.io(e))
     }
 
@@ -361,6 +376,17 @@ mod tests {
             .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(".corrupt-"))
             .count();
         assert_eq!(copies, 1);
+    }
+
+    #[test]
+    fn a_write_past_the_bound_is_refused_and_the_file_keeps_its_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = JsonStateStore::new(dir.path().join("state.json"));
+        store.update("small", |v: &mut String| *v = "kept".into()).unwrap();
+        let before = std::fs::read(store.path()).unwrap();
+        let err = store.update("big", |v: &mut String| *v = "x".repeat(MAX_STATE_BYTES)).unwrap_err();
+        assert!(matches!(&err, StoreError::TooLarge { section, .. } if section == "big"), "{err}");
+        assert_eq!(std::fs::read(store.path()).unwrap(), before);
     }
 
     #[test]

@@ -120,6 +120,11 @@ async fn inbound(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes)
     if msg.text.trim().is_empty() || msg.chat_id.trim().is_empty() {
         return error(StatusCode::BAD_REQUEST, "chat_id and text must not be empty");
     }
+    // One conversation, one file: a name no file can hold is refused here, not answered and
+    // then lost.
+    if let Err(e) = raven_actors::agent::session_file::validate(&msg.channel, &msg.chat_id) {
+        return error(StatusCode::BAD_REQUEST, e.to_string());
+    }
     let conversation = format!("{}:{}", msg.channel, msg.chat_id);
     let turn = TurnRequest::new(
         format!("in-{}-{}", std::process::id(), chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()),
