@@ -10,6 +10,7 @@
 
 mod atomic;
 pub mod files;
+pub mod jsonl;
 pub mod owners;
 mod unknown;
 
