@@ -35,6 +35,7 @@ fn job(i: usize, schedule: Schedule, created: DateTime<Utc>) -> Job {
         enabled: true,
         topic: None,
         state: JobState::default(),
+        extra: Default::default(),
     }
 }
 

@@ -106,6 +106,7 @@ fn jobs(root: &Path, due: chrono::DateTime<chrono::Utc>) {
                 enabled: true,
                 topic: Some(format!("topic {i}")),
                 state: JobState::default(),
+                extra: Default::default(),
             }))
         })
         .unwrap();

@@ -131,6 +131,7 @@ fn two_hundred_sigkills_lose_no_reminder_and_deliver_nothing_twice() {
                 enabled: true,
                 topic: Some(format!("topic {i}")),
                 state: JobState::default(),
+                extra: Default::default(),
             }))
         })
         .unwrap();

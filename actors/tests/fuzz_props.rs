@@ -59,15 +59,23 @@ fn job_state() -> impl Strategy<Value = JobState> {
         any::<u32>(),
         proptest::option::of(any::<String>()),
         proptest::option::of(claim),
+        extra(),
     )
-        .prop_map(|(next_run_at, last_run_at, runs, strikes, paused, claim)| JobState {
+        .prop_map(|(next_run_at, last_run_at, runs, strikes, paused, claim, extra)| JobState {
             next_run_at,
             last_run_at,
             runs,
             strikes,
             paused,
             claim,
+            extra,
         })
+}
+
+/// Fields no version knows (a prefix no field has), which a round trip keeps.
+fn extra() -> impl Strategy<Value = serde_json::Map<String, serde_json::Value>> {
+    proptest::collection::btree_map("x_[a-z]{1,6}", "\\PC{0,8}", 0..3)
+        .prop_map(|m| m.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect())
 }
 
 fn job() -> impl Strategy<Value = Job> {
@@ -81,8 +89,9 @@ fn job() -> impl Strategy<Value = Job> {
         any::<bool>(),
         proptest::option::of("\\PC{0,16}"),
         job_state(),
+        extra(),
     )
-        .prop_map(|(id, message, schedule, target, broadcast, created_at, enabled, topic, state)| Job {
+        .prop_map(|(id, message, schedule, target, broadcast, created_at, enabled, topic, state, extra)| Job {
             id,
             message,
             schedule,
@@ -92,6 +101,7 @@ fn job() -> impl Strategy<Value = Job> {
             enabled,
             topic,
             state,
+            extra,
         })
 }
 
@@ -134,6 +144,7 @@ fn a_job() -> Job {
         enabled: true,
         topic: None,
         state: JobState::default(),
+        extra: Default::default(),
     }
 }
 

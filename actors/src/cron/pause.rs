@@ -67,6 +67,7 @@ mod tests {
             enabled: true,
             topic: None,
             state: JobState { next_run_at: Some(t0 + Duration::hours(1)), ..JobState::default() },
+            extra: Default::default(),
         };
         store.update(|f| f.jobs.push(job)).unwrap();
         assert_eq!(store.pause("water", "stopped by the user").unwrap(), PauseOutcome::Done);

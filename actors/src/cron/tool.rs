@@ -89,6 +89,7 @@ impl JobsCron {
             enabled: true,
             topic: new.topic,
             state: JobState { next_run_at: first, ..JobState::default() },
+            extra: Default::default(),
         };
         self.store
             .update(|f| {

@@ -26,7 +26,7 @@ use std::rc::Rc;
 pub const PROPOSE_TOOL: &str = "propose_tasks";
 const QUESTION: &str = "Anything I can take off your plate today?";
 /// Bytes of the end of history.md an LLM sees.
-const HISTORY_TAIL: usize = 4096;
+const HISTORY_TAIL: u64 = 4096;
 
 pub struct TaskDiscoverer {
     pub menus: Rc<PendingDecisionStore>,
@@ -178,15 +178,10 @@ impl TaskDiscoverer {
         let mut options = if self.provider.name() == "rules" {
             rules_options(memory, heartbeat, now, self.tz, self.order)
         } else {
-            let history = std::fs::read_to_string(&self.history_md).unwrap_or_default();
-            // From a char boundary, then from the next line start.
-            let mut start = history.len().saturating_sub(HISTORY_TAIL);
-            while !history.is_char_boundary(start) {
-                start += 1;
-            }
-            let tail = &history[start..];
-            let tail = if start == 0 { tail } else { tail.find('\n').map_or(tail, |i| &tail[i + 1..]) };
-            self.llm_options(memory, tail, heartbeat).await?
+            // The end of the log from its first whole line; a byte that is not UTF-8 spoils
+            // its own line, not the history.
+            let tail = crate::store::files::tail(&self.history_md, HISTORY_TAIL).ok().flatten();
+            self.llm_options(memory, tail.as_deref().unwrap_or_default(), heartbeat).await?
         };
         options.truncate(self.cfg.max_options.max(1));
         Ok(options)

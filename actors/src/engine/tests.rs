@@ -258,6 +258,7 @@ async fn a_user_reply_resets_the_strikes_of_the_jobs_delivering_there() {
         enabled: true,
         topic: None,
         state: Default::default(),
+        extra: Default::default(),
     };
     jobs.update(|f| f.jobs.push(job)).unwrap();
     let cron = engine.cron.clone().unwrap();
@@ -310,6 +311,7 @@ async fn cron_targets_resolve_at_fire_time_and_a_broadcast_reaches_each_target()
         enabled: true,
         topic: Some(id.into()),
         state: Default::default(),
+        extra: Default::default(),
     };
     JobsStore::new(dir.jobs())
         .update(|f| {
@@ -380,6 +382,7 @@ async fn a_hand_written_job_that_cannot_be_scheduled_is_set_aside_and_the_others
         topic: None,
         // As a hand edit leaves it: armed, and due in a second.
         state: JobState { next_run_at: Some(clock.now() + D::seconds(1)), ..JobState::default() },
+        extra: Default::default(),
     };
     jobs.update(|f| f.jobs = vec![job("huge", 100_000_000_000_000_000), job("wraps", u64::MAX), job("good", 1)])
         .unwrap();

@@ -1,6 +1,10 @@
 //! NudgeFeedbackTracker (spec §8): the lifecycle log of every proactive message
 //! (dispatched, then engaged / ignored / accepted / dismissed / neutral, and the user's
 //! mutes and snoozes) as JSONL, its recent acceptance rates, and a daily trim.
+//!
+//! The log is read line by line as bytes: a line that does not parse is skipped (reported
+//! once) and the other records are read. The trim moves such lines to `<log>.rejected` and
+//! writes the records it keeps back as they were read (see [`trim`]).
 
 pub mod commands;
 pub mod give;
@@ -9,12 +13,13 @@ mod pending;
 mod record;
 mod summary;
 pub mod tool;
+mod trim;
 
 pub use record::{is_hard_reject, short_id, Dispatch, FeedbackRecord, Lifecycle, Source};
 pub use summary::{summarize, FeedbackSummary, Rate, TopicFeedback};
 
 use crate::config::FeedbackConfig;
-use crate::store::{lock_path_for, write_atomic, FileLock};
+use crate::store::{jsonl, lock_path_for, write_atomic, FileLock};
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use std::io::Write;
@@ -24,6 +29,10 @@ use std::path::{Path, PathBuf};
 pub enum FeedbackError {
     #[error("feedback log {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error(
+        "the unreadable lines of the feedback log cannot be kept in {path} ({source}); the log was left as it was"
+    )]
+    Rejected { path: PathBuf, source: std::io::Error },
     #[error("unknown verdict `{0}`: use accepted, dismissed or neutral")]
     BadVerdict(String),
     #[error("no proactive message has the id `{0}`")]
@@ -78,18 +87,7 @@ impl NudgeFeedbackTracker {
             serde_json::to_writer(&mut bytes, r).map_err(|e| self.io(e.into()))?;
             bytes.push(b'\n');
         }
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .read(true)
-            .open(&self.path)
-            .map_err(|e| self.io(e))?;
-        // A line torn by a crash must not swallow the next record: start on a fresh line.
-        if ends_without_newline(&mut f).map_err(|e| self.io(e))? {
-            bytes.insert(0, b'\n');
-        }
-        f.write_all(&bytes).map_err(|e| self.io(e))?;
-        f.sync_data().map_err(|e| self.io(e))
+        append_synced(&self.path, bytes).map_err(|e| self.io(e))
     }
 
     /// What the one place that says things proactively records once a message reached
@@ -169,23 +167,10 @@ impl NudgeFeedbackTracker {
         self.append(&FeedbackRecord { until: Some(until), ..FeedbackRecord::new(at, "snooze", Lifecycle::Snoozed) })
     }
 
-    /// Every record that parses; a torn or foreign line is skipped with a warning.
+    /// Every record that parses; a torn or foreign line, or one with a byte that is not
+    /// UTF-8, is skipped (with a warning the first time it is seen).
     pub fn records(&self) -> Result<Vec<FeedbackRecord>, FeedbackError> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(self.io(e)),
-        };
-        let mut out = Vec::new();
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            match serde_json::from_str(line) {
-                Ok(r) => out.push(r),
-                Err(e) => {
-                    tracing::warn!(file = %self.path.display(), line = i + 1, "skipping unreadable feedback record: {e}")
-                }
-            }
-        }
-        Ok(out)
+        jsonl::read(&self.path).map_err(|e| self.io(e))
     }
 
     /// Acceptance rates over the window: overall, per topic, high priority, per hour.
@@ -193,27 +178,57 @@ impl NudgeFeedbackTracker {
         Ok(summarize(&self.records()?, now, &self.config, self.tz))
     }
 
-    /// Drops records older than the retention, at most once per local day.
+    /// Drops records older than the retention and moves unreadable lines to the rejected
+    /// file (see [`trim`]), at most once per local day.
     pub fn trim_if_due(&self, now: DateTime<Utc>) -> Result<bool, FeedbackError> {
         let today = now.with_timezone(&self.tz).date_naive();
         if *self.last_trim.lock().unwrap_or_else(|p| p.into_inner()) == Some(today) {
             return Ok(false);
         }
         let cutoff = now - chrono::Duration::days(self.config.retention_days);
-        let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
-        let records = self.records()?;
-        let kept: Vec<_> = records.iter().filter(|r| r.at >= cutoff).collect();
-        if kept.len() != records.len() {
-            let mut bytes = Vec::new();
-            for r in kept {
-                serde_json::to_writer(&mut bytes, r).map_err(|e| self.io(e.into()))?;
-                bytes.push(b'\n');
-            }
-            write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
-        }
+        self.trim(cutoff)?;
         *self.last_trim.lock().unwrap_or_else(|p| p.into_inner()) = Some(today);
         Ok(true)
     }
+
+    /// One trim, under the log's lock: the unreadable lines are appended to the rejected file
+    /// and synced first; only then is the log replaced without them. A failed append leaves
+    /// the log as it was.
+    fn trim(&self, cutoff: DateTime<Utc>) -> Result<(), FeedbackError> {
+        let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
+        let bytes = match std::fs::read(&self.path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(self.io(e)),
+        };
+        let plan = trim::Plan::of(&self.path, &bytes, cutoff);
+        if plan.changes_nothing() {
+            return Ok(());
+        }
+        if let Some(rejected) = plan.rejected_bytes() {
+            let path = trim::rejected_path(&self.path);
+            append_synced(&path, rejected).map_err(|source| FeedbackError::Rejected { path: path.clone(), source })?;
+            tracing::warn!(
+                "{}: {} unreadable line(s) moved to {}",
+                self.path.display(),
+                plan.rejected_count(),
+                path.display()
+            );
+        }
+        write_atomic(&self.path, &plan.kept_bytes()).map_err(|e| self.io(e))
+    }
+}
+
+/// Appends `bytes` (whole lines) to the file at `path` in one `write`, on a line of their
+/// own, and syncs it.
+fn append_synced(path: &Path, mut bytes: Vec<u8>) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).read(true).open(path)?;
+    // A line torn by a crash must not swallow the next one: start on a fresh line.
+    if ends_without_newline(&mut f)? {
+        bytes.insert(0, b'\n');
+    }
+    f.write_all(&bytes)?;
+    f.sync_data()
 }
 
 fn ends_without_newline(f: &mut std::fs::File) -> std::io::Result<bool> {

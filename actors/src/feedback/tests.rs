@@ -200,3 +200,124 @@ fn short_ids_are_stable_six_hex_digits() {
     assert_eq!(short_id("n-20260302T100000-1-1").len(), 6);
     assert_ne!(short_id("n-20260302T100000-1-1"), short_id("n-20260302T100000-1-2"));
 }
+
+fn log_lines(path: &Path) -> Vec<Vec<u8>> {
+    std::fs::read(path)
+        .map(|b| b.split(|c| *c == b'\n').filter(|l| !l.is_empty()).map(<[u8]>::to_vec).collect())
+        .unwrap_or_default()
+}
+
+fn push_raw(path: &Path, line: &[u8]) {
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
+    f.write_all(line).unwrap();
+    f.write_all(b"\n").unwrap();
+}
+
+#[test]
+fn a_record_with_a_field_unknown_here_survives_appends_and_a_trim_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tracker(dir.path());
+    sent(&t, "old", "water", "cli:1", true, t0() - Duration::days(40));
+    let mine = br#"{"event": "dispatched",  "nudge_id": "mine", "at": "2026-03-02T09:00:00Z", "topic": "tea", "mood": {"sky": "clear"}}"#;
+    push_raw(t.path(), mine);
+    sent(&t, "new", "water", "cli:1", true, t0());
+    t.record_verdict("mine", "accepted", "", t0()).unwrap();
+    assert!(t.trim_if_due(t0()).unwrap());
+    let lines = log_lines(t.path());
+    assert_eq!(lines.len(), 3, "the old record was dropped");
+    assert_eq!(lines[0], mine, "kept as it was written");
+    let ids: Vec<_> = t.records().unwrap().into_iter().map(|r| r.nudge_id).collect();
+    assert_eq!(ids, ["mine", "new", "mine"]);
+}
+
+#[test]
+fn an_unreadable_line_is_moved_to_the_rejected_file_once_not_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tracker(dir.path());
+    sent(&t, "a", "water", "cli:1", true, t0());
+    push_raw(t.path(), b"not json at all");
+    push_raw(t.path(), br#"{"at": "yesterday", "nudge_id": "b"}"#);
+    sent(&t, "c", "water", "cli:1", true, t0());
+    assert!(t.trim_if_due(t0()).unwrap());
+    let rejected = trim::rejected_path(t.path());
+    assert_eq!(rejected, dir.path().join("feedback.jsonl.rejected"));
+    let moved = b"not json at all\n{\"at\": \"yesterday\", \"nudge_id\": \"b\"}\n";
+    assert_eq!(std::fs::read(&rejected).unwrap(), moved);
+    assert_eq!(log_lines(t.path()).len(), 2, "only records are left in the log");
+    let ids: Vec<_> = t.records().unwrap().into_iter().map(|r| r.nudge_id).collect();
+    assert_eq!(ids, ["a", "c"]);
+    assert!(t.trim_if_due(t0() + Duration::days(1)).unwrap());
+    assert_eq!(std::fs::read(&rejected).unwrap(), moved, "not moved twice");
+}
+
+#[test]
+fn when_the_rejected_file_cannot_be_written_the_log_is_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tracker(dir.path());
+    sent(&t, "old", "water", "cli:1", true, t0() - Duration::days(40));
+    push_raw(t.path(), b"{torn");
+    std::fs::create_dir(trim::rejected_path(t.path())).unwrap();
+    let before = std::fs::read(t.path()).unwrap();
+    let err = t.trim_if_due(t0()).unwrap_err();
+    assert!(matches!(err, FeedbackError::Rejected { .. }), "{err}");
+    assert_eq!(std::fs::read(t.path()).unwrap(), before);
+    std::fs::remove_dir(trim::rejected_path(t.path())).unwrap();
+    assert!(t.trim_if_due(t0()).unwrap(), "the day's trim is tried again");
+    assert_eq!(log_lines(t.path()).len(), 0);
+}
+
+#[test]
+fn a_byte_that_is_not_utf8_spoils_one_line_and_learning_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tracker(dir.path());
+    sent(&t, "a", "water", "cli:1", true, t0());
+    let bad = b"{\"at\": \"2026-03-02T10:00:00Z\", \"nudge_id\": \"x\xff\", \"event\": \"accepted\"}";
+    push_raw(t.path(), bad);
+    t.record_verdict("a", "accepted", "", t0() + Duration::minutes(1)).unwrap();
+    sent(&t, "b", "water", "cli:1", true, t0());
+    t.record_verdict("b", "dismissed", "", t0() + Duration::minutes(2)).unwrap();
+    assert_eq!(t.records().unwrap().len(), 4, "every other record is read");
+    let s = t.summary(t0() + Duration::hours(1)).unwrap();
+    assert_eq!(s.overall, Rate { accepted: 1, dismissed: 1 });
+    assert!(t.trim_if_due(t0()).unwrap());
+    let mut moved = bad.to_vec();
+    moved.push(b'\n');
+    assert_eq!(std::fs::read(trim::rejected_path(t.path())).unwrap(), moved, "moved byte for byte");
+}
+
+/// Counts the warnings emitted on the thread it is the default of.
+struct Warnings(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl tracing::Subscriber for Warnings {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        if *event.metadata().level() == tracing::Level::WARN {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[test]
+fn an_unreadable_line_is_reported_once_however_often_the_log_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tracker(dir.path());
+    sent(&t, "a", "water", "cli:1", true, t0());
+    push_raw(t.path(), b"{torn");
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    tracing::subscriber::with_default(Warnings(count.clone()), || {
+        for _ in 0..5 {
+            assert_eq!(t.records().unwrap().len(), 1);
+            assert_eq!(tracker(dir.path()).records().unwrap().len(), 1, "another tracker of the same log");
+        }
+    });
+    assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

@@ -312,5 +312,6 @@ fn job(i: usize, c: &CronJob, start: DateTime<Utc>, tz: Tz) -> Result<crate::cro
         enabled: true,
         topic: None,
         state: Default::default(),
+        extra: Default::default(),
     })
 }

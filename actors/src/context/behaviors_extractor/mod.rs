@@ -19,6 +19,7 @@ pub use events::{parse_events, BehaviorEvent, AT_FORMAT};
 
 use crate::context::sessions::session_key;
 use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema};
+use crate::store::jsonl;
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 use cursor::Cursor;
@@ -212,11 +213,11 @@ impl BehaviorsExtractor {
     }
 }
 
-/// The session's messages in file order; lines that do not parse (a line being written)
-/// are skipped.
+/// The session's messages in file order; lines that do not parse (a line being written, a
+/// byte that is not UTF-8) are skipped, each on its own.
 fn read_messages(path: &Path) -> std::io::Result<Vec<Message>> {
-    let text = std::fs::read_to_string(path)?;
-    Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+    let bytes = std::fs::read(path)?;
+    Ok(jsonl::lines(&bytes).filter_map(|(_, line)| jsonl::parse(line).ok()).collect())
 }
 
 pub const EXTRACT_PROMPT: &str = "\

@@ -301,3 +301,16 @@ async fn an_idle_minutes_beyond_any_duration_means_waiting_not_a_panic() {
     assert_eq!(x.maybe_extract(at(23, 0)).await.unwrap().waiting, vec!["cli:1".to_owned()]);
     assert_eq!(calls.get(), 0);
 }
+
+#[test]
+fn a_byte_that_is_not_utf8_spoils_its_own_message_only() {
+    let s = Setup::new();
+    s.say("telegram_1", "user", "I run at seven", at(7, 0));
+    let path = s.sessions.join("telegram_1.jsonl");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(b"{\"role\": \"user\", \"content\": \"\xff\"}\n");
+    std::fs::write(&path, bytes).unwrap();
+    s.say("telegram_1", "user", "and swim at eight", at(8, 0));
+    let read: Vec<String> = read_messages(&path).unwrap().into_iter().map(|m| m.content).collect();
+    assert_eq!(read, ["I run at seven", "and swim at eight"]);
+}

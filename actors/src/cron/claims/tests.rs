@@ -21,6 +21,7 @@ fn job(id: &str, schedule: Schedule, target: Option<&str>) -> Job {
         enabled: true,
         topic: None,
         state: JobState::default(),
+        extra: Default::default(),
     }
 }
 

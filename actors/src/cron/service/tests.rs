@@ -38,6 +38,7 @@ fn job(id: &str, schedule: Schedule) -> Job {
         enabled: true,
         topic: None,
         state: JobState::default(),
+        extra: Default::default(),
     }
 }
 

@@ -87,6 +87,7 @@ fn stop_on_a_reminder_pauses_its_job_and_rates_nothing() {
         enabled: true,
         topic: None,
         state: Default::default(),
+        extra: Default::default(),
     };
     r.jobs.update(|f| f.jobs.push(job)).unwrap();
     r.sent(Dispatch {

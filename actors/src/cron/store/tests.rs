@@ -1,0 +1,146 @@
+use super::*;
+use chrono::TimeZone;
+
+fn job(id: &str) -> Job {
+    Job {
+        id: id.into(),
+        message: "stretch".into(),
+        schedule: Schedule::At { at: Utc.with_ymd_and_hms(2026, 3, 2, 12, 10, 0).unwrap() },
+        target: Some("cli:local".into()),
+        created_at: Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap(),
+        enabled: true,
+        topic: None,
+        broadcast: Vec::new(),
+        state: JobState::default(),
+        extra: Default::default(),
+    }
+}
+
+#[test]
+fn jobs_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = JobsStore::new(dir.path().join("cron/jobs.json"));
+    s.update(|f| f.jobs.push(job("a"))).unwrap();
+    assert_eq!(s.load().unwrap().jobs, vec![job("a")]);
+}
+
+#[test]
+fn a_malformed_file_is_named_with_its_position_and_left_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("jobs.json");
+    let bad = b"{\"jobs\": [\n  {\"id\": \"a\",, }\n]}";
+    std::fs::write(&path, bad).unwrap();
+    let s = JobsStore::new(&path);
+    let err = s.update(|f| f.jobs.push(job("b"))).unwrap_err().to_string();
+    assert!(err.contains(&path.display().to_string()) && err.contains("line 2"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), bad);
+}
+
+#[test]
+fn an_update_that_changes_nothing_does_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = JobsStore::new(dir.path().join("jobs.json"));
+    s.update(|f| f.jobs.push(job("a"))).unwrap();
+    let before = s.stamp();
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    s.update(|f| f.jobs.len()).unwrap();
+    assert_eq!(s.stamp(), before);
+}
+
+#[test]
+fn a_peer_store_s_write_and_a_hand_edit_are_both_seen_through_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("jobs.json");
+    let (mine, peer) = (JobsStore::new(&path), JobsStore::new(&path));
+    mine.update(|f| f.jobs.push(job("a"))).unwrap();
+    assert_eq!(mine.load().unwrap().jobs.len(), 1);
+    // Same length, same moment: only the write counter tells them apart.
+    peer.update(|f| f.jobs[0].id = "b".into()).unwrap();
+    assert_eq!(mine.load().unwrap().jobs[0].id, "b");
+    std::thread::sleep(RACY * 2);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(mine.load().unwrap().jobs[0].id, "b", "parsed once still, now cached");
+    std::fs::write(&path, text.replace("\"b\"", "\"c\"")).unwrap();
+    assert_eq!(mine.load().unwrap().jobs[0].id, "c", "a hand edit changes the file's version");
+}
+
+/// A hand edit racing an update is kept and the update gives way (the caller tries again
+/// on the edited file): one saved while the update computes, which the check before the
+/// rename sees; and one saved in place in the instant between that check and the rename,
+/// which lands in the file the rename unlinks, where the update sees it and puts it back.
+#[test]
+fn a_hand_edit_racing_an_update_is_kept_and_the_update_gives_way() {
+    for after_the_check in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jobs.json");
+        let s = JobsStore::new(&path);
+        s.update(|f| f.jobs.push(job("a"))).unwrap();
+        let edit = b"{\"jobs\": []}";
+        let save = || std::fs::write(&path, edit).unwrap(); // the user's editor, in place
+        let raced = if after_the_check {
+            s.update_racing(|f| f.jobs.push(job("b")), save)
+        } else {
+            s.update_racing(
+                |f| {
+                    save();
+                    f.jobs.push(job("b"))
+                },
+                || {},
+            )
+        };
+        let err = raced.unwrap_err();
+        assert!(matches!(err, JobsError::Conflict { .. }), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), edit, "the edit was kept");
+        assert!(s.update(|f| f.jobs.push(job("b"))).is_ok(), "and the next update works on it");
+        assert_eq!(s.load().unwrap().jobs.len(), 1);
+    }
+}
+
+#[test]
+fn an_empty_file_is_malformed_and_left_alone_but_a_missing_one_is_no_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("jobs.json");
+    let s = JobsStore::new(&path);
+    assert_eq!(s.load().unwrap(), JobsFile::default(), "no file yet: no jobs");
+    for blank in [&b""[..], b" \n\t\n"] {
+        std::fs::write(&path, blank).unwrap();
+        let err = s.update(|f| f.jobs.push(job("a"))).unwrap_err();
+        assert!(matches!(err, JobsError::Malformed { line: 1, .. }), "{err}");
+        let text = err.to_string();
+        assert!(text.contains(&path.display().to_string()) && text.contains("is empty"), "{text}");
+        assert_eq!(std::fs::read(&path).unwrap(), blank, "left as it was");
+    }
+}
+
+#[test]
+fn a_hand_written_job_without_state_parses() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("jobs.json");
+    let text = r#"{"jobs": [{"id": "w", "message": "water the plants", "target": "cli:local",
+        "created_at": "2026-12-01T08:00:00Z", "schedule": {"kind": "cron", "expr": "0 9 * * *", "tz": "UTC"}}]}"#;
+    std::fs::write(&path, text).unwrap();
+    let file = JobsStore::new(&path).load().unwrap();
+    assert_eq!(file.jobs[0].state, JobState::default());
+    assert!(file.jobs[0].enabled);
+}
+
+/// A field this version does not know, on a job and in its state, survives a write-back of
+/// the whole file (here: another job added).
+#[test]
+fn unknown_fields_of_a_job_and_of_its_state_survive_a_write_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("jobs.json");
+    let text = r#"{"jobs": [{"id": "w", "message": "water the plants", "target": "cli:local", "note": "mine",
+        "created_at": "2026-12-01T08:00:00Z", "schedule": {"kind": "cron", "expr": "0 9 * * *", "tz": "UTC"},
+        "state": {"runs": 3, "streak": {"days": 4}}}]}"#;
+    std::fs::write(&path, text).unwrap();
+    let s = JobsStore::new(&path);
+    s.update(|f| f.jobs.push(job("b"))).unwrap();
+    let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let w = &written["jobs"][0];
+    assert_eq!(w["note"], "mine", "{written}");
+    assert_eq!(w["state"]["streak"], serde_json::json!({"days": 4}), "{written}");
+    assert_eq!(w["state"]["runs"], 3);
+    assert_eq!(written["jobs"][1]["id"], "b");
+    assert!(written["jobs"][1].get("note").is_none(), "nothing is added to a job that had none");
+}
