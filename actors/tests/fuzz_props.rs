@@ -7,7 +7,7 @@
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use proptest::prelude::*;
-use raven_actors::context::attention::sections::{select, splice, split};
+use raven_actors::context::attention::sections::{chunk, code_chunk, find, select, splice, SpliceError};
 use raven_actors::cron::store::{Claim, Job, JobState, JobsError, JobsFile, JobsStore, Schedule};
 use raven_actors::discovery::{
     parse_reply, Choice, ChoiceAction, DecisionRouter, PendingDecision, PendingDecisionStore, PendingState, Routed,
@@ -356,8 +356,8 @@ proptest! {
 // attention.md sections
 // ---------------------------------------------------------------------------------------
 
-/// A title as a heading line carries it: one line, no surrounding whitespace (the reader
-/// trims a heading's title, so a padded one could never be found again).
+/// A title, plain or not: one line, no surrounding whitespace (the reader trims a heading's
+/// title). A title holding Markdown is refused by `splice`, and the property checks that.
 fn title() -> impl Strategy<Value = String> {
     prop_oneof![
         prop::sample::select(vec![
@@ -374,6 +374,33 @@ fn title() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Lines that look like headings, open or close code fences and blocks, or start lists.
+const MD_LOOK_ALIKES: &[&str] = &[
+    "",
+    "#",
+    "##",
+    "##x",
+    "### sub",
+    "# Attention",
+    " ## indented",
+    "   ## Routines ##",
+    "    ## Routines",
+    "## Routines",
+    "Routines",
+    "---",
+    "===",
+    "```",
+    "````md",
+    "~~~",
+    "> ## Routines",
+    "- ## Routines",
+    "- item",
+    "<!--",
+    "-->",
+    "<div>",
+    "\r",
+];
+
 /// One line of markdown, with its ending (none, `\n` or `\r\n`).
 fn md_line() -> impl Strategy<Value = String> {
     let content = prop_oneof![
@@ -381,14 +408,14 @@ fn md_line() -> impl Strategy<Value = String> {
         1 => any::<String>(),
         2 => title().prop_map(|t| format!("## {t}")),
         1 => title().prop_map(|t| format!("##  {t}  ")),
-        1 => prop::sample::select(vec!["", "#", "##", "##x", "### sub", "# Attention", " ## indented", "- item", "\r"])
-            .prop_map(String::from),
+        3 => prop::sample::select(MD_LOOK_ALIKES.to_vec()).prop_map(String::from),
     ];
     let end = prop_oneof![4 => Just(""), 1 => Just("\r")];
     let eol = prop_oneof![6 => Just("\n"), 2 => Just("\r\n"), 1 => Just("")];
     (content, end, eol).prop_map(|(c, e, l)| format!("{c}{e}{l}"))
 }
 
+/// A document: lines that open and close fences, quote headings, mix line endings.
 fn markdown() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => proptest::collection::vec(md_line(), 0..16).prop_map(|l| l.concat()),
@@ -396,72 +423,80 @@ fn markdown() -> impl Strategy<Value = String> {
     ]
 }
 
-/// A section body. A line starting with `## ` inside a body would be a heading of its own
-/// (attention.md has no escaping): such bodies are outside the contract and are left out.
+/// A section body, headings and open fences included: `splice` keeps them inside.
 fn body() -> impl Strategy<Value = String> {
     let line = prop_oneof![
         4 => "\\PC{0,40}",
         1 => any::<String>(),
-        1 => prop::sample::select(vec!["", "   ", "### sub", "#", "##", "##x", " ## indented", "- [ ] task"])
-            .prop_map(String::from),
+        2 => prop::sample::select(MD_LOOK_ALIKES.to_vec()).prop_map(String::from),
+        1 => Just("- [ ] task".to_owned()),
     ];
     let eol = prop_oneof![Just("\n"), Just("\r\n"), Just("\n\n"), Just("")];
     proptest::collection::vec((line, eol), 0..8)
         .prop_map(|l| l.into_iter().map(|(a, b)| format!("{a}{b}")).collect::<String>())
-        .prop_filter("a body line starting with `## ` is a heading", |b| !b.split('\n').any(|l| l.starts_with("## ")))
 }
 
-/// The body of the first section titled `title`, as a reader sees it: its text after the
-/// heading line, trailing whitespace trimmed.
-fn read_section(text: &str, title: &str) -> Option<String> {
-    let (_, sections) = split(text);
-    let (_, chunk) = sections.into_iter().find(|(t, _)| t == title)?;
-    let body = chunk.split_once('\n').map_or("", |(_, b)| b);
-    Some(body.trim_end().to_owned())
+fn titles(text: &str) -> Vec<String> {
+    find(text).into_iter().map(|s| s.title).collect()
+}
+
+/// The text of the first section titled `title`.
+fn read_section<'a>(text: &'a str, title: &str) -> Option<&'a str> {
+    let span = find(text).into_iter().find(|s| s.title == title)?.span;
+    text.get(span)
+}
+
+/// Whether `section` is what splicing `body` under `title` writes: as it is, or as code.
+fn is_written(section: &str, title: &str, body: &str) -> bool {
+    section == chunk(title, body) || section == code_chunk(title, body)
+}
+
+/// Why a refused splice was right to refuse: the title holds Markdown, or the section was
+/// missing and the file ends inside a block (not a fence) that would swallow it.
+fn check_refusal(text: &str, title: &str, e: &SpliceError) -> Result<(), TestCaseError> {
+    match e {
+        SpliceError::TitleNotPlain(_) => prop_assert_ne!(titles(&format!("## {title}\n")), vec![title.to_owned()]),
+        SpliceError::WouldDisturb(_) => {
+            prop_assert!(!titles(text).iter().any(|t| t == title), "{:?}", text);
+            let probed = format!("{text}\n\n## probe\n");
+            let appended = find(&probed).last().map(|s| s.span.start);
+            prop_assert_ne!(appended, Some(text.len() + 2), "{:?}", text);
+        }
+    }
+    Ok(())
 }
 
 fn check_splice(text: &str, title: &str, body: &str) -> Result<(), TestCaseError> {
-    let out = splice(text, title, body);
-    // Read back: exactly the body (`chunk` trims its end; a body without trailing
-    // whitespace comes back byte for byte).
-    prop_assert_eq!(read_section(&out, title), Some(body.trim_end().to_owned()), "{:?}", out);
-    // Idempotent.
-    prop_assert_eq!(&splice(&out, title, body), &out);
-    let (pre0, before) = split(text);
-    let (pre1, after) = split(&out);
-    match before.iter().position(|(t, _)| t == title) {
-        Some(i) => {
-            // Replaced in place: every other byte is as it was.
-            prop_assert_eq!(&pre1, &pre0);
-            prop_assert_eq!(after.len(), before.len());
-            for (j, (a, b)) in after.iter().zip(&before).enumerate() {
-                if j != i {
-                    prop_assert_eq!(a, b);
-                }
-            }
+    let out = match splice(text, title, body) {
+        Ok(out) => out,
+        Err(e) => return check_refusal(text, title, &e),
+    };
+    // Idempotent, and what reads back is the body as written.
+    prop_assert_eq!(&splice(&out, title, body), &Ok(out.clone()));
+    let written = read_section(&out, title).unwrap_or_default();
+    prop_assert!(is_written(written, title, body), "{:?}", out);
+    let mut want = titles(text);
+    match find(text).into_iter().find(|s| s.title == title) {
+        Some(old) => {
+            // Replaced in place: every byte before and after the section is as it was.
+            prop_assert_eq!(&out[..old.span.start], &text[..old.span.start]);
+            prop_assert_eq!(&out[old.span.start..old.span.start + written.len()], written);
+            prop_assert_eq!(&out[old.span.start + written.len()..], &text[old.span.end..]);
         }
         None => {
-            // Appended: what comes before is kept, the last part only gaining the line
-            // breaks that set the new section apart.
-            prop_assert_eq!(after.len(), before.len() + 1);
-            let grown = |old: &str, new: &str| new.starts_with(old) && new[old.len()..].bytes().all(|b| b == b'\n');
-            match before.last() {
-                Some(_) => {
-                    prop_assert_eq!(&pre1, &pre0);
-                    let n = before.len();
-                    prop_assert_eq!(&after[..n - 1], &before[..n - 1]);
-                    prop_assert_eq!(&after[n - 1].0, &before[n - 1].0);
-                    prop_assert!(grown(&before[n - 1].1, &after[n - 1].1), "{:?}", out);
-                }
-                None => prop_assert!(grown(&pre0, &pre1), "{:?}", out),
-            }
-            prop_assert_eq!(&after[before.len()].0, title);
+            // Appended: the text is kept whole, followed by line breaks (and a closing fence
+            // when it ended inside one).
+            prop_assert!(out.starts_with(text) && out.ends_with(written), "{:?}", out);
+            let sep = &out[text.len()..out.len() - written.len()];
+            prop_assert!(sep.chars().all(|c| matches!(c, '\n' | '`' | '~')), "separator {:?}", sep);
+            want.push(title.to_owned());
         }
     }
+    // Every other section is still a section.
+    prop_assert_eq!(titles(&out), want);
     // With one section of that title, `select` gives it whole.
-    if after.iter().filter(|(t, _)| t == title).count() == 1 {
-        let want = format!("## {title}\n{}", body.trim_end());
-        prop_assert_eq!(select(&out, &[title.to_owned()]), want.trim_end());
+    if titles(&out).iter().filter(|t| *t == title).count() == 1 {
+        prop_assert_eq!(select(&out, &[title.to_owned()]), written.trim_end());
     }
     Ok(())
 }
@@ -481,12 +516,24 @@ proptest! {
         text in markdown(),
         edits in proptest::collection::vec((title(), body()), 1..5),
     ) {
-        let out = edits.iter().fold(text, |t, (title, body)| splice(&t, title, body));
-        // The last edit of each title is what reads back.
-        for (i, (title, body)) in edits.iter().enumerate() {
-            if edits[i + 1..].iter().all(|(t, _)| t != title) {
-                prop_assert_eq!(read_section(&out, title), Some(body.trim_end().to_owned()));
+        // As the updater does: a refused splice leaves the text as it was.
+        let mut out = text;
+        let mut last = std::collections::HashMap::new();
+        for (title, body) in &edits {
+            match splice(&out, title, body) {
+                Ok(next) => {
+                    out = next;
+                    last.insert(title, Some(body));
+                }
+                Err(_) => {
+                    last.insert(title, None);
+                }
             }
+        }
+        // The last edit of each title, when it was not refused, is what reads back.
+        for (title, body) in last.into_iter().filter_map(|(t, b)| Some((t, b?))) {
+            let section = read_section(&out, title).unwrap_or_default();
+            prop_assert!(is_written(section, title, body), "{:?} in {:?}", title, out);
         }
     }
 }
@@ -494,9 +541,17 @@ proptest! {
 #[test]
 fn attention_regression_splicing_leaves_a_preamble_without_a_blank_line_alone() {
     let text = "# Attention\n## Routines\nold\n";
-    assert_eq!(splice(text, "Routines", "new"), "# Attention\n## Routines\nnew\n\n");
+    assert_eq!(splice(text, "Routines", "new"), Ok("# Attention\n## Routines\nnew\n\n".to_owned()));
     check_splice(text, "Routines", "new").unwrap();
     check_splice(text, "Mine", "x").unwrap();
+}
+
+#[test]
+fn attention_regression_a_fenced_look_alike_heading_is_not_a_section() {
+    let text = "## Mine\n```\n## Routines\n```\nafter the fence\n";
+    let out = splice(text, "Routines", "- new").unwrap();
+    assert_eq!(out, format!("{text}\n## Routines\n- new\n\n"));
+    check_splice(text, "Routines", "- new").unwrap();
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 //! AttentionUpdater (spec §9): each producer owns one H2 section of `attention.md`. Phase one
 //! computes every section outside the lock; phase two splices them in under the file's lock
 //! and writes only when something changed (a cold tick does not touch the file). A failing
-//! producer leaves its section as it was; the others still update.
+//! producer leaves its section as it was, and so does a section that cannot be spliced in
+//! without disturbing the rest of the file (see `sections`); the others still update.
 
 pub mod producers;
 pub mod sections;
@@ -96,7 +97,16 @@ impl AttentionUpdater {
             Err(e) => return Err(e),
         };
         let start = if current.is_empty() { "# Attention\n\n".to_owned() } else { current.clone() };
-        let next = bodies.iter().fold(start, |text, (title, body)| sections::splice(&text, title, body));
+        let mut next = start;
+        for (section, body) in bodies {
+            match sections::splice(&next, section, &body) {
+                Ok(text) => next = text,
+                Err(e) => {
+                    tracing::warn!(section, "attention section left as it was: {e}");
+                    report.failed.push((section, e.to_string()));
+                }
+            }
+        }
         if next != current {
             write_atomic(&self.path, next.as_bytes())?;
             report.written = true;

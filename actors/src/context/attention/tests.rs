@@ -90,3 +90,23 @@ fn hand_written_sections_survive_every_update() {
     assert!(text.starts_with(&format!("# Attention\n\n{mine}")), "{text}");
     assert!(!text.contains("stale"));
 }
+
+#[test]
+fn a_fenced_look_alike_of_a_producer_heading_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("attention.md");
+    let mine = "## My notes\r\n```markdown\r\n## Routines\r\n- made up\r\n```\r\nafter the fence\r\n";
+    std::fs::write(&path, format!("# Attention\r\n\r\n{mine}\r\n## Routines\nstale\n\n## Last\r\nkept")).unwrap();
+    let u = AttentionUpdater::new(&path, producers::defaults());
+    for _ in 0..2 {
+        u.update(&input()).unwrap();
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "# Attention\r\n\r\n{mine}\r\n## Routines\n- medication around 09:00 (seen on 3 days)\n\n## Last\r\nkept\n\n"
+        )),
+        "{text:?}"
+    );
+    assert!(!text.contains("stale"));
+}
