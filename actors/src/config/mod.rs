@@ -236,6 +236,12 @@ pub struct GatewayConfig {
     pub orphan_timeout_s: u64,
     /// `GET /metrics` without the secret (for a scraper that cannot send it); off by default.
     pub metrics_public: bool,
+    /// Connections open at once; past it a new one is closed at once.
+    pub max_connections: usize,
+    /// A request head (or the next one on a kept-alive connection) must arrive within this.
+    pub header_timeout_s: u64,
+    /// A request body must arrive within this of its head.
+    pub body_timeout_s: u64,
 }
 
 impl Default for GatewayConfig {
@@ -248,6 +254,9 @@ impl Default for GatewayConfig {
             restart_backoff_ms: 200,
             orphan_timeout_s: 60,
             metrics_public: false,
+            max_connections: 256,
+            header_timeout_s: 5,
+            body_timeout_s: 10,
         }
     }
 }
@@ -622,6 +631,10 @@ impl RavenConfig {
         }
         if self.llm.timeout_s == 0 {
             return Err("`llm.timeout_s` must be at least 1".into());
+        }
+        let g = &self.gateway;
+        if g.max_connections == 0 || g.header_timeout_s == 0 || g.body_timeout_s == 0 {
+            return Err("`gateway.max_connections`, `header_timeout_s` and `body_timeout_s` must be at least 1".into());
         }
         if self.llm.max_reply_bytes < 1024 {
             return Err("`llm.max_reply_bytes` must be at least 1024".into());

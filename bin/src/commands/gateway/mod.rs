@@ -5,9 +5,11 @@
 //! It also hosts the outbound outlets (jsonl, webhook): the supervisor's DeliveryHub hands it
 //! each delivery for them over one long-lived connection, re-made when the supervisor restarts.
 
+mod serve;
+
 use super::load_config;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -193,6 +195,31 @@ async fn host_outlets(socket: PathBuf, outlets: Vec<Arc<dyn Outlet>>) {
     }
 }
 
+/// Leaves once no supervisor has been there for `timeout`. Absent means the control socket is
+/// gone or refuses connections; a connection that fails otherwise (this process out of
+/// descriptors under a flood, a supervisor at its connection cap) says nothing about it.
+async fn leave_when_orphaned(socket: PathBuf, timeout: std::time::Duration) {
+    let mut seen = std::time::Instant::now();
+    loop {
+        if !supervisor_absent(&socket).await {
+            seen = std::time::Instant::now();
+        } else if seen.elapsed() > timeout {
+            super::note("raven gateway: no supervisor for too long; exiting");
+            std::process::exit(0);
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+}
+
+async fn supervisor_absent(socket: &std::path::Path) -> bool {
+    use std::io::ErrorKind::{ConnectionRefused, NotFound};
+    match ControlClient::connect(socket).await {
+        Ok(_) => false,
+        Err(raven_actors::ipc::IpcError::Io { source, .. }) => matches!(source.kind(), NotFound | ConnectionRefused),
+        Err(_) => false,
+    }
+}
+
 pub fn run(dir: &DataDir) -> Result<(), String> {
     let config = load_config(dir)?;
     let g = &config.gateway;
@@ -210,8 +237,13 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         .route("/inbound", post(inbound))
         .route("/feedback", post(feedback_verdict))
         .route("/metrics", get(metrics))
-        .layer(DefaultBodyLimit::max(g.max_body_bytes))
         .with_state(state);
+    let limits = serve::Limits {
+        max_connections: g.max_connections,
+        header_timeout: std::time::Duration::from_secs(g.header_timeout_s),
+        body_timeout: std::time::Duration::from_secs(g.body_timeout_s),
+        max_body_bytes: g.max_body_bytes,
+    };
     let listen = g.listen.clone();
     let orphan_timeout_s = g.orphan_timeout_s;
     let addr_file = dir.gateway_addr();
@@ -228,19 +260,8 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         // every connection is made anew), but not its absence: with no supervisor answering
         // for `orphan_timeout_s`, leave, so no orphan holds the port for ever.
         if std::env::var_os(SUPERVISED).is_some() {
-            let (socket, timeout) = (dir.socket(), std::time::Duration::from_secs(orphan_timeout_s.max(1)));
-            actix_rt::spawn(async move {
-                let mut seen = std::time::Instant::now();
-                loop {
-                    if ControlClient::connect(&socket).await.is_ok() {
-                        seen = std::time::Instant::now();
-                    } else if seen.elapsed() > timeout {
-                        super::note("raven gateway: no supervisor for too long; exiting");
-                        std::process::exit(0);
-                    }
-                    actix_rt::time::sleep(std::time::Duration::from_millis(500)).await;
-                }
-            });
+            let timeout = std::time::Duration::from_secs(orphan_timeout_s.max(1));
+            actix_rt::spawn(leave_when_orphaned(dir.socket(), timeout));
         }
         let hosted = hosted_channels(&config);
         let outlets: Vec<Arc<dyn Outlet>> = configured_outlets(dir, &config, &Default::default())?
@@ -250,6 +271,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         if !outlets.is_empty() {
             actix_rt::spawn(host_outlets(dir.socket(), outlets));
         }
-        axum::serve(listener, app).await.map_err(|e| format!("gateway stopped: {e}"))
+        serve::serve(listener, app, limits).await;
+        Ok(())
     })
 }
