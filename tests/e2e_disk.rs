@@ -4,6 +4,7 @@
 
 mod support;
 
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -75,4 +76,36 @@ fn after_a_full_disk_the_next_reminder_comes_within_five_seconds_of_space_return
     assert!(took <= Duration::from_secs(5), "the next reminder came {took:?} after space returned");
     drop(up);
     assert!(temp_files(dir).is_empty(), "temp files left: {:?}", temp_files(dir));
+}
+
+#[test]
+fn an_append_the_disk_cannot_take_leaves_no_torn_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("config.toml"), "[delivery]\njsonl_path = \"out.jsonl\"\n").unwrap();
+    let out = support::raven(dir, &["send", "jsonl:me", "first"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Up to just under the 1 KiB limit below (`ulimit -f` counts 512-byte blocks): the next line crosses it part way.
+    let pad = format!("{{\"pad\":\"{}\"}}\n", "a".repeat(780));
+    std::fs::OpenOptions::new().append(true).open(dir.join("out.jsonl")).unwrap().write_all(pad.as_bytes()).unwrap();
+    let before = std::fs::read(dir.join("out.jsonl")).unwrap();
+    let script = format!(
+        "trap '' XFSZ; ulimit -S -f 2; exec '{}' --data-dir '{}' send jsonl:me '{}'",
+        support::raven_bin().display(),
+        dir.display(),
+        "b".repeat(300)
+    );
+    let out = Command::new("sh").args(["-c", &script]).env("TZ", "UTC").output().unwrap();
+    assert!(!out.status.success(), "the send says it failed");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("File too large"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(dir.join("out.jsonl")).unwrap(), before, "the part-written line was taken back");
+    // And the next send, with room again, is a whole line of its own.
+    let out = support::raven(dir, &["send", "jsonl:me", "after"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(dir.join("out.jsonl")).unwrap();
+    assert!(text.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()), "{text}");
 }

@@ -9,7 +9,6 @@ use chrono::{DateTime, Utc};
 use raven_proto::limits::{cut, SESSION_TEXT_BYTES};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::io::Write;
 use std::path::PathBuf;
 
 /// One message of a conversation. The user's words have the `user` role; everything the
@@ -137,8 +136,7 @@ impl SessionStore {
         };
         let mut line = serde_json::to_vec(l)?;
         line.push(b'\n');
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-        f.write_all(&line)
+        crate::store::files::append_whole(&mut crate::store::files::open_append(&path)?, &line)
     }
 }
 

@@ -198,7 +198,7 @@ impl JsonlOutlet {
             "proactive": text.is_proactive(),
         }))?;
         line.push(b'\n');
-        f.write_all(&line)?;
+        crate::store::files::append_whole(&mut f, &line)?;
         f.sync_data()?;
         // Read back on the next append rather than assumed: it costs one line.
         seen.ids.insert(text.delivery_id.clone());

@@ -22,7 +22,6 @@ use crate::config::FeedbackConfig;
 use crate::store::{jsonl, lock_path_for, write_atomic, FileLock};
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -219,27 +218,12 @@ impl NudgeFeedbackTracker {
     }
 }
 
-/// Appends `bytes` (whole lines) to the file at `path` in one `write`, on a line of their
-/// own, and syncs it.
-fn append_synced(path: &Path, mut bytes: Vec<u8>) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).read(true).open(path)?;
-    // A line torn by a crash must not swallow the next one: start on a fresh line.
-    if ends_without_newline(&mut f)? {
-        bytes.insert(0, b'\n');
-    }
-    f.write_all(&bytes)?;
+/// Appends `bytes` (whole lines) to the file at `path`, whole or not at all, on a line of
+/// their own, and syncs it.
+fn append_synced(path: &Path, bytes: Vec<u8>) -> std::io::Result<()> {
+    let mut f = crate::store::files::open_append(path)?;
+    crate::store::files::append_whole(&mut f, &bytes)?;
     f.sync_data()
-}
-
-fn ends_without_newline(f: &mut std::fs::File) -> std::io::Result<bool> {
-    use std::io::{Read, Seek, SeekFrom};
-    if f.metadata()?.len() == 0 {
-        return Ok(false);
-    }
-    f.seek(SeekFrom::End(-1))?;
-    let mut last = [0u8; 1];
-    f.read_exact(&mut last)?;
-    Ok(last[0] != b'\n')
 }
 
 #[cfg(test)]

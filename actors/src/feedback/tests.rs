@@ -1,6 +1,7 @@
 use super::*;
 use chrono::{Duration, TimeZone};
 use raven_proto::Priority;
+use std::io::Write;
 
 fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap()

@@ -90,25 +90,16 @@ pub fn commit(
 /// A reader takes whole lines only (see the ContextAssembler), so a line being written is
 /// never misread.
 fn append(path: &Path, events: &[BehaviorEvent]) -> std::io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom, Write};
-    let mut f = std::fs::OpenOptions::new().create(true).read(true).append(true).open(path)?;
-    let len = f.metadata()?.len();
+    let mut f = crate::store::files::open_append(path)?;
     let mut text = String::new();
-    if len == 0 {
+    if f.metadata()?.len() == 0 {
         text.push_str("# Behaviors\n\n");
-    } else {
-        let mut last = [0u8; 1];
-        f.seek(SeekFrom::Start(len - 1))?;
-        f.read_exact(&mut last)?;
-        if last[0] != b'\n' {
-            text.push('\n');
-        }
     }
     for e in events {
         text.push_str(&e.line());
         text.push('\n');
     }
-    f.write_all(text.as_bytes())?;
+    crate::store::files::append_whole(&mut f, text.as_bytes())?;
     f.sync_data()
 }
 

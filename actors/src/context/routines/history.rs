@@ -15,8 +15,6 @@ use super::parse_history_line;
 use crate::store::{lock_path_for, write_atomic, FileLock};
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
-use std::fs::OpenOptions;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// The longest text kept for one message, in characters.
@@ -108,21 +106,10 @@ impl HistoryWriter {
         }
     }
 
-    /// One write of `line`, preceded by a newline when the file (edited by hand) does not
-    /// end with one, so the line never runs on from the user's last line.
+    /// One write of `line`, whole or not at all, preceded by a newline when the file (edited
+    /// by hand) does not end with one, so the line never runs on from the user's last line.
     fn append(&self, line: &[u8]) -> std::io::Result<()> {
-        let mut f = OpenOptions::new().read(true).append(true).create(true).open(&self.path)?;
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        if f.metadata()?.len() > 0 {
-            let mut last = [0u8; 1];
-            f.seek(SeekFrom::End(-1))?;
-            f.read_exact(&mut last)?;
-            if last[0] != b'\n' {
-                bytes.push(b'\n');
-            }
-        }
-        bytes.extend_from_slice(line);
-        f.write_all(&bytes)
+        crate::store::files::append_whole(&mut crate::store::files::open_append(&self.path)?, line)
     }
 
     fn lock(&self) -> Result<FileLock, HistoryError> {
