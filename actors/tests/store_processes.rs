@@ -4,7 +4,7 @@
 //! The test binary re-runs itself as the worker processes: the ignored `worker` test is
 //! the worker's body, run only by the parent with `--ignored --exact worker`.
 
-use raven_actors::store::JsonStateStore;
+use raven_actors::store::{JsonStateStore, StoreError};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -26,12 +26,19 @@ fn worker() {
     let id = std::env::var("RAVEN_STORE_WORKER_ID").unwrap_or_default();
     let store = JsonStateStore::new(PathBuf::from(path));
     for _ in 0..INCREMENTS {
-        store
-            .update("counter", |c: &mut Counter| {
+        // A lock held past the bounded wait (a loaded machine, four fsyncing peers) fails the
+        // update without applying it, as documented: the caller tries again.
+        loop {
+            let done = store.update("counter", |c: &mut Counter| {
                 c.n += 1;
                 c.last = id.clone();
-            })
-            .expect("update");
+            });
+            match done {
+                Ok(()) => break,
+                Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::TimedOut => continue,
+                Err(e) => panic!("update: {e}"),
+            }
+        }
     }
 }
 
