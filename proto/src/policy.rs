@@ -92,6 +92,12 @@ impl PolicyLayer {
             PolicyLayer::QuietHours | PolicyLayer::DynamicDnd | PolicyLayer::PersonaDnd | PolicyLayer::HourQuota
         )
     }
+
+    /// Whether it holds back an answer the user asked for (a menu pick): only an action of
+    /// skip and the same content twice within the dedup window do.
+    pub fn applies_to_solicited(self) -> bool {
+        matches!(self, PolicyLayer::Skip | PolicyLayer::ContentDedup)
+    }
 }
 
 impl fmt::Display for PolicyLayer {

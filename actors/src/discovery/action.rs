@@ -1,109 +1,114 @@
-//! ActionExecutor (spec §12): runs a picked option. A reply goes out through the injector
-//! (queued for the session, then applied to the answer, which records the fire); a tool call
+//! ActionExecutor (spec §12): runs a picked option. A reply is the answer itself; a tool call
 //! runs one of the agent's tools; a spawn hands the task to ProactiveSpawn in the background
 //! (its result is delivered to the session when done). Each path asks the NudgePolicy first
-//! (without the per-session cooldown: this answers the user) and records the fire; a denial
-//! runs nothing and says why.
+//! as an answer the user asked for (only layers 1 and 10 apply: a deliberate departure from
+//! spec §12, which runs the whole gate) and records the fire; a denial runs nothing, says why,
+//! and leaves the menu open.
 
 use super::pending::{ChoiceAction, PendingDecision};
 use crate::agent::tools::{Tool, ToolCtx};
 use crate::clock::SharedClock;
-use crate::executor::injector::{ApplyInjects, InjectorService, QueueInject};
 use crate::executor::spawn::ProactiveSpawn;
-use crate::policy::{dispatch_through, Check, Gated, Nudge, NudgePolicyService};
+use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::supervise::Handle;
-use raven_proto::{Action, Origin, PlannerDecision, Priority};
+use raven_proto::{Action, PlannerDecision, Priority};
 use std::cell::OnceCell;
 use std::rc::Rc;
 
 pub struct ActionExecutor {
     pub policy: Handle<NudgePolicyService>,
-    pub injector: Handle<InjectorService>,
     pub tools: Vec<Rc<dyn Tool>>,
     /// Set once the agent exists (the spawn's subagent is the agent itself).
     pub spawn: Rc<OnceCell<ProactiveSpawn>>,
     pub clock: SharedClock,
 }
 
-/// The gate's view of a picked action. It answers the user's own message, so it is asked
-/// without the per-session cooldown (that layer keeps unsolicited nudges apart; the menu
-/// itself was one); the quotas, the dismissal cooldown, the topic layers and the dedup apply.
+/// The gate's view of a picked action: the user asked for it, so only layers 1 and 10 apply
+/// (the same pick twice within the dedup window is refused); it is recorded as a fire.
 fn nudge(action: Action, content: String) -> Nudge {
-    Nudge { action, session_key: None, content, priority: Priority::Medium, topic: None }
+    Nudge { action, session_key: None, content, priority: Priority::Medium, topic: None, solicited: true }
+}
+
+/// What a pick came to: the answer to show the user, and whether the option ran (a pick
+/// that did not run leaves its menu open).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picked {
+    pub answer: String,
+    pub ran: bool,
+}
+
+impl Picked {
+    fn ran(answer: String) -> Self {
+        Picked { answer, ran: true }
+    }
+
+    fn not_run(answer: String) -> Self {
+        Picked { answer, ran: false }
+    }
 }
 
 impl ActionExecutor {
-    /// Runs option `choice` of `menu` for the user on `session`; the answer to show them.
-    pub async fn execute(&self, menu: &PendingDecision, choice: usize, conversation: &str) -> String {
+    /// Runs option `choice` of `menu` for the user on `session`.
+    pub async fn execute(&self, menu: &PendingDecision, choice: usize, conversation: &str) -> Picked {
         let option = &menu.options[choice];
         let session = menu.session.as_str();
-        let id = format!("{}-{}", menu.id, choice + 1);
+        let title = &option.title;
         match &option.action {
             ChoiceAction::Reply { text } => {
                 let n = nudge(Action::NudgeInject, text.clone());
-                match self.policy.call(Check(n)).await {
-                    Ok(v) if v.allow => {}
-                    Ok(v) => return format!("Not now: {}", v.reason),
-                    Err(e) => return format!("Not now: the policy is unavailable ({e})"),
-                }
-                let queue = QueueInject {
-                    session: session.into(),
-                    nudge_id: id,
-                    message: text.clone(),
-                    priority: Priority::Medium,
-                    topic: crate::policy::topic::topic_of(text),
-                };
-                if let Ok(Err(e)) | Err(e) = self.injector.call(queue).await.map_err(|e| e.to_string()) {
-                    return format!("Could not do “{}”: {e}", option.title);
-                }
-                let header = format!("“{}”:", option.title);
-                let apply = ApplyInjects { session: session.into(), content: header.clone(), origin: Origin::User };
-                self.injector.call_async(apply).await.map(|(content, _)| content).unwrap_or(header)
+                let said = || async { Ok::<_, String>(format!("“{title}”:\n\n— {text}")) };
+                gated(title, dispatch_through(&self.policy, n, said).await)
             }
             ChoiceAction::Tool { name, args } => {
                 let Some(tool) = self.tools.iter().find(|t| t.schema().name == *name).cloned() else {
-                    return format!("Could not do “{}”: no tool named {name}", option.title);
+                    return Picked::not_run(format!("Could not do “{title}”: no tool named {name}"));
                 };
                 let (channel, chat_id) = raven_proto::split_target(session);
                 let ctx = ToolCtx { conversation_id: conversation.into(), channel, chat_id, now: self.clock.now() };
-                let n = nudge(Action::Nudge, format!("{}: {}", option.title, name));
-                match dispatch_through(&self.policy, n, || async { Ok::<_, String>(tool.call(args, &ctx).await) }).await
-                {
-                    Gated::Delivered(result) => format!("“{}”: {result}", option.title),
-                    Gated::Denied(v) => format!("Not now: {}", v.reason),
-                    Gated::Failed(e) | Gated::Unavailable(e) => format!("Could not do “{}”: {e}", option.title),
-                }
+                let n = nudge(Action::Nudge, format!("{title}: {name}"));
+                let run = || async { Ok::<_, String>(format!("“{title}”: {}", tool.call(args, &ctx).await)) };
+                gated(title, dispatch_through(&self.policy, n, run).await)
             }
-            ChoiceAction::Spawn { task } => {
-                let Some(spawn) = self.spawn.get().cloned() else {
-                    return format!("Could not do “{}”: no subagents in this engine", option.title);
-                };
-                let decision = PlannerDecision {
-                    action: Action::SpawnAgent,
-                    spawn_task: Some(task.clone()),
-                    target_session: Some(session.to_owned()),
-                    priority: Priority::Medium,
-                    reason: format!("picked from menu {}", menu.id),
-                    proactivity_score: 1.0,
-                    ..PlannerDecision::skip("")
-                };
-                let said = crate::feedback::Dispatch {
-                    nudge_id: id,
-                    topic: crate::policy::topic::topic_of(&option.title),
-                    priority: Priority::Medium,
-                    source: crate::feedback::Source::Spawn,
-                    job: None,
-                };
-                // The subagent's result is delivered to the session when it is done; the
-                // gate is asked (and the fire recorded) inside the spawn.
-                actix_rt::spawn(async move {
-                    let r = spawn.dispatch_requested(&decision, &said).await;
-                    if !r.delivered {
-                        tracing::warn!("the picked task did not complete: {:?}", r.error);
-                    }
-                });
-                format!("On it: “{}”. The result will follow here.", option.title)
-            }
+            ChoiceAction::Spawn { task } => self.spawn(menu, choice, task).await,
         }
+    }
+
+    /// Hands the task to ProactiveSpawn: the gate is asked (and the fire recorded) there;
+    /// the subagent's result is delivered to the session when it is done.
+    async fn spawn(&self, menu: &PendingDecision, choice: usize, task: &str) -> Picked {
+        let title = &menu.options[choice].title;
+        let Some(spawn) = self.spawn.get().cloned() else {
+            return Picked::not_run(format!("Could not do “{title}”: no subagents in this engine"));
+        };
+        let decision = PlannerDecision {
+            action: Action::SpawnAgent,
+            spawn_task: Some(task.to_owned()),
+            target_session: Some(menu.session.clone()),
+            priority: Priority::Medium,
+            reason: format!("picked from menu {}", menu.id),
+            proactivity_score: 1.0,
+            ..PlannerDecision::skip("")
+        };
+        let said = crate::feedback::Dispatch {
+            nudge_id: format!("{}-{}", menu.id, choice + 1),
+            topic: crate::policy::topic::topic_of(title),
+            priority: Priority::Medium,
+            source: crate::feedback::Source::Spawn,
+            job: None,
+        };
+        let started = spawn.dispatch_requested(&decision, &said).await;
+        match started.error {
+            None => Picked::ran(format!("On it: “{title}”. The result will follow here.")),
+            Some(e) => Picked::not_run(format!("Could not do “{title}”: {e}")),
+        }
+    }
+}
+
+/// A gated run as the user reads it.
+fn gated(title: &str, outcome: Gated<String, String>) -> Picked {
+    match outcome {
+        Gated::Delivered(answer) => Picked::ran(answer),
+        Gated::Denied(v) => Picked::not_run(format!("Not now: {}", v.reason)),
+        Gated::Failed(e) | Gated::Unavailable(e) => Picked::not_run(format!("Could not do “{title}”: {e}")),
     }
 }

@@ -3,6 +3,7 @@
 //! it); any other reply passes through untouched.
 
 use super::action::ActionExecutor;
+use super::pending::{PendingDecision, PendingState};
 use super::router::{DecisionRouter, Routed};
 use crate::agent::InboundHook;
 use crate::clock::SharedClock;
@@ -23,7 +24,11 @@ impl InboundHook for DecisionConsumer {
                 Ok(Routed::PassThrough) => None,
                 Ok(Routed::Answer(a)) => Some(a),
                 Ok(Routed::Run { menu, choice }) => {
-                    Some(self.executor.execute(&menu, choice, &req.conversation_id).await)
+                    let picked = self.executor.execute(&menu, choice, &req.conversation_id).await;
+                    if !picked.ran {
+                        return Some(self.reopened(&menu, choice, picked.answer));
+                    }
+                    Some(picked.answer)
                 }
                 Err(e) => {
                     // The menus cannot be read: the reply goes to the agent rather than nowhere.
@@ -32,5 +37,20 @@ impl InboundHook for DecisionConsumer {
                 }
             }
         })
+    }
+}
+
+impl DecisionConsumer {
+    /// A pick that did not run leaves its menu open, so the user can pick again.
+    fn reopened(&self, menu: &PendingDecision, choice: usize, answer: String) -> String {
+        let done = PendingState::Done { choice };
+        match self.router.store.transition(&menu.id, &done, PendingState::Open) {
+            Ok(true) => format!("{answer} (menu {} is still open)", menu.id),
+            Ok(false) => answer,
+            Err(e) => {
+                tracing::warn!("menu {} could not be reopened: {e}", menu.id);
+                answer
+            }
+        }
     }
 }

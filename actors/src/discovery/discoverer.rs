@@ -131,6 +131,7 @@ impl TaskDiscoverer {
             content: text.clone(),
             priority: Priority::Low,
             topic: Some("task discovery".into()),
+            solicited: false,
         };
         let (menus, dispatcher, target) = (self.menus.clone(), self.dispatcher.clone(), self.target.clone());
         let gated = dispatch_through(&self.policy, nudge, || async move {

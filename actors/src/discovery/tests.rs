@@ -194,3 +194,63 @@ fn the_llm_s_options_are_validated_and_the_rules_derive_theirs() {
     // The bank is due within the hour: too late for an hour-before reminder.
     assert_eq!(titles, ["Remind me of “Pay the rent” an hour before", "Work on “Draft the report”"]);
 }
+
+/// Offers a one-option menu on `cli:local` now; its id.
+fn offer(day: &Day, title: &str, action: crate::discovery::ChoiceAction) -> String {
+    use crate::discovery::{Choice, PendingDecision, PendingDecisionStore, PendingState};
+    let store = PendingDecisionStore::new(day.dir.sentinel_dir().join("pending_decisions.json"));
+    let option = Choice { title: title.into(), reason: "r".into(), action, confirm: false };
+    let menu = PendingDecision {
+        id: String::new(),
+        session: "cli:local".into(),
+        question: "q".into(),
+        options: vec![option.clone(), Choice { title: "other".into(), ..option }],
+        created_at: day.clock.now(),
+        expires_at: day.clock.now() + Duration::hours(1),
+        state: PendingState::Open,
+    };
+    store.offer(menu, day.clock.now()).unwrap().id
+}
+
+#[actix_rt::test]
+async fn the_user_s_pick_wins_over_quotas_and_quiet_hours_and_is_recorded() {
+    use crate::discovery::ChoiceAction;
+    use crate::policy::{Nudge, Reservation, Reserve, Snapshot};
+    let day = Day::new();
+    day.clock.set(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    // The hour's quota is spent by two nudges.
+    for (session, text, topic) in [("cli:a", "stretch your legs", "legs"), ("cli:b", "drink some water", "water")] {
+        let n = Nudge {
+            action: raven_proto::Action::Nudge,
+            session_key: Some(session.into()),
+            content: text.into(),
+            priority: raven_proto::Priority::Low,
+            topic: Some(topic.into()),
+            solicited: false,
+        };
+        assert!(matches!(day.engine.policy.call(Reserve(n)).await.unwrap(), Ok(Reservation::Held(..))));
+    }
+    offer(&day, "Tips for focus", ChoiceAction::Reply { text: "Try 25-minute blocks".into() });
+    let answer = day.say("1").await;
+    assert_eq!(answer, "“Tips for focus”:\n\n— Try 25-minute blocks", "the pick ran");
+    // Inside quiet hours too.
+    day.clock.set(Utc.with_ymd_and_hms(2026, 3, 2, 23, 30, 0).unwrap());
+    offer(&day, "A tip for sleep", ChoiceAction::Reply { text: "Dim the lights".into() });
+    assert_eq!(day.say("1").await, "“A tip for sleep”:\n\n— Dim the lights");
+    let snap = day.engine.policy.call(Snapshot).await.unwrap();
+    assert_eq!(snap.fire_history.values().map(|h| h.fired).sum::<u32>(), 4, "each pick is a fire: {snap:?}");
+}
+
+#[actix_rt::test]
+async fn a_pick_that_does_not_run_leaves_its_menu_open_and_says_why() {
+    use crate::discovery::ChoiceAction;
+    let day = Day::new();
+    day.clock.set(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    let tool = ChoiceAction::Tool { name: "no_such_tool".into(), args: serde_json::json!({}) };
+    let id = offer(&day, "Check the weather", tool);
+    let answer = day.say("1").await;
+    assert!(answer.contains("no tool named no_such_tool") && answer.contains(&format!("menu {id} is still open")));
+    // Still open: the next pick is routed to the menu, not to the agent.
+    let again = day.say("2").await;
+    assert!(again.contains("no tool named no_such_tool"), "{again}");
+}

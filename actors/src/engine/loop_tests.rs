@@ -68,6 +68,7 @@ async fn layer_of(engine: &Engine, content: &str) -> Option<PolicyLayer> {
         content: content.into(),
         priority: Priority::Low,
         topic: None,
+        solicited: false,
     };
     engine.policy.call(Check(n)).await.unwrap().layer
 }

@@ -226,6 +226,7 @@ async fn a_cron_fire_suppresses_a_sentinel_nudge_on_its_topic_and_leaves_the_acc
         content: "Remember the medications!".into(),
         priority: raven_proto::Priority::Low,
         topic: None,
+        solicited: false,
     };
     let v = engine.policy.call(Check(nudge)).await.unwrap();
     assert!(!v.allow && v.reason.contains("cron"), "{v:?}");

@@ -202,7 +202,7 @@ impl<'a> Wiring<'a> {
         tools: Vec<Rc<dyn Tool>>,
     ) -> (Scheduler, Rc<OnceCell<ProactiveSpawn>>) {
         let spawn_late = Rc::new(OnceCell::new());
-        let consumer = self.decision_consumer(provider, policy, x, &tools, spawn_late.clone());
+        let consumer = self.decision_consumer(provider, policy, &tools, spawn_late.clone());
         let (config, clock, jobs, tracker) = (self.config, &self.clock, &delivery.jobs, &delivery.tracker);
         let replies =
             FeedbackReplies { tracker: tracker.clone(), jobs: jobs.clone(), tz: self.tz, clock: clock.clone() };
@@ -227,7 +227,6 @@ impl<'a> Wiring<'a> {
         &self,
         provider: &SharedProvider,
         policy: &Policy,
-        x: &Execution,
         tools: &[Rc<dyn Tool>],
         spawn: Rc<OnceCell<ProactiveSpawn>>,
     ) -> DecisionConsumer {
@@ -237,8 +236,8 @@ impl<'a> Wiring<'a> {
             classifier: (provider.name() != "rules").then(|| provider.clone()),
             threshold: self.config.discovery.classifier_threshold,
         };
-        let (policy, injector, tools, clock) = (policy.clone(), x.injector.clone(), tools.to_vec(), self.clock.clone());
-        let executor = ActionExecutor { policy, injector, tools, spawn, clock };
+        let (policy, tools, clock) = (policy.clone(), tools.to_vec(), self.clock.clone());
+        let executor = ActionExecutor { policy, tools, spawn, clock };
         DecisionConsumer { router, executor, clock: self.clock.clone() }
     }
 

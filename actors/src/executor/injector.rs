@@ -184,6 +184,7 @@ impl PendingInject {
             content: self.message.clone(),
             priority: self.priority,
             topic: (!self.topic.is_empty()).then(|| self.topic.clone()),
+            solicited: false,
         }
     }
 }

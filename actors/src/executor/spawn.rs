@@ -53,13 +53,13 @@ impl ProactiveSpawn {
         self.dispatch_gated(decision, said, true).await
     }
 
-    /// A spawn the user asked for (a menu pick): gated without the per-session cooldown,
-    /// which is there against unsolicited nudges, not against answering the user.
+    /// A spawn the user asked for (a menu pick): gated as a solicited answer (only layers 1
+    /// and 10 apply; see `CheckRequest::solicited`).
     pub async fn dispatch_requested(&self, decision: &PlannerDecision, said: &Dispatch) -> ExecutionResult {
         self.dispatch_gated(decision, said, false).await
     }
 
-    async fn dispatch_gated(&self, decision: &PlannerDecision, said: &Dispatch, session_gate: bool) -> ExecutionResult {
+    async fn dispatch_gated(&self, decision: &PlannerDecision, said: &Dispatch, unsolicited: bool) -> ExecutionResult {
         let task = match (decision.action, decision.spawn_task.as_deref().map(str::trim)) {
             (Action::SpawnAgent, Some(t)) if !t.is_empty() => t.to_owned(),
             _ => return ExecutionResult::failed("not a spawn_agent decision with a task"),
@@ -70,10 +70,11 @@ impl ProactiveSpawn {
         };
         let nudge = Nudge {
             action: Action::SpawnAgent,
-            session_key: session_gate.then(|| target.clone()),
+            session_key: unsolicited.then(|| target.clone()),
             content: task.clone(),
             priority: decision.priority,
             topic: None,
+            solicited: !unsolicited,
         };
         // Reserved now (checked and charged in one step), run in the background: the tick
         // does not wait for a micro-agent, and a run that fails gives the reservation back.

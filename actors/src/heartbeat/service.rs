@@ -254,6 +254,7 @@ fn gate_nudge(target: &str, content: String, topic: String) -> Nudge {
         content,
         priority: raven_proto::Priority::Low,
         topic: Some(topic),
+        solicited: false,
     }
 }
 

@@ -95,6 +95,9 @@ pub struct Nudge {
     pub content: String,
     pub priority: Priority,
     pub topic: Option<String>,
+    /// The user asked for it (a menu pick): see [`CheckRequest::solicited`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub solicited: bool,
 }
 
 impl Nudge {
@@ -106,6 +109,7 @@ impl Nudge {
             content: d.nudge_message.clone().unwrap_or_default(),
             priority: d.priority,
             topic,
+            solicited: false,
         }
     }
 
@@ -116,6 +120,7 @@ impl Nudge {
             content: &self.content,
             priority: self.priority,
             topic: self.topic.as_deref(),
+            solicited: self.solicited,
         }
     }
 }

@@ -81,6 +81,7 @@ fn run(bursts: Vec<Vec<Send>>) -> Vec<&'static str> {
                         content: CONTENTS[s.content].to_owned(),
                         priority: Priority::Low,
                         topic: None,
+                        solicited: false,
                     };
                     let delivered = delivered.clone();
                     let _: Gated<(), ()> = dispatch_through(&policy, nudge, || async move {

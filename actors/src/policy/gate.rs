@@ -26,12 +26,23 @@ pub struct CheckRequest<'a> {
     pub priority: Priority,
     /// An explicit topic tag; otherwise derived from the content.
     pub topic: Option<&'a str>,
+    /// The user asked for it (a menu pick): only layers 1 (skip) and 10 (the same content
+    /// twice within the dedup window) apply; quotas, cooldowns, quiet hours and
+    /// do-not-disturb keep unsolicited messages apart, not answers.
+    pub solicited: bool,
 }
 
 impl<'a> CheckRequest<'a> {
     /// How a cron fire enters the ledger: an untargeted low-priority nudge.
     pub fn cron(content: &'a str, topic: Option<&'a str>) -> Self {
-        CheckRequest { action: Action::Nudge, session_key: None, content, priority: Priority::Low, topic }
+        CheckRequest {
+            action: Action::Nudge,
+            session_key: None,
+            content,
+            priority: Priority::Low,
+            topic,
+            solicited: false,
+        }
     }
 }
 
@@ -87,7 +98,8 @@ impl NudgePolicy {
         priority: Priority,
         now: DateTime<Utc>,
     ) -> Verdict {
-        self.check_request(&CheckRequest { action, session_key, content, priority, topic: None }, now)
+        let req = CheckRequest { action, session_key, content, priority, topic: None, solicited: false };
+        self.check_request(&req, now)
     }
 
     /// Runs the eleven layers in the order of the spec's table. A high-priority request
@@ -140,7 +152,7 @@ impl NudgePolicy {
         let mut bypassed = Vec::new();
         let mut denial: Option<Verdict> = None;
         for (layer, run) in layers {
-            let outcome = run();
+            let outcome = if req.solicited && !layer.applies_to_solicited() { Ok(()) } else { run() };
             if let Some(t) = trace.as_deref_mut() {
                 t.push((layer, outcome.clone()));
             }
@@ -403,7 +415,7 @@ impl NudgePolicy {
         topic: Option<&str>,
         now: DateTime<Utc>,
     ) -> FireRecord {
-        let req = CheckRequest { action, session_key, content, priority, topic };
+        let req = CheckRequest { action, session_key, content, priority, topic, solicited: false };
         self.record(FireKind::of(action), &req, now)
     }
 

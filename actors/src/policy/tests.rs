@@ -362,6 +362,7 @@ fn high_priority_passes_the_quiet_hours_once_per_topic_per_window() {
             content,
             priority: Priority::High,
             topic: Some(topic),
+            solicited: false,
         };
         p.explain(&req, at).0
     };
@@ -399,6 +400,7 @@ fn topic_quota_stack_counts_hour_day_and_week() {
             content: "water two",
             priority: Priority::Low,
             topic: Some("water"),
+            solicited: false,
         },
         noon() + Duration::minutes(30),
     );
@@ -417,6 +419,7 @@ fn topic_quota_stack_counts_hour_day_and_week() {
             content: "water again",
             priority: Priority::Low,
             topic: Some("water"),
+            solicited: false,
         },
         noon(),
     );
@@ -613,6 +616,7 @@ mod actor {
             content: content.into(),
             priority: Priority::Low,
             topic: None,
+            solicited: false,
         }
     }
 

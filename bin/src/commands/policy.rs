@@ -86,6 +86,7 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
             PriorityArg::High => Priority::High,
         },
         topic: topic.as_deref(),
+        solicited: false,
     };
     let (verdict, trace) = policy.explain(&req, now);
     match verdict.layer {
