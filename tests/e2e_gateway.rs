@@ -128,3 +128,25 @@ fn the_gateway_hosts_the_outbound_outlets_and_the_outbox_keeps_what_it_could_not
     assert!(Command::new("kill").args(["-TERM", &supervisor.id().to_string()]).status().unwrap().success());
     assert!(supervisor.wait().unwrap().success());
 }
+
+#[test]
+fn every_answer_is_json_and_health_says_who_answers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let supervisor = support::Killed(up(dir));
+    let (addr, _) = gateway(dir, None);
+    let (code, body) = http(&addr, "GET", "/nowhere", None, b"");
+    assert_eq!(code, 404);
+    assert!(serde_json::from_str::<serde_json::Value>(&body).unwrap()["error"].is_string(), "{body}");
+    let (code, body) = http(&addr, "GET", "/inbound", Some(SECRET), b"");
+    assert_eq!(code, 405);
+    assert!(serde_json::from_str::<serde_json::Value>(&body).unwrap()["error"].is_string(), "{body}");
+    let (code, body) = http(&addr, "POST", "/inbound", Some(SECRET), &vec![b'x'; 10 << 20]);
+    assert_eq!(code, 413);
+    assert!(serde_json::from_str::<serde_json::Value>(&body).unwrap()["error"].is_string(), "{body}");
+    let (code, body) = http(&addr, "GET", "/health", None, b"");
+    assert_eq!(code, 200, "{body}");
+    let health: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(health["supervisor"], "ok", "{body}");
+    drop(supervisor);
+}

@@ -1,6 +1,7 @@
 //! `raven`: one binary, one subcommand per job.
 
 mod commands;
+mod output;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -103,10 +104,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("RAVEN_LOG").unwrap_or_else(|_| "warn".into()))
-        .with_writer(std::io::stderr)
-        .init();
+    output::init_logging();
+    output::exit_quietly_on_broken_pipe();
     let cli = Cli::parse();
     // A simulation runs in a private data dir unless one is named: never the user's by default.
     if let Command::Simulate { scenario, out, days, seed } = cli.command {

@@ -633,6 +633,12 @@ impl RavenConfig {
             return Err("`llm.timeout_s` must be at least 1".into());
         }
         let g = &self.gateway;
+        if std::net::ToSocketAddrs::to_socket_addrs(g.listen.as_str()).map_or(true, |mut a| a.next().is_none()) {
+            return Err(format!(
+                "`gateway.listen` = {:?} is not an address to listen on (say `127.0.0.1:8787`)",
+                g.listen
+            ));
+        }
         if g.max_connections == 0 || g.header_timeout_s == 0 || g.body_timeout_s == 0 {
             return Err("`gateway.max_connections`, `header_timeout_s` and `body_timeout_s` must be at least 1".into());
         }
@@ -685,6 +691,11 @@ mod tests {
     fn out_of_range_values_are_refused() {
         let err = parse("[policy]\ntopic_min_acceptance = 2.0\n").unwrap_err().to_string();
         assert!(err.contains("policy.topic_min_acceptance"), "{err}");
+        for listen in ["not an address", "127.0.0.1", "127.0.0.1:99999"] {
+            let err = parse(&format!("[gateway]\nlisten = {listen:?}\n")).unwrap_err().to_string();
+            assert!(err.contains("`gateway.listen`"), "{listen}: {err}");
+        }
+        assert!(parse("[gateway]\nlisten = \"127.0.0.1:0\"\n").is_ok());
     }
 
     #[test]

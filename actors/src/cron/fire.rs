@@ -119,9 +119,9 @@ impl FireJob for CronTurns {
                 Ok(TurnOutcome::Replied(text)) => text,
                 Ok(TurnOutcome::Failed(e)) => {
                     tracing::warn!(job = %job.id, "cron turn failed, delivering the job's text: {e}");
-                    format!("⏰ {}", job.message)
+                    format!("Reminder: {}", job.message)
                 }
-                Ok(TurnOutcome::Interrupted) | Err(_) => format!("⏰ {}", job.message),
+                Ok(TurnOutcome::Interrupted) | Err(_) => format!("Reminder: {}", job.message),
             };
             let said = this.record(&job, slot).await;
             // Not delivered by its next slot (a one-shot: within a day), a reminder is stale.

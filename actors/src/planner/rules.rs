@@ -176,7 +176,7 @@ fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder) -> ProviderRep
     }
     let text = last.content.trim();
     if system.contains("turn origin: CRON") {
-        return ProviderReply::Text(format!("⏰ Reminder: {text}"));
+        return ProviderReply::Text(format!("Reminder: {text}"));
     }
     if system.contains("turn origin: HEARTBEAT") {
         let tasks: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("- ")).collect();
@@ -234,7 +234,7 @@ mod agent_tests {
     #[test]
     fn a_cron_turn_renders_its_reminder() {
         let r = reply(&request("turn origin: CRON — …", "Take your medication", true));
-        assert_eq!(r, ProviderReply::Text("⏰ Reminder: Take your medication".into()));
+        assert_eq!(r, ProviderReply::Text("Reminder: Take your medication".into()));
     }
 
     #[test]

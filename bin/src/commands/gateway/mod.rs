@@ -159,6 +159,22 @@ async fn metrics(State(g): State<Arc<Gateway>>, headers: HeaderMap) -> Response 
     }
 }
 
+/// `GET /health` (no secret): this gateway answers, and whether its supervisor does.
+async fn health(State(g): State<Arc<Gateway>>) -> Response {
+    let supervisor = matches!(ask(&g.socket, ControlRequest::Ping).await, Ok(ControlResponse::Pong { .. }));
+    let status = if supervisor { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (status, Json(json!({"gateway": "ok", "supervisor": if supervisor { "ok" } else { "unreachable" }})))
+        .into_response()
+}
+
+async fn not_found(uri: axum::http::Uri) -> Response {
+    error(StatusCode::NOT_FOUND, format!("no such path: {}", uri.path()))
+}
+
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    error(StatusCode::METHOD_NOT_ALLOWED, format!("{method} is not served on {}", uri.path()))
+}
+
 /// Hosts the outlets that face the outside: keeps one connection to the supervisor, which
 /// pushes each delivery for these channels; each is delivered here and answered. A lost
 /// supervisor is looked for again every 200 ms (what it could not hand over waits in its
@@ -237,6 +253,9 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         .route("/inbound", post(inbound))
         .route("/feedback", post(feedback_verdict))
         .route("/metrics", get(metrics))
+        .route("/health", get(health))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);
     let limits = serve::Limits {
         max_connections: g.max_connections,
