@@ -50,3 +50,24 @@ fn an_invalid_gateway_address_is_refused_by_validation() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("`gateway.listen`"), "{out:?}");
 }
+
+#[test]
+fn a_second_data_dir_on_a_taken_port_says_so_once_and_runs_without_its_gateway() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let config = format!("[gateway]\nlisten = \"127.0.0.1:{port}\"\n");
+    let _first = support::Killed(support::up(a.path(), &config, &[]));
+    support::wait_ready(a.path());
+    support::gateway(a.path());
+    let _second = support::Killed(support::up(b.path(), &config, &[]));
+    support::wait_ready(b.path());
+    let log = || std::fs::read_to_string(b.path().join("up.stderr")).unwrap_or_default();
+    support::eventually("the second supervisor to say it runs without its gateway", || {
+        log().contains("running without the gateway")
+    });
+    assert!(log().contains(&format!("cannot listen on 127.0.0.1:{port}")), "{}", log());
+    // No restart loop: the next try is a minute away.
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    assert_eq!(log().matches("cannot listen").count(), 1, "{}", log());
+    assert!(!log().contains("restarting in"), "{}", log());
+}

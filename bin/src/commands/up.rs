@@ -132,9 +132,12 @@ async fn wait_for_signal() {
     }
 }
 
+/// How often a gateway that could not listen is tried again.
+const LISTEN_RETRY: Duration = Duration::from_secs(60);
+
 /// Runs `raven gateway` as a child and restarts it when it dies: after `first` (200 ms by
 /// default), doubling up to 5 s while it keeps dying young, back to `first` once it has run
-/// for a minute.
+/// for a minute. One that cannot listen is said once and tried again every minute.
 async fn keep_gateway_running(dir: DataDir, first: Duration) {
     let exe = match std::env::current_exe() {
         Ok(e) => e,
@@ -144,6 +147,7 @@ async fn keep_gateway_running(dir: DataDir, first: Duration) {
         }
     };
     let mut backoff = first;
+    let mut listen_failed = false;
     // A gateway that outlived the previous supervisor: adopted, watched, replaced when it dies.
     if let Some(pid) = live_gateway(&dir) {
         super::note(format!("raven: adopting the running gateway (pid {pid})"));
@@ -162,12 +166,22 @@ async fn keep_gateway_running(dir: DataDir, first: Duration) {
             .kill_on_drop(true)
             .spawn();
         let status = match child {
-            Ok(mut c) => c.wait().await.map(|s| s.to_string()).unwrap_or_else(|e| e.to_string()),
-            Err(e) => e.to_string(),
+            Ok(mut c) => c.wait().await.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
         };
+        if status.as_ref().is_ok_and(|s| s.code() == Some(super::gateway::CANNOT_LISTEN)) {
+            if !listen_failed {
+                super::note("raven: running without the gateway; trying its address again every minute");
+                listen_failed = true;
+            }
+            actix_rt::time::sleep(LISTEN_RETRY).await;
+            continue;
+        }
+        listen_failed = false;
         if started.elapsed() > Duration::from_secs(60) {
             backoff = first;
         }
+        let status = status.map_or_else(|e| e, |s| s.to_string());
         super::note(format!("raven: gateway exited ({status}); restarting in {backoff:?}"));
         actix_rt::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(5).max(first));
