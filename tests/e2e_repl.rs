@@ -136,3 +136,51 @@ fn a_reminder_carrying_escape_sequences_reaches_the_repl_without_them() {
     assert_eq!(title(), before, "the reminder retitled the terminal");
     t.send("/quit");
 }
+
+#[test]
+fn ctrl_c_drops_a_half_typed_line_and_the_history_keeps_every_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    data_dir(dir);
+    let t = Tmux::new("ctrl-c");
+    t.start(&format!("{} --data-dir {} repl", support::raven_bin().display(), dir.display()));
+    t.wait_for("using an engine in this process");
+    t.keys("half a li");
+    t.keys("C-c");
+    t.wait_for("(line dropped; Ctrl-D or /quit leaves)");
+    assert!(!t.ended(), "Ctrl-C did not leave the REPL");
+    t.send("/cron");
+    t.wait_for("no jobs");
+    t.keys("C-d");
+    support::eventually("Ctrl-D to leave the REPL", || t.ended());
+    let history = std::fs::read_to_string(dir.join("repl_history")).unwrap();
+    assert!(history.lines().any(|l| l == "/cron"), "{history}");
+    assert!(!history.contains("half a li"), "{history}");
+}
+
+#[test]
+fn piped_input_is_answered_line_by_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    data_dir(dir);
+    let mut child = Command::new(support::raven_bin())
+        .arg("--data-dir")
+        .arg(dir)
+        .arg("repl")
+        .env("TZ", "UTC")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), b"hello\n/remind in 10m tea\n/cron\n").unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let replies: Vec<&str> = stdout.lines().filter(|l| l.starts_with("raven> ")).collect();
+    assert_eq!(replies.len(), 2, "{stdout}");
+    assert!(replies[0].contains("No language model is configured"), "{stdout}");
+    assert!(replies[1].contains("scheduled job"), "{stdout}");
+    assert!(stdout.contains("cli:local") && stdout.contains("tea"), "the /cron listing came last: {stdout}");
+}

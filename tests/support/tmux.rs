@@ -25,6 +25,16 @@ impl Tmux {
         self.run(&["send-keys", "-t", "t", line, "Enter"]);
     }
 
+    /// Keys as tmux names them (`C-c`, `C-d`), or text typed without Enter.
+    pub fn keys(&self, keys: &str) {
+        self.run(&["send-keys", "-t", "t", keys]);
+    }
+
+    /// Whether the session (the program it runs) has ended.
+    pub fn ended(&self) -> bool {
+        !self.run(&["list-sessions"]).contains("t:")
+    }
+
     /// Waits until the screen shows `text` (20 s at most) and returns the screen.
     pub fn wait_for(&self, text: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(20);

@@ -7,7 +7,8 @@
 //! Line editing runs on its own thread; the engine (or the socket) runs on this one, so
 //! proactive messages, cron reminders and ask_user questions show between prompts, with the
 //! `[raven ⏰]` marker, while the prompt waits. Each line is served on its own task: the
-//! answer to a question can be typed while the turn that asked it waits.
+//! answer to a question can be typed while the turn that asked it waits. Input from a pipe is
+//! served line by line instead, every answer printed before the session ends.
 
 use super::load_config;
 use raven_actors::agent::{dispatch_inbound, Inbound};
@@ -149,33 +150,42 @@ fn embedded(dir: &DataDir, config: &raven_actors::config::RavenConfig) -> Result
     Ok(engine)
 }
 
-/// The line-editing thread: each line (and `/quit` at EOF or Ctrl-C) goes to the session.
+/// The line-editing thread: each line goes to the session, `/quit` at EOF (Ctrl-D). Ctrl-C
+/// drops the line being typed, as in a shell, and never leaves. The history is saved after
+/// every line, so nothing typed is lost however the process ends.
 fn read_lines(
     mut editor: rustyline::DefaultEditor,
     history: std::path::PathBuf,
 ) -> tokio::sync::mpsc::UnboundedReceiver<String> {
     let _ = editor.load_history(&history);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    std::thread::spawn(move || {
-        loop {
-            let line = match editor.readline("you> ") {
-                Ok(l) => l.trim().to_owned(),
-                Err(ReadlineError::Interrupted | ReadlineError::Eof) => "/quit".to_owned(),
-                Err(e) => {
-                    let _ = tx.send(format!("/error {e}"));
-                    break;
-                }
-            };
-            if line.is_empty() {
+    std::thread::spawn(move || loop {
+        let line = match editor.readline("you> ") {
+            Ok(l) => l.trim().to_owned(),
+            Err(ReadlineError::Interrupted) => {
+                println!("(line dropped; Ctrl-D or /quit leaves)");
                 continue;
             }
-            let _ = editor.add_history_entry(&line);
-            let quit = line == "/quit" || line == "/exit";
-            if tx.send(line).is_err() || quit {
+            Err(ReadlineError::Eof) => {
+                let _ = tx.send("/quit".to_owned());
                 break;
             }
+            Err(e) => {
+                let _ = tx.send(format!("/error {e}"));
+                break;
+            }
+        };
+        if line.is_empty() {
+            continue;
         }
-        let _ = editor.save_history(&history);
+        let _ = editor.add_history_entry(&line);
+        if let Err(e) = editor.save_history(&history) {
+            tracing::warn!("the repl history was not saved to {}: {e}", history.display());
+        }
+        let quit = line == "/quit" || line == "/exit";
+        if tx.send(line).is_err() || quit {
+            break;
+        }
     });
     rx
 }
@@ -194,6 +204,9 @@ async fn session(
         }
         s.print("(the supervisor closed the connection)".into());
     });
+    // Piped input (`echo hi | raven repl`) is served line by line, each answer before the
+    // next line, and all of it before the end of input ends the session.
+    let piped = !std::io::IsTerminal::is_terminal(&std::io::stdin());
     let mut n = 0u64;
     while let Some(line) = lines.recv().await {
         match line.as_str() {
@@ -206,13 +219,18 @@ async fn session(
         }
         n += 1;
         let (backend, dir, screen) = (backend.clone(), dir.clone(), screen.clone());
-        actix_rt::spawn(async move {
+        let served = async move {
             match handle(&backend, &dir, &line, n).await {
                 Ok(Some(text)) => screen.print(text),
                 Ok(None) => {}
                 Err(e) => screen.print(format!("error: {e}")),
             }
-        });
+        };
+        if piped {
+            served.await;
+        } else {
+            actix_rt::spawn(served);
+        }
     }
 }
 
