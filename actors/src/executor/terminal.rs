@@ -1,6 +1,7 @@
 //! Text on its way to a terminal (the `cli` outlet, the REPL) with its control and escape
 //! sequences taken out: a reminder or a model's reply must not retitle the window, move the
-//! cursor or hide what follows. Line breaks and tabs stay; everything printable stays. Other
+//! cursor or hide what follows. Line breaks and tabs stay; everything printable stays. Strong
+//! emphasis (`**menu option**`) is shown as plain words, as a terminal cannot render it. Other
 //! outlets receive the text as given.
 
 /// `text` without escape sequences (CSI, OSC, DCS and the like, whole) and without other
@@ -17,6 +18,18 @@ pub fn sanitize(text: &str) -> String {
         }
     }
     out
+}
+
+/// `text` with the `**` of strong emphasis taken out where a line holds them in pairs.
+pub fn plain_emphasis(text: &str) -> String {
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| match line.matches("**").count() {
+            n if n > 0 && n % 2 == 0 => line.replace("**", ""),
+            _ => line.to_owned(),
+        })
+        .collect();
+    lines.join("\n")
 }
 
 /// Skips what follows an ESC: a CSI up to its final byte, a string sequence (OSC, DCS, SOS,
@@ -47,7 +60,13 @@ fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 
 #[cfg(test)]
 mod tests {
-    use super::sanitize;
+    use super::{plain_emphasis, sanitize};
+
+    #[test]
+    fn strong_emphasis_shows_as_plain_words() {
+        let menu = "What next?\n\n1. **Tidy the inbox** — it has grown\n2. a ** b\n";
+        assert_eq!(plain_emphasis(menu), "What next?\n\n1. Tidy the inbox — it has grown\n2. a ** b\n");
+    }
 
     #[test]
     fn escapes_and_controls_go_and_text_stays() {
