@@ -46,7 +46,8 @@ enum Command {
     Status,
     /// Print the running supervisor's actor metrics (Prometheus text format).
     Metrics,
-    /// Say something to the agent: one user turn on an engine embedded in this process.
+    /// Say something to the agent: one user turn, on the running supervisor, else on an engine
+    /// embedded in this process.
     Say {
         /// The message (`/remind in 10m <text>` works without an LLM).
         text: String,
@@ -54,7 +55,8 @@ enum Command {
         #[arg(long, default_value = "cli:local")]
         session: String,
         /// Pretend it is this time (a manual clock): `2026-03-02 12:00` in your zone, `tomorrow
-        /// at 9`, or RFC 3339.
+        /// at 9`, or RFC 3339. A dry run: an embedded engine on a private copy of the data
+        /// dir; nothing is saved.
         #[arg(long, value_name = "TIME")]
         at: Option<String>,
     },
@@ -76,10 +78,12 @@ enum Command {
         #[arg(default_value = "operator")]
         reason: String,
     },
-    /// Run one Sentinel tick now, on an engine embedded in this process.
+    /// Run one Sentinel tick now: the running supervisor's, else on an engine embedded in this
+    /// process.
     Tick {
         /// Tick at this time instead of now (a manual clock): `2026-03-02 12:00` in your zone,
-        /// `tomorrow at 9`, or RFC 3339.
+        /// `tomorrow at 9`, or RFC 3339. A dry run: an embedded engine on a private copy of the
+        /// data dir; nothing is saved.
         #[arg(long, value_name = "TIME")]
         at: Option<String>,
         /// Print the actor metrics table afterwards.
