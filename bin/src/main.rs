@@ -90,20 +90,9 @@ enum Command {
         #[arg(long)]
         metrics: bool,
     },
-    /// Run the whole engine on a manual clock against a scenario file and write a report.
-    Simulate {
-        /// The scenario (TOML), e.g. scenarios/week.toml.
-        scenario: PathBuf,
-        /// Where report.txt, report.json and timeline.svg go.
-        #[arg(long, value_name = "DIR", default_value = "simulation")]
-        out: PathBuf,
-        /// Simulate this many days instead of the scenario's.
-        #[arg(long)]
-        days: Option<u32>,
-        /// Use this seed instead of the scenario's.
-        #[arg(long)]
-        seed: Option<u64>,
-    },
+    /// Run the whole engine on a manual clock against a scenario file and write a report, in a
+    /// data dir of its own (never a real one: --data-dir and RAVEN_HOME are refused).
+    Simulate(commands::simulate::SimulateArgs),
 }
 
 fn main() -> ExitCode {
@@ -112,9 +101,9 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    // A simulation runs in a private data dir unless one is named: never the user's by default.
-    if let Command::Simulate { scenario, out, days, seed } = cli.command {
-        return exit(commands::simulate::run(cli.data_dir.as_deref(), scenario, out, days, seed));
+    // A simulation runs in a data dir of its own: it resolves none, and refuses one named.
+    if let Command::Simulate(args) = cli.command {
+        return exit(commands::simulate::run(cli.data_dir.as_deref(), args));
     }
     let result = raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
         Command::Config(c) => commands::config::run(c, &dir),
@@ -133,7 +122,7 @@ fn main() -> ExitCode {
         Command::Send { target, text } => commands::send::run(&dir, target, text),
         Command::Wake { reason } => commands::wake::run(&dir, reason),
         Command::Discover { reason } => commands::discover::run(&dir, reason),
-        Command::Simulate { .. } => unreachable!("handled above"),
+        Command::Simulate(_) => unreachable!("handled above"),
     });
     exit(result)
 }
