@@ -132,7 +132,7 @@ fn memory_dates_lists_exactly_the_ten_dated_lines() {
 #[test]
 fn a_tick_on_each_items_day_before_its_time_nudges_it_and_never_the_done_one() {
     let tmp = notes_dir();
-    // (tick time in Europe/Berlin, words the nudge must carry), in time order on one data dir.
+    // (tick time in Europe/Berlin, words the nudge must carry), each a dry run on the same notes.
     let ticks = [
         ("2027-05-03 14:30", "Dentist"),
         ("2027-05-05 09:40", "Zahnarzt"),

@@ -1,6 +1,10 @@
 //! The data dir layout (`--data-dir`, else `RAVEN_HOME`, else `$XDG_DATA_HOME/raven`, else
 //! `~/.local/share/raven`).
 
+pub mod dry_run;
+
+pub use dry_run::{DryRun, DryRunError};
+
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -47,7 +47,8 @@ enum Command {
     Status,
     /// Print the running supervisor's actor metrics (Prometheus text format).
     Metrics,
-    /// Say something to the agent: one user turn on an engine embedded in this process.
+    /// Say something to the agent: one user turn, on the running supervisor, else on an engine
+    /// embedded in this process.
     Say {
         /// The message (`/remind in 10m <text>` works without an LLM).
         text: String,
@@ -55,7 +56,8 @@ enum Command {
         #[arg(long, default_value = "cli:local")]
         session: String,
         /// Pretend it is this time (a manual clock): `2026-03-02 12:00` in your zone, `tomorrow
-        /// at 9`, or RFC 3339.
+        /// at 9`, or RFC 3339. A dry run: an embedded engine on a private copy of the data
+        /// dir; nothing is saved.
         #[arg(long, value_name = "TIME")]
         at: Option<String>,
     },
@@ -77,39 +79,30 @@ enum Command {
         #[arg(default_value = "operator")]
         reason: String,
     },
-    /// Run one Sentinel tick now, on an engine embedded in this process.
+    /// Run one Sentinel tick now: the running supervisor's, else on an engine embedded in this
+    /// process.
     Tick {
         /// Tick at this time instead of now (a manual clock): `2026-03-02 12:00` in your zone,
-        /// `tomorrow at 9`, or RFC 3339.
+        /// `tomorrow at 9`, or RFC 3339. A dry run: an embedded engine on a private copy of the
+        /// data dir; nothing is saved.
         #[arg(long, value_name = "TIME")]
         at: Option<String>,
         /// Print the actor metrics table afterwards.
         #[arg(long)]
         metrics: bool,
     },
-    /// Run the whole engine on a manual clock against a scenario file and write a report.
-    Simulate {
-        /// The scenario (TOML), e.g. scenarios/week.toml.
-        scenario: PathBuf,
-        /// Where report.txt, report.json and timeline.svg go.
-        #[arg(long, value_name = "DIR", default_value = "simulation")]
-        out: PathBuf,
-        /// Simulate this many days instead of the scenario's.
-        #[arg(long)]
-        days: Option<u32>,
-        /// Use this seed instead of the scenario's.
-        #[arg(long)]
-        seed: Option<u64>,
-    },
+    /// Run the whole engine on a manual clock against a scenario file and write a report, in a
+    /// data dir of its own (never a real one: --data-dir and RAVEN_HOME are refused).
+    Simulate(commands::simulate::SimulateArgs),
 }
 
 fn main() -> ExitCode {
     output::init_logging();
     output::exit_quietly_on_broken_pipe();
     let cli = Cli::parse();
-    // A simulation runs in a private data dir unless one is named: never the user's by default.
-    if let Command::Simulate { scenario, out, days, seed } = cli.command {
-        return exit(commands::simulate::run(cli.data_dir.as_deref(), scenario, out, days, seed));
+    // A simulation runs in a data dir of its own: it resolves none, and refuses one named.
+    if let Command::Simulate(args) = cli.command {
+        return exit(commands::simulate::run(cli.data_dir.as_deref(), args));
     }
     let result = raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
         Command::Config(c) => commands::config::run(c, &dir),
@@ -128,7 +121,7 @@ fn main() -> ExitCode {
         Command::Send { target, text } => commands::send::run(&dir, target, text),
         Command::Wake { reason } => commands::wake::run(&dir, reason),
         Command::Discover { reason } => commands::discover::run(&dir, reason),
-        Command::Simulate { .. } => unreachable!("handled above"),
+        Command::Simulate(_) => unreachable!("handled above"),
     });
     exit(result)
 }

@@ -14,7 +14,7 @@ pub use actor::{
     Snapshot, SnapshotReply,
 };
 pub use adaptive::Tuning;
-pub use gate::{apply_tuning, fire_record, CheckRequest, NudgePolicy};
+pub use gate::{apply_tuning, fire_record, CheckRequest, NudgePolicy, Trace};
 pub use gated::{dispatch_through, release, Gated};
 pub use ledger::{FireKind, FireRecord, PolicyState};
 pub use overrides::PolicyOverrides;

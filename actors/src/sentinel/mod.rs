@@ -1,11 +1,13 @@
 //! The Sentinel: the tick loop that decides whether and how to reach the user.
 
+pub mod next_gate;
 pub mod router;
 pub mod runner;
 mod service;
 mod topics;
 pub mod triggers;
 
+pub use next_gate::{next_gate, NextGate, NextGateError};
 pub use router::{DiscoveryHook, Router};
 pub use runner::{context_signature, RunnerDeps, RunnerStats, SentinelRunner};
 pub use service::{

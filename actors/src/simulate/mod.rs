@@ -6,11 +6,13 @@
 
 pub mod capture;
 pub mod drive;
+pub mod place;
 pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod svg;
 
+pub use place::{Place, PlaceError};
 pub use report::Report;
 pub use scenario::{load, parse, Adjust, Plan};
 
@@ -26,20 +28,12 @@ pub struct Output {
     pub svg: String,
 }
 
-/// Runs `plan` in `data_dir` (a fresh private dir when `None`, removed afterwards). Call it
+/// Runs `plan` in a data dir of its own, made where `place` says (never a user's). Call it
 /// on an actix arbiter.
-pub async fn simulate(plan: &Plan, data_dir: Option<&Path>) -> Result<Output, String> {
-    let (root, temporary) = match data_dir {
-        Some(d) => (d.to_path_buf(), false),
-        None => (private_dir(), true),
-    };
-    let dir = DataDir::new(&root);
-    let result = drive::run(plan, &dir, None).await;
-    let config = drive::config_for(plan);
-    if temporary {
-        let _ = std::fs::remove_dir_all(&root);
-    }
-    let (report, config) = (result?, config?);
+pub async fn simulate(plan: &Plan, place: &Place) -> Result<Output, String> {
+    let workdir = place::Workdir::prepare(place).map_err(|e| e.to_string())?;
+    let report = drive::run(plan, &DataDir::new(workdir.root()), None).await?;
+    let config = drive::config_for(plan)?;
     let svg = svg::render(plan, &report, &config.policy.quiet_hours);
     Ok(Output { text: report.render(), json: report.to_json(), svg, report })
 }
@@ -55,15 +49,6 @@ pub fn write(output: &Output, out: &Path) -> Result<Vec<PathBuf>, String> {
         written.push(p);
     }
     Ok(written)
-}
-
-fn private_dir() -> PathBuf {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    let p = std::env::temp_dir().join(format!("raven-simulate-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    p
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ fn plan(text: &str) -> Plan {
 }
 
 async fn run(text: &str) -> Output {
-    simulate(&plan(text), None).await.expect("simulation")
+    simulate(&plan(text), &Place::Temporary).await.expect("simulation")
 }
 
 fn day<'a>(out: &'a Output, date: &str) -> &'a report::Counts {
@@ -112,7 +112,7 @@ timezone = "Europe/Berlin"
 enabled = false
 "##,
     );
-    let out = simulate(&p, None).await.unwrap();
+    let out = simulate(&p, &Place::Temporary).await.unwrap();
     for (key, label, _) in svg::LANES {
         assert_eq!(out.svg.matches(&format!(r#"data-lane="{key}""#)).count(), 1, "{key}");
         assert!(out.svg.contains(label));
@@ -158,7 +158,7 @@ fn the_seed_moves_message_times_within_the_jitter_and_the_days_flag_wins() {
 async fn the_month_of_plain_notes_nudges_each_item_before_it_and_never_after() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/month.toml");
     let plan = load(&path, Adjust::default()).expect("the shipped scenario");
-    let out = simulate(&plan, None).await.expect("simulation");
+    let out = simulate(&plan, &Place::Temporary).await.expect("simulation");
     let tz = plan.tz;
     let at = |s: &str| {
         let local = chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M").unwrap();
@@ -206,7 +206,7 @@ async fn the_month_of_the_learning_loop_learns_from_a_scripted_user() {
     use chrono::{Datelike, Timelike, Weekday};
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/learning.toml");
     let plan = load(&path, Adjust::default()).expect("the shipped scenario");
-    let out = simulate(&plan, None).await.expect("simulation");
+    let out = simulate(&plan, &Place::Temporary).await.expect("simulation");
     let tz = plan.tz;
     for d in &out.report.days {
         assert!(!d.counts.multiplier.is_empty(), "{}: a multiplier every day", d.date);

@@ -17,7 +17,7 @@ pub mod up;
 pub mod wake;
 
 use raven_actors::config::RavenConfig;
-use raven_actors::data_dir::DataDir;
+use raven_actors::data_dir::{DataDir, DryRun};
 
 /// The effective config of a data dir, or a message naming the file and the key. A running
 /// supervisor's zone wins over the one this process would resolve, so every client shows times
@@ -28,6 +28,14 @@ pub fn load_config(dir: &DataDir) -> Result<RavenConfig, String> {
         config.set_zone(&zone);
     }
     Ok(config)
+}
+
+/// A private copy of `dir` for a command run at a pretended time (`--at`): the engine runs
+/// there and the data dir is left as it was. The first line on stdout says so.
+pub fn dry_run(dir: &DataDir) -> Result<DryRun, String> {
+    let dry = DryRun::of(dir).map_err(|e| e.to_string())?;
+    println!("dry run (nothing is saved)");
+    Ok(dry)
 }
 
 /// A warning about the zone (an invalid `TZ`, an unreadable system zone), once, on stderr.

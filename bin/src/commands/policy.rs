@@ -1,15 +1,18 @@
-//! `raven policy explain`: which layer would deny a message now, and why, against the
-//! ledger in the data dir. Read-only: it never records a fire.
+//! `raven policy explain`: which layer would deny a message now, and why. It evaluates the
+//! gate exactly as the next Sentinel tick would check with it: the configured policy with the
+//! user's preferences (MEMORY.md, preferences.toml) applied, the ledger in the data dir, and
+//! the retune with the feedback log as it is now. Read-only: it never records a fire.
 
 use super::load_config;
 use chrono::Utc;
 use clap::{Subcommand, ValueEnum};
+use raven_actors::context::preferences::toml_path;
 use raven_actors::data_dir::DataDir;
-use raven_actors::feedback::NudgeFeedbackTracker;
-use raven_actors::policy::{CheckRequest, NudgePolicy, PolicyState};
-use raven_actors::store::owners::{self, Owner};
+use raven_actors::policy::{CheckRequest, Trace};
+use raven_actors::sentinel::next_gate;
+use raven_actors::store::owners::Owner;
 use raven_actors::time::parse_instant;
-use raven_proto::{Action, Priority};
+use raven_proto::{Action, Priority, Verdict};
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum PriorityArg {
@@ -59,36 +62,31 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
         Some(s) => parse_instant(&s, Utc::now(), g.timezone, g.date_order).map_err(|e| format!("--at: {e}"))?,
         None => Utc::now(),
     };
-    let store = owners::open(dir, Owner::Policy).map_err(|e| e.to_string())?;
-    let (state, _) = store.read::<PolicyState>("policy").map_err(|e| e.to_string())?;
-    // Recovery notices (a corrupt file kept aside) were logged by the store on stderr.
-    let fires = state.fires.len();
-    // The feedback as the next tick's retune will see it, computed from the log now (a
-    // verdict given since the last tick counts), without writing anything.
-    let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), config.general.timezone);
-    let mut state = state;
-    state.feedback = tracker.summary(now).map_err(|e| e.to_string())?;
-    let mut policy = NudgePolicy::new(config.policy, config.general.timezone);
-    policy.replace_state(state);
+    // Recovery notices (a corrupt ledger kept aside) are logged by the store on stderr.
+    let gate = next_gate(dir, &config, now).map_err(|e| e.to_string())?;
     let req = CheckRequest {
-        action: match action {
-            ActionArg::Nudge => Action::Nudge,
-            ActionArg::NudgeInject => Action::NudgeInject,
-            ActionArg::NudgeDefer => Action::NudgeDefer,
-            ActionArg::SpawnAgent => Action::SpawnAgent,
-            ActionArg::Skip => Action::Skip,
-        },
+        action: action.into(),
         session_key: session.as_deref(),
         content: &content,
-        priority: match priority {
-            PriorityArg::Low => Priority::Low,
-            PriorityArg::Medium => Priority::Medium,
-            PriorityArg::High => Priority::High,
-        },
+        priority: priority.into(),
         topic: topic.as_deref(),
         solicited: false,
     };
-    let (verdict, trace) = policy.explain(&req, now);
+    let (verdict, trace) = gate.policy.explain(&req, now);
+    print_verdict(&verdict);
+    println!("at:      {} ({})", raven_actors::time::local(now, g.timezone), g.timezone);
+    println!("topic:   {}", topic.unwrap_or_else(|| raven_actors::policy::topic::topic_of(&content)));
+    println!("ledger:  {} ({} fires on record)", Owner::Policy.path(dir).display(), gate.fires);
+    println!("feedback: {} (read now, as the next tick will)", dir.feedback().display());
+    println!("preferences: {}, {} (applied as the next tick will)", dir.memory().display(), toml_path(dir).display());
+    for note in &gate.notes {
+        println!("  note: {note}");
+    }
+    print_trace(trace);
+    Ok(())
+}
+
+fn print_verdict(verdict: &Verdict) {
     match verdict.layer {
         None if verdict.bypassed.is_empty() => println!("verdict: allow"),
         None => {
@@ -97,10 +95,9 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
         }
         Some(layer) => println!("verdict: deny at {layer}: {}", verdict.reason),
     }
-    println!("at:      {} ({})", raven_actors::time::local(now, config.general.timezone), config.general.timezone);
-    println!("topic:   {}", topic.unwrap_or_else(|| raven_actors::policy::topic::topic_of(&content)));
-    println!("ledger:  {} ({fires} fires on record)", Owner::Policy.path(dir).display());
-    println!("feedback: {} (read now, as the next tick will)", dir.feedback().display());
+}
+
+fn print_trace(trace: Trace) {
     println!("layers:");
     for (layer, outcome) in trace {
         let bypass = if layer.high_priority_may_bypass() { "  (high priority may bypass)" } else { "" };
@@ -110,5 +107,26 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
         };
         println!("{line}");
     }
-    Ok(())
+}
+
+impl From<ActionArg> for Action {
+    fn from(a: ActionArg) -> Action {
+        match a {
+            ActionArg::Nudge => Action::Nudge,
+            ActionArg::NudgeInject => Action::NudgeInject,
+            ActionArg::NudgeDefer => Action::NudgeDefer,
+            ActionArg::SpawnAgent => Action::SpawnAgent,
+            ActionArg::Skip => Action::Skip,
+        }
+    }
+}
+
+impl From<PriorityArg> for Priority {
+    fn from(p: PriorityArg) -> Priority {
+        match p {
+            PriorityArg::Low => Priority::Low,
+            PriorityArg::Medium => Priority::Medium,
+            PriorityArg::High => Priority::High,
+        }
+    }
 }

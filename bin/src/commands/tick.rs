@@ -1,7 +1,8 @@
-//! `raven tick`: one Sentinel tick now. With a supervisor running (and no `--at`) it is that
-//! supervisor's tick, over the socket; otherwise an engine embedded in this process ticks
-//! against the data dir, through the configured executors and outlets (the `cli` outlet
-//! prints to this terminal with a proactive marker).
+//! `raven tick`: one Sentinel tick now. With a supervisor running it is that supervisor's
+//! tick, over the socket; otherwise an engine embedded in this process ticks against the data
+//! dir, through the configured executors and outlets (the `cli` outlet prints to this
+//! terminal with a proactive marker). `--at` is a dry run: an embedded engine ticks at that
+//! time on a private copy of the data dir, and nothing is saved.
 
 use super::load_config;
 use chrono::Utc;
@@ -15,6 +16,7 @@ use raven_actors::sentinel::{PollDeferred, Tick};
 use raven_actors::supervise::render_table;
 use raven_actors::time::parse_instant;
 use raven_proto::control::{ControlRequest, ControlResponse};
+use raven_proto::TickOutcome;
 use std::sync::Arc;
 
 /// The system clock, or a manual one stopped at `--at`: any one-shot form of the shared time
@@ -54,48 +56,67 @@ async fn supervisor_tick(c: &mut ControlClient, show_metrics: bool) -> Result<()
 
 pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), String> {
     let config = load_config(dir)?;
-    // A running supervisor ticks its own runner; `--at` (a manual clock) is always local.
-    if at.is_none() {
-        let ticked = actix_rt::System::new().block_on(async {
-            match ControlClient::connect(&dir.socket()).await {
-                Ok(mut c) => Some(supervisor_tick(&mut c, show_metrics).await),
-                Err(_) => None,
-            }
-        });
-        if let Some(result) = ticked {
-            return result;
-        }
+    if at.is_some() {
+        let clock = clock_at(at, &config)?;
+        let dry = super::dry_run(dir)?;
+        return embedded_tick(dry.dir(), config, clock, show_metrics);
     }
-    let clock = clock_at(at, &config)?;
+    if let Some(result) = ask_supervisor(dir, show_metrics) {
+        return result;
+    }
+    embedded_tick(dir, config, Arc::new(SystemClock), show_metrics)
+}
+
+/// The running supervisor's tick; `None` when none answers on the socket.
+fn ask_supervisor(dir: &DataDir, show_metrics: bool) -> Option<Result<(), String>> {
+    actix_rt::System::new().block_on(async {
+        match ControlClient::connect(&dir.socket()).await {
+            Ok(mut c) => Some(supervisor_tick(&mut c, show_metrics).await),
+            Err(_) => None,
+        }
+    })
+}
+
+/// One tick on an engine embedded in this process, against `dir`.
+fn embedded_tick(dir: &DataDir, config: RavenConfig, clock: SharedClock, show_metrics: bool) -> Result<(), String> {
     actix_rt::System::new().block_on(async move {
         let engine = Engine::start(dir, &config, clock)?;
-        // Outbox retries and settled defers first, as the long-running loops would.
-        if let Ok(Ok(r)) = engine.hub.call_async(RetryOutbox).await {
-            if r.delivered + r.still_queued > 0 {
-                println!("outbox:   {} delivered, {} still queued", r.delivered, r.still_queued);
-            }
-        }
-        for d in engine.runner.call_async(PollDeferred).await.map_err(|e| e.to_string())? {
-            let how = d.result.and_then(|r| r.error).unwrap_or_else(|| "delivered".into());
-            println!("deferred: {} ({how})", d.route);
-        }
+        catch_up(&engine).await?;
         let outcome = engine.runner.call_async(Tick).await.map_err(|e| e.to_string())?;
-        let d = &outcome.decision;
-        println!("route:    {}", outcome.route);
-        println!("decision: {} ({}, score {:.2}): {}", d.action, d.priority, d.proactivity_score, d.reason);
-        if let Some(r) = &outcome.result {
-            match &r.error {
-                None => println!("result:   delivered to {}", r.targets.join(", ")),
-                Some(e) => println!("result:   not delivered: {e}"),
-            }
-        }
-        println!("provider: {}", engine.provider_name);
-        for n in &outcome.notes {
-            println!("note:     {n}");
-        }
+        print_outcome(&outcome, &engine.provider_name);
         if show_metrics {
             print!("{}", render_table(&engine.metrics.snapshot()));
         }
         Ok(())
     })
+}
+
+/// Outbox retries and settled defers first, as the long-running loops would.
+async fn catch_up(engine: &Engine) -> Result<(), String> {
+    if let Ok(Ok(r)) = engine.hub.call_async(RetryOutbox).await {
+        if r.delivered + r.still_queued > 0 {
+            println!("outbox:   {} delivered, {} still queued", r.delivered, r.still_queued);
+        }
+    }
+    for d in engine.runner.call_async(PollDeferred).await.map_err(|e| e.to_string())? {
+        let how = d.result.and_then(|r| r.error).unwrap_or_else(|| "delivered".into());
+        println!("deferred: {} ({how})", d.route);
+    }
+    Ok(())
+}
+
+fn print_outcome(outcome: &TickOutcome, provider: &str) {
+    let d = &outcome.decision;
+    println!("route:    {}", outcome.route);
+    println!("decision: {} ({}, score {:.2}): {}", d.action, d.priority, d.proactivity_score, d.reason);
+    if let Some(r) = &outcome.result {
+        match &r.error {
+            None => println!("result:   delivered to {}", r.targets.join(", ")),
+            Some(e) => println!("result:   not delivered: {e}"),
+        }
+    }
+    println!("provider: {provider}");
+    for n in &outcome.notes {
+        println!("note:     {n}");
+    }
 }
