@@ -81,8 +81,8 @@ async fn a_day_of_menus_picks_and_replies() {
     }
     assert_eq!(day.menus_sent(), 1, "{}", day.screen.text());
     let screen = day.screen.text();
-    assert!(screen.contains("1. **Remind me of “Call the bank” an hour before**"), "{screen}");
-    assert!(screen.contains("3. **Work on “Draft the quarterly report”**"), "{screen}");
+    assert!(screen.contains("1. Remind me of “Call the bank” an hour before —"), "{screen}");
+    assert!(screen.contains("3. Work on “Draft the quarterly report” —"), "{screen}");
 
     assert_eq!(day.say("/pick 9").await, "There is no option 9: pick 1–3 (menu m1).");
     assert!(JobsStore::new(day.dir.jobs()).load().unwrap().jobs.is_empty(), "nothing ran");
