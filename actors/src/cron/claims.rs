@@ -3,6 +3,7 @@
 //! result written back under the lock again. A claim older than the TTL (its process died) is
 //! anyone's again. Pure functions over a [`JobsFile`], so the rules test without files.
 
+use super::pause::Paused;
 use super::store::{Claim, Job, JobsFile};
 use chrono::{DateTime, Duration, Utc};
 
@@ -42,7 +43,7 @@ pub struct Claimer {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Completion {
     /// Still ours: written back.
-    Done { paused: Option<String> },
+    Done { paused: Option<Paused> },
     /// Somebody else holds it now (our claim went stale) or it is gone: nothing written.
     Lost,
 }
@@ -61,7 +62,7 @@ impl Claimer {
         // However it got into jobs.json (a hand edit, an older version), a job that cannot be
         // scheduled is set aside with its reason, and the others keep firing.
         if let Err(e) = job.schedule.parse() {
-            job.state.paused = Some(format!("unusable schedule: {e}"));
+            job.state.paused = Some(Paused::unusable(e));
             job.state.next_run_at = None;
             return;
         }
@@ -71,9 +72,9 @@ impl Claimer {
         match job.schedule.parse() {
             Ok(p) => match p.first(job.created_at) {
                 Some(t) => job.state.next_run_at = Some(t),
-                None => job.state.paused = Some("the schedule has no future time".into()),
+                None => job.state.paused = Some(Paused::no_future_time()),
             },
-            Err(e) => job.state.paused = Some(format!("unusable schedule: {e}")),
+            Err(e) => job.state.paused = Some(Paused::unusable(e)),
         }
     }
 
@@ -128,11 +129,11 @@ impl Claimer {
         let next = job.schedule.parse().map(|p| p.next_after(now.max(claim.slot)));
         s.next_run_at = next.as_ref().ok().copied().flatten();
         if s.strikes >= self.strike_limit {
-            s.paused = Some(format!("paused after {} fires with no reply", s.strikes));
+            s.paused = Some(Paused::Strikes { fires: s.strikes });
         } else if let Err(e) = next {
-            s.paused = Some(format!("unusable schedule: {e}"));
+            s.paused = Some(Paused::unusable(e));
         } else if s.next_run_at.is_none() {
-            s.paused = Some("the schedule has no future time".into());
+            s.paused = Some(Paused::no_future_time());
         }
         Completion::Done { paused: s.paused.clone() }
     }

@@ -8,6 +8,7 @@
 //! parses again.
 
 use super::claims::{Claimer, Completion};
+use super::pause::Paused;
 use super::store::{Job, JobState, JobsError, JobsFile, JobsStore};
 use crate::clock::SharedClock;
 use crate::store::Stamp;
@@ -37,8 +38,8 @@ pub struct FireReport {
     pub job_id: String,
     pub slot: DateTime<Utc>,
     pub result: Result<Fired, String>,
-    /// Set when this fire paused the job (strike decay).
-    pub paused: Option<String>,
+    /// Set when this fire paused the job (strike decay, a schedule with no next time).
+    pub paused: Option<Paused>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -114,7 +115,7 @@ impl Inner {
 
     /// Writes every fire of a run back in one locked update (on a malformed file, to
     /// memory); returns the pause reason per job, in order.
-    fn complete(&mut self, jobs: &[Job], now: DateTime<Utc>) -> Vec<Option<String>> {
+    fn complete(&mut self, jobs: &[Job], now: DateTime<Utc>) -> Vec<Option<Paused>> {
         let claimer = self.claimer.clone();
         let finish = |f: &mut JobsFile| -> Vec<Completion> {
             jobs.iter()

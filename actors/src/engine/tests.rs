@@ -395,7 +395,7 @@ async fn a_hand_written_job_that_cannot_be_scheduled_is_set_aside_and_the_others
     }
     let file = jobs.load().unwrap();
     for bad in &file.jobs[..2] {
-        assert!(bad.state.paused.as_deref().unwrap_or_default().contains("over 100 years"), "{:?}", bad.state);
+        assert!(bad.state.paused.as_ref().is_some_and(|p| p.to_string().contains("over 100 years")), "{:?}", bad.state);
     }
     assert_eq!(file.jobs[2].state.runs, 5);
 }
