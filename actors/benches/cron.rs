@@ -21,6 +21,7 @@ fn claimer() -> Claimer {
         ttl: Duration::seconds(300),
         filter: ChannelFilter::default(),
         strike_limit: 1000,
+        strike_min_gap: Duration::days(1),
     }
 }
 

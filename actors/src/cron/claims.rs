@@ -37,6 +37,9 @@ pub struct Claimer {
     pub filter: ChannelFilter,
     /// A recurring job pauses after this many fires with no user reply.
     pub strike_limit: u32,
+    /// Only a job whose slots can come closer together than this counts strikes: a daily
+    /// (or rarer) one never pauses for want of a reply.
+    pub strike_min_gap: Duration,
 }
 
 /// What happened to a fired job, for [`Claimer::complete`].
@@ -105,8 +108,8 @@ impl Claimer {
     }
 
     /// Writes a fire back: clears our claim, moves the job to its next slot after `now`
-    /// (missed slots are not replayed), counts a strike, pauses on the strike limit; a
-    /// one-shot job is removed.
+    /// (missed slots are not replayed), counts a strike when the job's slots come closer than
+    /// `strike_min_gap`, pauses on the strike limit; a one-shot job is removed.
     pub fn complete(&self, file: &mut JobsFile, job_id: &str, claim: &Claim, now: DateTime<Utc>) -> Completion {
         let Some(i) = file.jobs.iter().position(|j| j.id == job_id) else { return Completion::Lost };
         let job = &mut file.jobs[i];
@@ -117,18 +120,17 @@ impl Claimer {
             file.jobs.remove(i);
             return Completion::Done { paused: None };
         }
-        let delivers = !job.channels().is_empty();
+        let strikes = self.strikes(job, now);
         let s = &mut job.state;
         s.claim = None;
         s.last_run_at = Some(now);
         s.runs += 1;
-        // A silent job tells nobody, so nobody's silence counts against it.
-        if delivers {
+        if strikes {
             s.strikes += 1;
         }
         let next = job.schedule.parse().map(|p| p.next_after(now.max(claim.slot)));
         s.next_run_at = next.as_ref().ok().copied().flatten();
-        if s.strikes >= self.strike_limit {
+        if strikes && s.strikes >= self.strike_limit {
             s.paused = Some(Paused::Strikes { fires: s.strikes });
         } else if let Err(e) = next {
             s.paused = Some(Paused::unusable(e));
@@ -136,6 +138,17 @@ impl Claimer {
             s.paused = Some(Paused::no_future_time());
         }
         Completion::Done { paused: s.paused.clone() }
+    }
+
+    /// Whether a fire of `job` counts as a strike: it told somebody (a silent job tells nobody,
+    /// so nobody's silence counts against it) and its slots can come closer together than
+    /// `strike_min_gap`.
+    fn strikes(&self, job: &Job, now: DateTime<Utc>) -> bool {
+        let frequent = || {
+            let gap = job.schedule.parse().ok().and_then(|p| p.shortest_gap(now));
+            gap.is_some_and(|g| g < self.strike_min_gap)
+        };
+        !job.channels().is_empty() && frequent()
     }
 
     /// When this process next has something to do: the earliest due job it may take, or the

@@ -324,4 +324,6 @@ pub fn spawn_cron_loop(
 }
 
 #[cfg(test)]
+mod strike_tests;
+#[cfg(test)]
 mod tests;

@@ -392,6 +392,7 @@ impl<'a> Wiring<'a> {
                 ttl: chrono::Duration::seconds(config.claim_ttl_s as i64),
                 filter: ChannelFilter(channels),
                 strike_limit: config.strike_limit.max(1),
+                strike_min_gap: chrono::Duration::seconds(config.strike_min_gap_s as i64),
             };
             let service = CronService::new(delivery.jobs.clone(), claimer, Rc::new(turns), clock.clone());
             start(service, &self.metrics, self.restart("Cron"))

@@ -7,7 +7,13 @@ fn t0() -> DateTime<Utc> {
 }
 
 fn claimer(pid: u32) -> Claimer {
-    Claimer { pid, ttl: Duration::seconds(300), filter: ChannelFilter::default(), strike_limit: 3 }
+    Claimer {
+        pid,
+        ttl: Duration::seconds(300),
+        filter: ChannelFilter::default(),
+        strike_limit: 3,
+        strike_min_gap: Duration::days(1),
+    }
 }
 
 fn job(id: &str, schedule: Schedule, target: Option<&str>) -> Job {
