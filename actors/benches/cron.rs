@@ -129,6 +129,10 @@ impl FireJob for Lateness {
         self.0.borrow_mut().push(late);
         Box::pin(async { Ok(Fired { delivered_to: Vec::new(), reply: None }) })
     }
+
+    fn tell(&self, _job: Job, _text: String) -> LocalBoxFuture<'static, Vec<String>> {
+        Box::pin(async { Vec::new() })
+    }
 }
 
 /// 100 one-shots due 20 ms apart, on the real clock, with `background` far jobs waiting.

@@ -168,36 +168,5 @@ impl Claimer {
     }
 }
 
-/// A user reply on a conversation resets the strikes of the jobs that deliver there.
-pub fn user_replied(file: &mut JobsFile, session: &str) {
-    let (channel, chat_id) = raven_proto::split_target(session);
-    for job in &mut file.jobs {
-        // A bare channel target means "that channel's latest chat": any chat there counts.
-        let hits = job.target.iter().chain(&job.broadcast).any(|t| {
-            let (c, id) = raven_proto::split_target(t);
-            c == channel && (!t.contains(':') || id == chat_id)
-        });
-        if hits {
-            job.state.strikes = 0;
-        }
-    }
-}
-
-/// The agent's user-inbound hook that resets strikes; it never consumes the message.
-pub struct ResetStrikes(pub super::store::JobsStore);
-
-impl crate::agent::InboundHook for ResetStrikes {
-    fn on_user_message<'a>(
-        &'a self,
-        req: &'a raven_proto::TurnRequest,
-    ) -> futures_util::future::LocalBoxFuture<'a, Option<String>> {
-        let session = format!("{}:{}", req.channel, req.chat_id);
-        if let Err(e) = self.0.update(|f| user_replied(f, &session)) {
-            tracing::warn!("cron strikes not reset: {e}");
-        }
-        Box::pin(async { None })
-    }
-}
-
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! Why a job stopped firing, and getting it going again: strike decay (unanswered fires),
 //! a stop by the user (`/stop` on a reminder), or a schedule that gives no next time. The
-//! first two are resumed by `raven cron resume`; a job set aside as unschedulable is refused,
-//! with its reason.
+//! first two are resumed by `raven cron resume` (and strike decay also by a reply on the
+//! job's conversation); a job set aside as unschedulable is refused, with its reason.
 
 use super::store::{Job, JobsError, JobsStore, Schedule};
 use chrono::{DateTime, Utc};
@@ -35,6 +35,17 @@ impl Paused {
     /// A schedule with no slot left.
     pub fn no_future_time() -> Self {
         Paused::Unschedulable(NO_FUTURE_TIME.to_owned())
+    }
+
+    /// What the user is told once when strike decay pauses `job`; `None` for the other kinds,
+    /// which the user chose or which `raven cron list` shows.
+    pub fn notice(&self, job: &Job) -> Option<String> {
+        let Paused::Strikes { fires } = self else { return None };
+        Some(format!(
+            "⏸ Paused the reminder \"{}\": it went unanswered {fires} times in a row. Reply here, or run \
+             `raven cron resume {}`, to resume it.",
+            job.message, job.id
+        ))
     }
 
     /// The strike text for `text`, when that is exactly what a strike pause writes.
@@ -102,7 +113,7 @@ fn next_slot(schedule: &Schedule, now: DateTime<Utc>) -> Result<DateTime<Utc>, P
 /// Lets `job` fire again from its next slot after `now`, strikes forgiven (a missed fire is
 /// not caught up). A job whose schedule gives no next time is left as it is: the reason is
 /// returned.
-fn resume_job(job: &mut Job, now: DateTime<Utc>) -> Result<(), Paused> {
+pub(super) fn resume_job(job: &mut Job, now: DateTime<Utc>) -> Result<(), Paused> {
     let next = next_slot(&job.schedule, now)?;
     job.enabled = true;
     job.state.paused = None;

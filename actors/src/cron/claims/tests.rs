@@ -1,4 +1,5 @@
 use super::*;
+use crate::cron::reply::user_replied;
 use crate::cron::store::{JobState, Schedule};
 use chrono::TimeZone;
 
@@ -102,7 +103,7 @@ fn strikes_pause_a_job_at_the_limit_and_a_user_reply_resets_them() {
     fire(&mut f, &mut now);
     fire(&mut f, &mut now);
     assert_eq!(f.jobs[0].state.strikes, 2);
-    user_replied(&mut f, "cli:local");
+    user_replied(&mut f, "cli:local", now);
     assert_eq!(f.jobs[0].state.strikes, 0, "a reply resets");
     fire(&mut f, &mut now);
     fire(&mut f, &mut now);
@@ -113,7 +114,7 @@ fn strikes_pause_a_job_at_the_limit_and_a_user_reply_resets_them() {
     // A reply elsewhere does not count; a silent job never strikes.
     let mut g = file(vec![every("x", 60), job("quiet", Schedule::Every { every_s: 60, anchor: t0() }, None)]);
     fire(&mut g, &mut now);
-    user_replied(&mut g, "webhook:someone");
+    user_replied(&mut g, "webhook:someone", now);
     assert_eq!(g.jobs[0].state.strikes, 1);
     assert_eq!(g.jobs[1].state.strikes, 0);
 }

@@ -85,3 +85,14 @@ fn the_reason_reads_as_the_text_it_always_was_and_old_files_keep_their_kind() {
         assert_eq!(serde_json::to_value(&read).unwrap(), serde_json::json!(text), "written back as read");
     }
 }
+
+#[test]
+fn only_a_strike_pause_has_a_notice_and_it_names_the_count_and_both_ways_back() {
+    let j = job("water", Schedule::Every { every_s: 600, anchor: t0() }, None);
+    let notice = Paused::Strikes { fires: 5 }.notice(&j).unwrap();
+    for part in ["drink water", "unanswered 5 times", "Reply here", "raven cron resume water"] {
+        assert!(notice.contains(part), "{part}: {notice}");
+    }
+    assert_eq!(Paused::Stopped("paused by /stop".into()).notice(&j), None);
+    assert_eq!(Paused::no_future_time().notice(&j), None);
+}

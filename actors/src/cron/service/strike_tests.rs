@@ -1,9 +1,11 @@
 //! Strike decay through the timer, on a manual clock: a daily job is never paused for want of
-//! a reply.
+//! a reply; a frequent one is, says so once, and a reply on its conversation resumes it.
 
 use super::*;
+use crate::agent::InboundHook;
 use crate::clock::{Clock, ManualClock};
 use crate::cron::claims::ChannelFilter;
+use crate::cron::reply::JobReplies;
 use crate::cron::store::Schedule;
 use crate::supervise::{start, Metrics, RestartPolicy};
 use chrono::{Duration, TimeZone};
@@ -14,10 +16,11 @@ fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 25, 6, 0, 0).unwrap()
 }
 
-/// Every fire, as the user would see them.
+/// Every fire, and every notice with its text, as the user would see them.
 #[derive(Clone, Default)]
 struct Recording {
     fires: Rc<RefCell<Vec<String>>>,
+    told: Rc<RefCell<Vec<(String, String)>>>,
 }
 
 impl FireJob for Recording {
@@ -25,6 +28,12 @@ impl FireJob for Recording {
         self.fires.borrow_mut().push(job.id.clone());
         let delivered_to = job.target.into_iter().collect();
         Box::pin(async { Ok(Fired { delivered_to, reply: None }) })
+    }
+
+    fn tell(&self, job: Job, text: String) -> LocalBoxFuture<'static, Vec<String>> {
+        self.told.borrow_mut().push((job.id.clone(), text));
+        let told = job.target.into_iter().collect();
+        Box::pin(async { told })
     }
 }
 
@@ -86,5 +95,49 @@ async fn a_daily_job_unanswered_for_eight_days_still_fires_every_day() {
     let state = &store.load().unwrap().jobs[0].state;
     assert_eq!((state.runs, state.strikes, state.paused.clone()), (8, 0, None));
     assert!(state.next_run_at.is_some());
-    assert_eq!(seen.fires.borrow().len(), 8);
+    assert!(seen.told.borrow().is_empty(), "nothing to tell");
+}
+
+#[actix_rt::test]
+async fn a_job_every_ten_minutes_pauses_at_the_limit_says_so_once_and_a_reply_resumes_it() {
+    let (_d, store, clock, seen, cron) = rig(job("stretch", Schedule::Every { every_s: 600, anchor: t0() }));
+    cron.call_async(RunDue).await.unwrap();
+    for fire in 1..=4 {
+        let run = run_at_next_wake(&cron, &clock).await;
+        assert_eq!((run.fired.len(), run.fired[0].paused.clone()), (1, None), "fire {fire}");
+    }
+    let fifth = run_at_next_wake(&cron, &clock).await;
+    assert_eq!(fifth.fired[0].paused, Some(Paused::Strikes { fires: 5 }));
+    assert_eq!(fifth.fired[0].told, ["cli:local"]);
+    assert_eq!(fifth.next_wake, None, "nothing left to fire");
+    // An hour of silence: no fire, and no second notice.
+    clock.advance(Duration::hours(1));
+    assert!(cron.call_async(RunDue).await.unwrap().fired.is_empty());
+    let told = seen.told.borrow().clone();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0].0, "stretch");
+    for part in ["unanswered 5 times", "Reply here", "raven cron resume stretch"] {
+        assert!(told[0].1.contains(part), "{part}: {}", told[0].1);
+    }
+    // The user answers on the job's conversation: it fires again at its next slot.
+    let reply = raven_proto::TurnRequest::new(
+        "u1",
+        raven_proto::Origin::User,
+        "cli:local",
+        "cli",
+        "local",
+        "ok, stretching",
+        raven_proto::BusyPolicy::Append,
+        clock.now(),
+    );
+    assert_eq!(JobReplies(store.clone()).on_user_message(&reply).await, None, "the message goes on to the agent");
+    let resumed = cron.call_async(RunDue).await.unwrap();
+    assert!(resumed.fired.is_empty(), "the slots missed while paused are not caught up");
+    let next_slot = t0() + Duration::minutes(120);
+    assert_eq!(resumed.next_wake, Some(next_slot));
+    let run = run_at_next_wake(&cron, &clock).await;
+    assert_eq!((run.fired.len(), run.fired[0].slot, run.fired[0].paused.clone()), (1, next_slot, None));
+    assert_eq!(store.load().unwrap().jobs[0].state.strikes, 1, "counting again from the reply");
+    assert_eq!(seen.fires.borrow().len(), 6);
+    assert_eq!(seen.told.borrow().len(), 1, "still the one notice");
 }

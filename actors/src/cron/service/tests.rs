@@ -25,6 +25,10 @@ impl FireJob for Counting {
         self.0.borrow_mut().push(job.id.clone());
         Box::pin(async { Ok(Fired { delivered_to: vec!["cli:local".into()], reply: None }) })
     }
+
+    fn tell(&self, _job: Job, _text: String) -> LocalBoxFuture<'static, Vec<String>> {
+        Box::pin(async { Vec::new() })
+    }
 }
 
 fn job(id: &str, schedule: Schedule) -> Job {
@@ -208,6 +212,10 @@ impl FireJob for OneSlow {
             }
             done.await
         })
+    }
+
+    fn tell(&self, job: Job, text: String) -> LocalBoxFuture<'static, Vec<String>> {
+        self.fires.tell(job, text)
     }
 }
 
