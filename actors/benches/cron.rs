@@ -21,6 +21,7 @@ fn claimer() -> Claimer {
         ttl: Duration::seconds(300),
         filter: ChannelFilter::default(),
         strike_limit: 1000,
+        strike_min_gap: Duration::days(1),
     }
 }
 
@@ -127,6 +128,10 @@ impl FireJob for Lateness {
         let late = (SystemClock.now() - slot).num_microseconds().unwrap() as f64 / 1000.0;
         self.0.borrow_mut().push(late);
         Box::pin(async { Ok(Fired { delivered_to: Vec::new(), reply: None }) })
+    }
+
+    fn tell(&self, _job: Job, _text: String) -> LocalBoxFuture<'static, Vec<String>> {
+        Box::pin(async { Vec::new() })
     }
 }
 

@@ -253,6 +253,8 @@ impl Engine {
 #[cfg(test)]
 mod loop_tests;
 #[cfg(test)]
+mod strike_tests;
+#[cfg(test)]
 mod tests;
 
 /// `raven send`: one message through the hub, and what became of it.

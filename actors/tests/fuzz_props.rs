@@ -8,6 +8,7 @@
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use proptest::prelude::*;
 use raven_actors::context::attention::sections::{chunk, code_chunk, find, select, splice, SpliceError};
+use raven_actors::cron::pause::Paused;
 use raven_actors::cron::store::{Claim, Job, JobState, JobsError, JobsFile, JobsStore, Schedule};
 use raven_actors::discovery::{
     parse_reply, Choice, ChoiceAction, DecisionRouter, PendingDecision, PendingDecisionStore, PendingState, Routed,
@@ -66,7 +67,7 @@ fn job_state() -> impl Strategy<Value = JobState> {
             last_run_at,
             runs,
             strikes,
-            paused,
+            paused: paused.map(Paused::from),
             claim,
             extra,
         })

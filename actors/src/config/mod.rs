@@ -311,6 +311,9 @@ pub struct CronConfig {
     pub max_sleep_s: u64,
     /// A recurring job pauses after this many fires with no user reply in between.
     pub strike_limit: u32,
+    /// Only a job whose slots can come closer together than this (in seconds) counts strikes:
+    /// by default a daily (or rarer) job never pauses for want of a reply.
+    pub strike_min_gap_s: u64,
     /// Where a job for an ephemeral channel (`cli`, `tui`) is delivered instead; empty keeps
     /// it on that channel.
     pub forward_channels: Vec<String>,
@@ -318,7 +321,14 @@ pub struct CronConfig {
 
 impl Default for CronConfig {
     fn default() -> Self {
-        CronConfig { enabled: true, claim_ttl_s: 300, max_sleep_s: 60, strike_limit: 5, forward_channels: Vec::new() }
+        CronConfig {
+            enabled: true,
+            claim_ttl_s: 300,
+            max_sleep_s: 60,
+            strike_limit: 5,
+            strike_min_gap_s: 86_400,
+            forward_channels: Vec::new(),
+        }
     }
 }
 
@@ -648,6 +658,13 @@ impl RavenConfig {
         if self.sentinel.interval_s == 0 {
             return Err("`sentinel.interval_s` must be at least 1".into());
         }
+        if self.cron.strike_min_gap_s > crate::cron::schedule::MAX_EVERY_S {
+            return Err(format!(
+                "`cron.strike_min_gap_s` must be at most {} (100 years), got {}",
+                crate::cron::schedule::MAX_EVERY_S,
+                self.cron.strike_min_gap_s
+            ));
+        }
         Ok(())
     }
 }
@@ -696,6 +713,9 @@ mod tests {
             assert!(err.contains("`gateway.listen`"), "{listen}: {err}");
         }
         assert!(parse("[gateway]\nlisten = \"127.0.0.1:0\"\n").is_ok());
+        let err = parse("[cron]\nstrike_min_gap_s = 9999999999\n").unwrap_err().to_string();
+        assert!(err.contains("cron.strike_min_gap_s"), "{err}");
+        assert_eq!(parse("[cron]\nstrike_min_gap_s = 3600\n").unwrap().cron.strike_min_gap_s, 3600);
     }
 
     #[test]

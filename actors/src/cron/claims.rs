@@ -3,6 +3,7 @@
 //! result written back under the lock again. A claim older than the TTL (its process died) is
 //! anyone's again. Pure functions over a [`JobsFile`], so the rules test without files.
 
+use super::pause::Paused;
 use super::store::{Claim, Job, JobsFile};
 use chrono::{DateTime, Duration, Utc};
 
@@ -36,13 +37,16 @@ pub struct Claimer {
     pub filter: ChannelFilter,
     /// A recurring job pauses after this many fires with no user reply.
     pub strike_limit: u32,
+    /// Only a job whose slots can come closer together than this counts strikes: a daily
+    /// (or rarer) one never pauses for want of a reply.
+    pub strike_min_gap: Duration,
 }
 
 /// What happened to a fired job, for [`Claimer::complete`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Completion {
     /// Still ours: written back.
-    Done { paused: Option<String> },
+    Done { paused: Option<Paused> },
     /// Somebody else holds it now (our claim went stale) or it is gone: nothing written.
     Lost,
 }
@@ -61,7 +65,7 @@ impl Claimer {
         // However it got into jobs.json (a hand edit, an older version), a job that cannot be
         // scheduled is set aside with its reason, and the others keep firing.
         if let Err(e) = job.schedule.parse() {
-            job.state.paused = Some(format!("unusable schedule: {e}"));
+            job.state.paused = Some(Paused::unusable(e));
             job.state.next_run_at = None;
             return;
         }
@@ -71,9 +75,9 @@ impl Claimer {
         match job.schedule.parse() {
             Ok(p) => match p.first(job.created_at) {
                 Some(t) => job.state.next_run_at = Some(t),
-                None => job.state.paused = Some("the schedule has no future time".into()),
+                None => job.state.paused = Some(Paused::no_future_time()),
             },
-            Err(e) => job.state.paused = Some(format!("unusable schedule: {e}")),
+            Err(e) => job.state.paused = Some(Paused::unusable(e)),
         }
     }
 
@@ -104,8 +108,8 @@ impl Claimer {
     }
 
     /// Writes a fire back: clears our claim, moves the job to its next slot after `now`
-    /// (missed slots are not replayed), counts a strike, pauses on the strike limit; a
-    /// one-shot job is removed.
+    /// (missed slots are not replayed), counts a strike when the job's slots come closer than
+    /// `strike_min_gap`, pauses on the strike limit; a one-shot job is removed.
     pub fn complete(&self, file: &mut JobsFile, job_id: &str, claim: &Claim, now: DateTime<Utc>) -> Completion {
         let Some(i) = file.jobs.iter().position(|j| j.id == job_id) else { return Completion::Lost };
         let job = &mut file.jobs[i];
@@ -116,25 +120,35 @@ impl Claimer {
             file.jobs.remove(i);
             return Completion::Done { paused: None };
         }
-        let delivers = !job.channels().is_empty();
+        let strikes = self.strikes(job, now);
         let s = &mut job.state;
         s.claim = None;
         s.last_run_at = Some(now);
         s.runs += 1;
-        // A silent job tells nobody, so nobody's silence counts against it.
-        if delivers {
+        if strikes {
             s.strikes += 1;
         }
         let next = job.schedule.parse().map(|p| p.next_after(now.max(claim.slot)));
         s.next_run_at = next.as_ref().ok().copied().flatten();
-        if s.strikes >= self.strike_limit {
-            s.paused = Some(format!("paused after {} fires with no reply", s.strikes));
+        if strikes && s.strikes >= self.strike_limit {
+            s.paused = Some(Paused::Strikes { fires: s.strikes });
         } else if let Err(e) = next {
-            s.paused = Some(format!("unusable schedule: {e}"));
+            s.paused = Some(Paused::unusable(e));
         } else if s.next_run_at.is_none() {
-            s.paused = Some("the schedule has no future time".into());
+            s.paused = Some(Paused::no_future_time());
         }
         Completion::Done { paused: s.paused.clone() }
+    }
+
+    /// Whether a fire of `job` counts as a strike: it told somebody (a silent job tells nobody,
+    /// so nobody's silence counts against it) and its slots can come closer together than
+    /// `strike_min_gap`.
+    fn strikes(&self, job: &Job, now: DateTime<Utc>) -> bool {
+        let frequent = || {
+            let gap = job.schedule.parse().ok().and_then(|p| p.shortest_gap(now));
+            gap.is_some_and(|g| g < self.strike_min_gap)
+        };
+        !job.channels().is_empty() && frequent()
     }
 
     /// When this process next has something to do: the earliest due job it may take, or the
@@ -151,37 +165,6 @@ impl Claimer {
                 (None, None) => Some(now),
             })
             .min()
-    }
-}
-
-/// A user reply on a conversation resets the strikes of the jobs that deliver there.
-pub fn user_replied(file: &mut JobsFile, session: &str) {
-    let (channel, chat_id) = raven_proto::split_target(session);
-    for job in &mut file.jobs {
-        // A bare channel target means "that channel's latest chat": any chat there counts.
-        let hits = job.target.iter().chain(&job.broadcast).any(|t| {
-            let (c, id) = raven_proto::split_target(t);
-            c == channel && (!t.contains(':') || id == chat_id)
-        });
-        if hits {
-            job.state.strikes = 0;
-        }
-    }
-}
-
-/// The agent's user-inbound hook that resets strikes; it never consumes the message.
-pub struct ResetStrikes(pub super::store::JobsStore);
-
-impl crate::agent::InboundHook for ResetStrikes {
-    fn on_user_message<'a>(
-        &'a self,
-        req: &'a raven_proto::TurnRequest,
-    ) -> futures_util::future::LocalBoxFuture<'a, Option<String>> {
-        let session = format!("{}:{}", req.channel, req.chat_id);
-        if let Err(e) = self.0.update(|f| user_replied(f, &session)) {
-            tracing::warn!("cron strikes not reset: {e}");
-        }
-        Box::pin(async { None })
     }
 }
 

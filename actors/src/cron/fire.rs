@@ -10,6 +10,8 @@
 //! channels, and a channel given without a chat id takes the chat of its latest session.
 //! Every fire also writes the NudgePolicy ledger (a cron fire on the job's topic) and a
 //! neutral dispatched record, so the Sentinel does not repeat it and learns nothing from it.
+//! A notice about the job itself (strike decay paused it) goes to the same targets the same
+//! way, with a dispatched record but no ledger entry: it is not a fire.
 
 use super::service::{FireJob, Fired};
 use super::store::Job;
@@ -68,21 +70,54 @@ impl CronTurns {
     /// The ledger's cron fire (so the Sentinel does not repeat the topic), and what each
     /// delivery records in its conversation: a reminder the user wrote, never rated.
     async fn record(&self, job: &Job, slot: chrono::DateTime<chrono::Utc>) -> Dispatch {
-        let topic = job.topic.clone().unwrap_or_else(|| crate::policy::topic::topic_of(&job.message));
+        let topic = topic_of(job);
         // Awaited, never dropped: a full mailbox must not let the Sentinel repeat the topic.
-        let fire = RecordCronFire { topic: Some(topic.clone()), content: job.message.clone() };
+        let fire = RecordCronFire { topic: Some(topic), content: job.message.clone() };
         match self.policy.call(fire).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => tracing::error!(job = %job.id, "the cron fire was not recorded in the ledger: {e}"),
             Err(e) => tracing::error!(job = %job.id, "the cron fire was not recorded, the policy is unavailable: {e}"),
         }
-        Dispatch {
-            nudge_id: format!("cron-{}-{}", job.id, slot.timestamp()),
-            topic,
-            priority: raven_proto::Priority::Low,
-            source: Source::Cron,
-            job: Some(job.id.clone()),
+        dispatch(job, format!("cron-{}-{}", job.id, slot.timestamp()))
+    }
+
+    /// Posts `text` to each of `targets` as the proactive message `said` (one id per target,
+    /// so a repeat is the same message to the outlets and the outbox); the targets reached.
+    async fn deliver(
+        &self,
+        targets: &[(String, String)],
+        text: &str,
+        said: &Dispatch,
+        expires: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> Vec<String> {
+        let job = said.job.as_deref().unwrap_or_default();
+        let mut delivered_to = Vec::new();
+        for (channel, chat_id) in targets {
+            let id = format!("{}@{channel}:{chat_id}", said.nudge_id);
+            let out = OutboundText::proactive(id, channel, chat_id, text);
+            match self.hub.call_async(Post::proactive(out, None, said.clone()).expiring(expires)).await {
+                Ok(Ok(())) => delivered_to.push(format!("{channel}:{chat_id}")),
+                Ok(Err(e)) => tracing::warn!(job, "cron message to {channel}:{chat_id}: {e}"),
+                Err(e) => tracing::error!(job, "delivery hub unavailable: {e}"),
+            }
         }
+        delivered_to
+    }
+}
+
+/// The topic a job's messages are filed under: its own, or the one its message reads as.
+fn topic_of(job: &Job) -> String {
+    job.topic.clone().unwrap_or_else(|| crate::policy::topic::topic_of(&job.message))
+}
+
+/// The record of a message of `job` with id `nudge_id`: a reminder the user wrote, never rated.
+fn dispatch(job: &Job, nudge_id: String) -> Dispatch {
+    Dispatch {
+        nudge_id,
+        topic: topic_of(job),
+        priority: raven_proto::Priority::Low,
+        source: Source::Cron,
+        job: Some(job.id.clone()),
     }
 }
 
@@ -127,23 +162,24 @@ impl FireJob for CronTurns {
             // Not delivered by its next slot (a one-shot: within a day), a reminder is stale.
             let next = job.schedule.parse().ok().filter(|_| job.schedule.recurring()).and_then(|p| p.next_after(slot));
             let expires = next.unwrap_or(slot + chrono::Duration::hours(24));
-            let mut delivered_to = Vec::new();
-            for (channel, chat_id) in &targets {
-                // One id per job, slot and target: a fire repeated after a crash is the same
-                // message, which the outlets and the outbox deliver once; each broadcast target
-                // gets its own.
-                let id = format!("cron-{}-{}@{channel}:{chat_id}", job.id, slot.timestamp());
-                let text = OutboundText::proactive(id, channel, chat_id, &reply);
-                match this.hub.call_async(Post::proactive(text, None, said.clone()).expiring(Some(expires))).await {
-                    Ok(Ok(())) => delivered_to.push(format!("{channel}:{chat_id}")),
-                    Ok(Err(e)) => tracing::warn!(job = %job.id, "cron reply to {channel}:{chat_id}: {e}"),
-                    Err(e) => tracing::error!(job = %job.id, "delivery hub unavailable: {e}"),
-                }
-            }
+            // One id per job, slot and target: a fire repeated after a crash is the same
+            // message, which the outlets and the outbox deliver once; each broadcast target
+            // gets its own.
+            let delivered_to = this.deliver(&targets, &reply, &said, Some(expires)).await;
             if let Some(f) = &this.on_fired {
                 f(&job.id);
             }
             Ok(Fired { delivered_to, reply: Some(reply) })
+        })
+    }
+
+    /// The notice goes out as written (no turn: it is about the job, not the reminder), once
+    /// per pause, with no expiry: it stays true until the job is resumed.
+    fn tell(&self, job: Job, text: String) -> LocalBoxFuture<'static, Vec<String>> {
+        let this = self.clone();
+        Box::pin(async move {
+            let said = dispatch(&job, format!("cron-{}-paused-{}", job.id, this.clock.now().timestamp()));
+            this.deliver(&this.resolve(&job), &text, &said, None).await
         })
     }
 }

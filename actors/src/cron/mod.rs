@@ -1,9 +1,11 @@
 //! Cron (spec §10): the user's scheduled jobs: the schedules, the jobs.json store and its
-//! claims, the timer actor, the fire path into the spine, and the agent's cron tool.
+//! claims, the timer actor, the fire path into the spine, pausing and resuming (strike decay,
+//! a reply on a job's conversation), and the agent's cron tool.
 
 pub mod claims;
 pub mod fire;
 pub mod pause;
+pub mod reply;
 pub mod schedule;
 pub mod service;
 pub mod store;

@@ -19,6 +19,9 @@ use croner::Cron;
 /// The longest interval a job may have: a hundred years (a longer one is set aside, never fired).
 pub const MAX_EVERY_S: u64 = 100 * 365 * 24 * 3600 + 25 * 24 * 3600;
 
+/// How many upcoming slots of a cron expression its shortest gap is taken over.
+const GAP_SAMPLE: usize = 50;
+
 /// A parsed schedule: what the store holds, made ready to answer "when next".
 #[derive(Debug, Clone)]
 pub enum Parsed {
@@ -98,6 +101,27 @@ impl Parsed {
             Parsed::Every { .. } | Parsed::Cron { .. } => self.next_after(created),
         }
     }
+
+    /// The shortest time between two consecutive slots from `from` on: an `every` job's
+    /// interval; for a cron expression, the least gap over its next 50 slots. `None` for a
+    /// one-shot, or an expression with fewer than two slots ahead.
+    pub fn shortest_gap(&self, from: DateTime<Utc>) -> Option<Duration> {
+        match self {
+            Parsed::At(_) => None,
+            Parsed::Every { every, .. } => Some(*every),
+            Parsed::Cron { cron, .. } => shortest_cron_gap(cron, from),
+        }
+    }
+}
+
+/// The least gap between the next [`GAP_SAMPLE`] slots of `cron`, read on a clock with no
+/// daylight saving: the gap of the pattern itself, so a daily job's 23-hour day at the spring
+/// change does not make it look more frequent than daily.
+fn shortest_cron_gap(cron: &Cron, from: DateTime<Utc>) -> Option<Duration> {
+    let first = cron.find_next_occurrence(&from, false).ok();
+    let slots: Vec<DateTime<Utc>> =
+        std::iter::successors(first, |t| cron.find_next_occurrence(t, false).ok()).take(GAP_SAMPLE).collect();
+    slots.windows(2).map(|w| w[1] - w[0]).min()
 }
 
 #[cfg(test)]

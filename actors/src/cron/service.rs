@@ -3,11 +3,15 @@
 //! loop sleeps until the earliest due job (capped, so a peer's edit is seen even when the
 //! watcher missed it) and a watcher on jobs.json ends the sleep at once.
 //!
+//! A fire that makes strike decay pause its job is followed by one notice to the job's
+//! targets, by the same delivery path, saying so and how to resume it.
+//!
 //! A malformed jobs.json is reported (file and position), never written over, and the jobs
 //! loaded before it broke keep firing from memory; their fires are written back once the file
 //! parses again.
 
 use super::claims::{Claimer, Completion};
+use super::pause::Paused;
 use super::store::{Job, JobState, JobsError, JobsFile, JobsStore};
 use crate::clock::SharedClock;
 use crate::store::Stamp;
@@ -30,6 +34,10 @@ pub struct Fired {
 /// Runs one claimed job (the real one submits a CRON turn and delivers its reply).
 pub trait FireJob {
     fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>>;
+
+    /// Delivers `text`, about the job itself (strike decay paused it), to the job's targets by
+    /// the path its fires take; answers the targets reached.
+    fn tell(&self, job: Job, text: String) -> LocalBoxFuture<'static, Vec<String>>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -37,8 +45,10 @@ pub struct FireReport {
     pub job_id: String,
     pub slot: DateTime<Utc>,
     pub result: Result<Fired, String>,
-    /// Set when this fire paused the job (strike decay).
-    pub paused: Option<String>,
+    /// Set when this fire paused the job (strike decay, a schedule with no next time).
+    pub paused: Option<Paused>,
+    /// Where the notice of a strike pause went (empty when there was none).
+    pub told: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -114,7 +124,7 @@ impl Inner {
 
     /// Writes every fire of a run back in one locked update (on a malformed file, to
     /// memory); returns the pause reason per job, in order.
-    fn complete(&mut self, jobs: &[Job], now: DateTime<Utc>) -> Vec<Option<String>> {
+    fn complete(&mut self, jobs: &[Job], now: DateTime<Utc>) -> Vec<Option<Paused>> {
         let claimer = self.claimer.clone();
         let finish = |f: &mut JobsFile| -> Vec<Completion> {
             jobs.iter()
@@ -261,11 +271,12 @@ impl ServeAsync<RunDue> for CronService {
                     if let Err(e) = &result {
                         tracing::error!(job = %job.id, "cron fire failed: {e}");
                     }
-                    if let Some(why) = &paused {
-                        tracing::warn!(job = %job.id, "{why}");
-                    }
+                    let told = match &paused {
+                        Some(why) => tell_paused(fire.as_ref(), &job, why).await,
+                        None => Vec::new(),
+                    };
                     let slot = job.state.claim.map(|c| c.slot).unwrap_or(now);
-                    fired.push(FireReport { job_id: job.id, slot, result, paused });
+                    fired.push(FireReport { job_id: job.id, slot, result, paused, told });
                 }
             }
             let mut i = inner.borrow_mut();
@@ -277,6 +288,16 @@ impl ServeAsync<RunDue> for CronService {
             };
             CronRun { fired, next_wake: i.next_wake, error: i.error.clone() }
         })
+    }
+}
+
+/// Logs why a fire paused `job` and, for strike decay, tells its targets once: this fire is
+/// the only one that pauses it (a paused job is not fired again until it is resumed).
+async fn tell_paused(fire: &dyn FireJob, job: &Job, why: &Paused) -> Vec<String> {
+    tracing::warn!(job = %job.id, "{why}");
+    match why.notice(job) {
+        Some(text) => fire.tell(job.clone(), text).await,
+        None => Vec::new(),
     }
 }
 
@@ -322,5 +343,7 @@ pub fn spawn_cron_loop(
     })
 }
 
+#[cfg(test)]
+mod strike_tests;
 #[cfg(test)]
 mod tests;

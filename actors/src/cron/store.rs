@@ -3,6 +3,7 @@
 //! it is left untouched and nothing writes over it until it parses again. Fields of a job
 //! (or of its `state`) that this version does not know are written back as they were read.
 
+use super::pause::Paused;
 use crate::store::{lock_path_for, write_atomic, write_atomic_if, FileLock, Stamp};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -55,9 +56,10 @@ pub struct JobState {
     pub runs: u64,
     /// Fires since the user last replied on the job's conversation.
     pub strikes: u32,
-    /// Why the job stopped firing (strike decay, an unusable schedule); `None` when live.
+    /// Why the job stopped firing (strike decay, a stop, an unusable schedule); `None` when
+    /// live.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub paused: Option<String>,
+    pub paused: Option<Paused>,
     /// The process firing it now; a claim older than the TTL is anyone's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claim: Option<Claim>,

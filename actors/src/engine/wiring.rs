@@ -10,7 +10,8 @@ use crate::context::attention::{producers, AttentionUpdater};
 use crate::context::routines::{HistoryHook, HistoryWriter};
 use crate::context::{behaviors_extractor::BehaviorsExtractor, preferences::ProactivityPreferencesReader};
 use crate::context::{AssemblerService, AttentionChanged, ContextAssembler};
-use crate::cron::claims::{ChannelFilter, Claimer, ResetStrikes};
+use crate::cron::claims::{ChannelFilter, Claimer};
+use crate::cron::reply::JobReplies;
 use crate::cron::{fire::CronTurns, service::CronService, store::JobsStore, tool::JobsCron};
 use crate::discovery::{ActionExecutor, DecisionConsumer, DecisionRouter, DiscoveryRun, PendingDecisionStore};
 use crate::executor::defer::{DeferManager, DeferService};
@@ -211,7 +212,7 @@ impl<'a> Wiring<'a> {
             tools,
             sessions: SessionStore::new(self.dir.sessions()),
             injector: Some(x.injector.clone()),
-            inbound_hooks: vec![Rc::new(ResetStrikes(jobs.clone())), Rc::new(consumer), Rc::new(replies)],
+            inbound_hooks: vec![Rc::new(JobReplies(jobs.clone())), Rc::new(consumer), Rc::new(replies)],
             clock: clock.clone(),
             max_iterations: config.agent.max_iterations,
             conversations: Some(delivery.conversations.clone()),
@@ -391,6 +392,7 @@ impl<'a> Wiring<'a> {
                 ttl: chrono::Duration::seconds(config.claim_ttl_s as i64),
                 filter: ChannelFilter(channels),
                 strike_limit: config.strike_limit.max(1),
+                strike_min_gap: chrono::Duration::seconds(config.strike_min_gap_s as i64),
             };
             let service = CronService::new(delivery.jobs.clone(), claimer, Rc::new(turns), clock.clone());
             start(service, &self.metrics, self.restart("Cron"))

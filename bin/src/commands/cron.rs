@@ -1,4 +1,4 @@
-//! `raven cron add|list|rm`: the user's jobs in `cron/jobs.json`, edited under its lock. A
+//! `raven cron add|list|rm|resume`: the user's jobs in `cron/jobs.json`, edited under its lock. A
 //! running supervisor sees the edit at once (it watches the file) and re-arms its timer.
 
 use super::load_config;
@@ -18,7 +18,8 @@ pub enum CronCommand {
     List,
     /// Remove a job by id.
     Rm { id: String },
-    /// Let a paused job fire again, from its next due time (strikes forgiven, no catch-up).
+    /// Let a paused job fire again, from its next due time (strikes forgiven, no catch-up); a
+    /// job set aside as unschedulable is refused with its reason.
     Resume { id: String },
 }
 
@@ -118,6 +119,7 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
         }
         CronCommand::Resume { id } => {
             use raven_actors::cron::pause::PauseOutcome;
+            // A job set aside as unschedulable is refused here, with its reason.
             match jobs.store.resume(&id, chrono::Utc::now()).map_err(|e| e.to_string())? {
                 PauseOutcome::Done => println!("resumed {id}"),
                 PauseOutcome::Already => println!("{id} is not paused: nothing to resume"),

@@ -1,4 +1,5 @@
 use super::*;
+use crate::cron::reply::user_replied;
 use crate::cron::store::{JobState, Schedule};
 use chrono::TimeZone;
 
@@ -7,7 +8,13 @@ fn t0() -> DateTime<Utc> {
 }
 
 fn claimer(pid: u32) -> Claimer {
-    Claimer { pid, ttl: Duration::seconds(300), filter: ChannelFilter::default(), strike_limit: 3 }
+    Claimer {
+        pid,
+        ttl: Duration::seconds(300),
+        filter: ChannelFilter::default(),
+        strike_limit: 3,
+        strike_min_gap: Duration::days(1),
+    }
 }
 
 fn job(id: &str, schedule: Schedule, target: Option<&str>) -> Job {
@@ -96,18 +103,18 @@ fn strikes_pause_a_job_at_the_limit_and_a_user_reply_resets_them() {
     fire(&mut f, &mut now);
     fire(&mut f, &mut now);
     assert_eq!(f.jobs[0].state.strikes, 2);
-    user_replied(&mut f, "cli:local");
+    user_replied(&mut f, "cli:local", now);
     assert_eq!(f.jobs[0].state.strikes, 0, "a reply resets");
     fire(&mut f, &mut now);
     fire(&mut f, &mut now);
     let third = fire(&mut f, &mut now);
-    assert_eq!(third, Some(Completion::Done { paused: Some("paused after 3 fires with no reply".into()) }));
+    assert_eq!(third, Some(Completion::Done { paused: Some(Paused::Strikes { fires: 3 }) }));
     assert!(fire(&mut f, &mut now).is_none(), "a paused job does not fire");
     assert_eq!(c.next_wake(&f, now), None);
     // A reply elsewhere does not count; a silent job never strikes.
     let mut g = file(vec![every("x", 60), job("quiet", Schedule::Every { every_s: 60, anchor: t0() }, None)]);
     fire(&mut g, &mut now);
-    user_replied(&mut g, "webhook:someone");
+    user_replied(&mut g, "webhook:someone", now);
     assert_eq!(g.jobs[0].state.strikes, 1);
     assert_eq!(g.jobs[1].state.strikes, 0);
 }
@@ -137,7 +144,9 @@ fn next_wake_is_the_earliest_due_job_and_an_unusable_schedule_pauses_with_its_re
     assert_eq!(claimer(1).next_wake(&f, t0()), Some(t0()), "unarmed jobs: look now");
     assert!(claimer(1).claim_due(&mut f, t0()).is_empty());
     assert_eq!(claimer(1).next_wake(&f, t0()), Some(t0() + Duration::seconds(120)));
-    assert!(f.jobs[2].state.paused.as_deref().unwrap().starts_with("unusable schedule"), "{:?}", f.jobs[2].state);
+    assert!(
+        matches!(&f.jobs[2].state.paused, Some(Paused::Unschedulable(why)) if why.starts_with("unusable schedule"))
+    );
 }
 
 #[test]
@@ -159,7 +168,7 @@ fn jobs_with_impossible_intervals_are_set_aside_and_a_good_one_keeps_firing() {
         assert!(matches!(c.complete(&mut f, "good", &claim, now), Completion::Done { paused: None }));
     }
     for bad in &f.jobs[..2] {
-        let why = bad.state.paused.as_deref().unwrap_or_default();
+        let why = bad.state.paused.as_ref().map(Paused::to_string).unwrap_or_default();
         assert!(why.contains("over 100 years"), "{}: {why}", bad.id);
     }
     assert_eq!(f.jobs[2].state.runs, 3, "the good job fired every second");

@@ -99,6 +99,30 @@ fn every_counts_from_its_anchor_and_at_is_once() {
     assert!(Schedule::Every { every_s: 0, anchor }.parse().is_err());
 }
 
+#[test]
+fn the_shortest_gap_is_the_interval_or_the_least_gap_of_the_next_slots_and_none_for_a_one_shot() {
+    let anchor = utc(2026, 12, 2, 9, 0);
+    let gap = |p: Parsed, from: DateTime<Utc>| p.shortest_gap(from).map(|d| d.num_seconds());
+    assert_eq!(gap(Schedule::Every { every_s: 600, anchor }.parse().unwrap(), anchor), Some(600));
+    assert_eq!(gap(Schedule::At { at: anchor }.parse().unwrap(), anchor), None);
+    assert_eq!(gap(cron("*/10 * * * *", "UTC"), anchor), Some(600));
+    assert_eq!(gap(cron("0 9,21 * * *", "Europe/Berlin"), anchor), Some(12 * 3600));
+    // Weekdays at 9: a day apart, the weekend's three days do not count.
+    assert_eq!(gap(cron("0 9 * * 1-5", "Europe/Berlin"), anchor), Some(86_400));
+    // Mondays only: a week apart.
+    assert_eq!(gap(cron("0 9 * * 1", "UTC"), anchor), Some(7 * 86_400));
+}
+
+#[test]
+fn a_daily_time_is_a_day_apart_even_across_the_daylight_saving_changes() {
+    // The spring-forward day is 23 hours long in Berlin, the fall-back one 25: the daily
+    // pattern is still a day apart, so it never looks more frequent than daily.
+    for (expr, from) in [("0 9 * * *", utc(2026, 3, 27, 12, 0)), ("30 2 * * *", utc(2026, 10, 23, 12, 0))] {
+        let gap = cron(expr, "Europe/Berlin").shortest_gap(from);
+        assert_eq!(gap, Some(Duration::days(1)), "{expr}");
+    }
+}
+
 proptest::proptest! {
     /// Whatever a jobs file says, reading a schedule and asking when it is next never panics
     /// (nor wraps into a tiny step): it answers, or refuses with a reason.

@@ -25,6 +25,10 @@ impl FireJob for Counting {
         self.0.borrow_mut().push(job.id.clone());
         Box::pin(async { Ok(Fired { delivered_to: vec!["cli:local".into()], reply: None }) })
     }
+
+    fn tell(&self, _job: Job, _text: String) -> LocalBoxFuture<'static, Vec<String>> {
+        Box::pin(async { Vec::new() })
+    }
 }
 
 fn job(id: &str, schedule: Schedule) -> Job {
@@ -46,12 +50,23 @@ fn at(id: &str, when: DateTime<Utc>) -> Job {
     job(id, Schedule::At { at: when })
 }
 
+/// The default rules: 5 strikes, counted for jobs due more often than daily.
+fn claimer(pid: u32) -> Claimer {
+    Claimer {
+        pid,
+        ttl: Duration::seconds(300),
+        filter: ChannelFilter::default(),
+        strike_limit: 5,
+        strike_min_gap: Duration::days(1),
+    }
+}
+
 fn service(store: &JobsStore, pid: u32, fire: &Counting, clock: &ManualClock) -> Handle<CronService> {
     service_firing(store, pid, Rc::new(fire.clone()), clock)
 }
 
 fn service_firing(store: &JobsStore, pid: u32, fire: Rc<dyn FireJob>, clock: &ManualClock) -> Handle<CronService> {
-    let claimer = Claimer { pid, ttl: Duration::seconds(300), filter: ChannelFilter::default(), strike_limit: 5 };
+    let claimer = claimer(pid);
     let s = CronService::new(store.clone(), claimer, fire, clock.shared());
     start(s, &Metrics::default(), RestartPolicy::default())
 }
@@ -86,7 +101,7 @@ async fn claims_of_a_dead_process_are_fired_by_the_other_after_the_ttl_once_each
     let (_d, store, clock) = rig();
     store.update(|f| f.jobs.extend((0..10).map(|i| at(&format!("j{i}"), t0())))).unwrap();
     // Process 77 claimed everything, then died before firing.
-    let dead = Claimer { pid: 77, ttl: Duration::seconds(300), filter: ChannelFilter::default(), strike_limit: 5 };
+    let dead = claimer(77);
     store.update(|f| dead.claim_due(f, t0())).unwrap();
     let fires = Counting::default();
     let live = service(&store, 2, &fires, &clock);
@@ -197,6 +212,10 @@ impl FireJob for OneSlow {
             }
             done.await
         })
+    }
+
+    fn tell(&self, job: Job, text: String) -> LocalBoxFuture<'static, Vec<String>> {
+        self.fires.tell(job, text)
     }
 }
 

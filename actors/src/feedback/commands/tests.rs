@@ -96,7 +96,10 @@ fn stop_on_a_reminder_pauses_its_job_and_rates_nothing() {
     });
     let said = r.run("/stop", t0() + Duration::minutes(1));
     assert!(said.contains("raven cron resume water"), "{said}");
-    assert_eq!(r.jobs.load().unwrap().jobs[0].state.paused.as_deref(), Some("paused by /stop"));
+    assert_eq!(
+        r.jobs.load().unwrap().jobs[0].state.paused.as_ref().map(ToString::to_string).as_deref(),
+        Some("paused by /stop")
+    );
     let s = r.tracker.summary(t0() + Duration::hours(1)).unwrap();
     assert_eq!((s.overall.samples(), s.muted.len()), (0, 0), "a reminder the user wrote is not rated");
 }
