@@ -71,3 +71,37 @@ fn a_second_data_dir_on_a_taken_port_says_so_once_and_runs_without_its_gateway()
     assert_eq!(log().matches("cannot listen").count(), 1, "{}", log());
     assert!(!log().contains("restarting in"), "{}", log());
 }
+
+#[test]
+fn job_ids_are_short_and_a_unique_prefix_names_a_job() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let out = support::raven(dir, &["cron", "add", "--in", "1h", "tea"]);
+    assert!(out.status.success(), "{out:?}");
+    let added = String::from_utf8_lossy(&out.stdout).into_owned();
+    let id = added.split_whitespace().next().unwrap().to_owned();
+    assert_eq!(id.len(), 6, "{added}");
+    let out = support::raven(dir, &["cron", "rm", &id[..4]]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("removed {id}")), "{out:?}");
+
+    // Two jobs that share a prefix, and one with an id of an older release.
+    let job = |id: &str| {
+        serde_json::json!({"id": id, "message": "m", "target": "cli:local", "created_at": "2026-12-01T08:00:00Z",
+            "schedule": {"kind": "every", "every_s": 600, "anchor": "2026-12-01T08:00:00Z"}})
+    };
+    let file = serde_json::json!({"jobs": [job("k3xq9m"), job("k3xq2b"), job("job-20261201080000-42")]});
+    std::fs::write(dir.join("cron/jobs.json"), file.to_string()).unwrap();
+    let out = support::raven(dir, &["cron", "rm", "k3xq"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("names more than one job: k3xq9m, k3xq2b"), "{err}");
+    let out = support::raven(dir, &["cron", "rm", "k3x"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("too short"), "{out:?}");
+    for given in ["k3xq9", "job-20261201080000-42"] {
+        let out = support::raven(dir, &["cron", "rm", given]);
+        assert!(out.status.success(), "{given}: {out:?}");
+    }
+    let left = String::from_utf8_lossy(&support::raven(dir, &["cron", "list"]).stdout).into_owned();
+    assert!(left.contains("k3xq2b") && !left.contains("k3xq9m") && !left.contains("job-2026"), "{left}");
+}

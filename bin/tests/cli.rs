@@ -188,7 +188,7 @@ fn say_with_no_llm_creates_reminders_and_answers_honestly() {
     let before = Utc::now();
     let out = raven(dir.path(), &["say", "/remind in 10m stretch your legs"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).starts_with("Done: scheduled job job-"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).starts_with("Done: scheduled job "), "{}", text(&out.stdout));
     let after = Utc::now();
     let out = raven(dir.path(), &["say", "/remind at 18:30 call mum"]);
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -4,6 +4,7 @@
 
 pub mod claims;
 pub mod fire;
+pub mod ids;
 pub mod pause;
 pub mod reply;
 pub mod schedule;

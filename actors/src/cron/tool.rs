@@ -78,9 +78,8 @@ impl JobsCron {
             self.channels.check(target)?;
         }
         let first = new.schedule.parse()?.first(now);
-        let base = format!("job-{}-{}", now.format("%Y%m%d%H%M%S"), std::process::id() % 10_000);
         let mut job = Job {
-            id: base.clone(),
+            id: super::ids::new_id(now, &new.message, 0),
             message: new.message.trim().into(),
             schedule: new.schedule,
             target: new.target,
@@ -93,10 +92,10 @@ impl JobsCron {
         };
         self.store
             .update(|f| {
-                let mut n = 1;
+                let mut attempt = 0;
                 while f.jobs.iter().any(|j| j.id == job.id) {
-                    n += 1;
-                    job.id = format!("{base}-{n}");
+                    attempt += 1;
+                    job.id = super::ids::new_id(now, &job.message, attempt);
                 }
                 f.jobs.push(job.clone());
                 job

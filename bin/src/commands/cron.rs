@@ -16,9 +16,9 @@ pub enum CronCommand {
     Add(AddArgs),
     /// List the jobs: schedule, target, next fire or why paused, strikes.
     List,
-    /// Remove a job by id.
+    /// Remove a job by its id, or a unique prefix of 4 or more characters of it.
     Rm { id: String },
-    /// Let a paused job fire again, from its next due time (strikes forgiven, no catch-up); a
+    /// Let a paused job (by id or unique prefix) fire again, from its next due time (strikes forgiven, no catch-up); a
     /// job set aside as unschedulable is refused with its reason.
     Resume { id: String },
 }
@@ -119,6 +119,7 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
         }
         CronCommand::Resume { id } => {
             use raven_actors::cron::pause::PauseOutcome;
+            let id = full_id(&jobs.store, &id)?;
             // A job set aside as unschedulable is refused here, with its reason.
             match jobs.store.resume(&id, chrono::Utc::now()).map_err(|e| e.to_string())? {
                 PauseOutcome::Done => println!("resumed {id}"),
@@ -127,6 +128,7 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
             }
         }
         CronCommand::Rm { id } => {
+            let id = full_id(&jobs.store, &id)?;
             let gone = jobs.store.update(|f| {
                 let before = f.jobs.len();
                 f.jobs.retain(|j| j.id != id);
@@ -139,4 +141,10 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The whole id of the job `given` names (its id or a unique prefix of 4 or more characters).
+fn full_id(store: &JobsStore, given: &str) -> Result<String, String> {
+    let file = store.load().map_err(|e| e.to_string())?;
+    raven_actors::cron::ids::resolve(&file.jobs, given).map(|j| j.id.clone()).map_err(|e| e.to_string())
 }
