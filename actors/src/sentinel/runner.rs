@@ -11,6 +11,7 @@ use crate::context::plan::{plan_for_day, PlanSlot, SlotKind};
 use crate::context::preferences::ProactivityPreferencesReader;
 use crate::context::{Assemble, AssemblerService, AttentionChanged, RememberLastDecision};
 use crate::feedback::{Dispatch, FeedbackSummary, NudgeFeedbackTracker, Source};
+use crate::journal::{Event, Journal};
 use crate::planner::{AnalyzeDay, Decide, Planned, PlannerService};
 use crate::policy::SetOverrides;
 use crate::policy::{dispatch_through, ApplyTuning, Check, Gated, Nudge, NudgePolicyService, Snapshot};
@@ -72,6 +73,7 @@ pub struct SentinelRunner {
     /// A failed daily analysis or behaviors extraction waits before the next try.
     analysis_backoff: LoopBackoff,
     behaviors_backoff: LoopBackoff,
+    journal: Journal,
 }
 
 impl SentinelRunner {
@@ -87,7 +89,14 @@ impl SentinelRunner {
             behaviors: None,
             analysis_backoff: LoopBackoff::new("daily analysis"),
             behaviors_backoff: LoopBackoff::new("behaviors extraction"),
+            journal: Journal::off(),
         }
+    }
+
+    /// Each tick's outcome (and each deferred decision sent) goes to the decision journal.
+    pub fn with_journal(mut self, journal: Journal) -> Self {
+        self.journal = journal;
+        self
     }
 
     /// Re-reads the user's proactivity preferences at the start of every tick (spec §5).
@@ -145,13 +154,22 @@ impl SentinelRunner {
         let mut out = Vec::new();
         for mut d in self.d.router.due_deferred().await {
             d.action = Action::Nudge;
-            out.push(self.route(d, None, "deferred", Vec::new()).await);
+            let outcome = self.route(d, None, "deferred", Vec::new()).await;
+            self.journal.record(self.d.clock.now(), Some("defer"), Event::tick(&outcome));
+            out.push(outcome);
         }
         out
     }
 
-    /// Assemble, then tick. An assembler failure becomes a skip: the runner never fails.
+    /// One tick, its outcome journaled.
     pub async fn tick_once(&mut self) -> TickOutcome {
+        let outcome = self.assemble_and_tick().await;
+        self.journal.record(self.d.clock.now(), Some("sentinel"), Event::tick(&outcome));
+        outcome
+    }
+
+    /// Assemble, then tick. An assembler failure becomes a skip: the runner never fails.
+    async fn assemble_and_tick(&mut self) -> TickOutcome {
         let now = self.d.clock.now();
         self.refresh_preferences().await;
         self.extract_behaviors(now).await;
