@@ -23,6 +23,9 @@ use raven_proto::{Action, ExecutionResult, PlannerContext, PlannerDecision, Tick
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
+/// The reason of a skip because nothing changed since the last skip.
+const UNCHANGED: &str = "fast_path:unchanged_context";
+
 pub struct RunnerDeps {
     pub assembler: Handle<AssemblerService>,
     pub planner: Handle<PlannerService>,
@@ -74,6 +77,8 @@ pub struct SentinelRunner {
     analysis_backoff: LoopBackoff,
     behaviors_backoff: LoopBackoff,
     journal: Journal,
+    /// The route and reason of the last skip journaled: the same skip again writes no line.
+    journaled_skip: Option<(String, String)>,
 }
 
 impl SentinelRunner {
@@ -90,6 +95,7 @@ impl SentinelRunner {
             analysis_backoff: LoopBackoff::new("daily analysis"),
             behaviors_backoff: LoopBackoff::new("behaviors extraction"),
             journal: Journal::off(),
+            journaled_skip: None,
         }
     }
 
@@ -164,8 +170,20 @@ impl SentinelRunner {
     /// One tick, its outcome journaled.
     pub async fn tick_once(&mut self) -> TickOutcome {
         let outcome = self.assemble_and_tick().await;
-        self.journal.record(self.d.clock.now(), Some("sentinel"), Event::tick(&outcome));
+        self.journal_tick(&outcome);
         outcome
+    }
+
+    /// An idle engine writes nothing: a skip that only repeats the last one journaled (the
+    /// same route and reason, or the context unchanged since) adds no line; anything else does.
+    fn journal_tick(&mut self, outcome: &TickOutcome) {
+        let skip = outcome.result.is_none().then(|| (outcome.route.clone(), outcome.decision.reason.clone()));
+        let unchanged = outcome.decision.reason == UNCHANGED && self.journaled_skip.is_some();
+        if skip.is_some() && (unchanged || skip == self.journaled_skip) {
+            return;
+        }
+        self.journaled_skip = skip;
+        self.journal.record(self.d.clock.now(), Some("sentinel"), Event::tick(outcome));
     }
 
     /// Assemble, then tick. An assembler failure becomes a skip: the runner never fails.
@@ -424,7 +442,7 @@ impl SentinelRunner {
         if let Some(cache) = &self.skip_cache {
             if last_was_skip && ctx.now - cache.at < ttl && cache.signature == self.signature(ctx) {
                 self.stats.skipped_unchanged += 1;
-                return Some(PlannerDecision::skip("fast_path:unchanged_context"));
+                return Some(PlannerDecision::skip(UNCHANGED));
             }
         }
         None
