@@ -85,6 +85,11 @@ impl DataDir {
         self.user_memory().join("behaviors.md")
     }
 
+    /// The decision journal (rotated to `journal.jsonl.1`, see `journal`).
+    pub fn journal(&self) -> PathBuf {
+        self.root.join("journal.jsonl")
+    }
+
     /// The supervisor's control socket.
     pub fn socket(&self) -> PathBuf {
         self.root.join("raven.sock")

@@ -13,6 +13,7 @@ pub mod executor;
 pub mod feedback;
 pub mod heartbeat;
 pub mod ipc;
+pub mod journal;
 pub mod planner;
 pub mod policy;
 pub mod sentinel;

@@ -91,6 +91,15 @@ enum Command {
         #[arg(long)]
         metrics: bool,
     },
+    /// The decision journal: every tick, gate verdict, delivery, outbox move, cron fire and
+    /// feedback verdict, in your zone (`--json`: as written).
+    Log(commands::log::LogArgs),
+    /// The story of one item from the decision journal: a message (its id or the short id
+    /// shown beside it), a topic or a cron job id.
+    Why {
+        /// A message id, a short id (`3fa2c1`), a topic or a cron job id.
+        item: String,
+    },
     /// Run the whole engine on a manual clock against a scenario file and write a report, in a
     /// data dir of its own (never a real one: --data-dir and RAVEN_HOME are refused).
     Simulate(commands::simulate::SimulateArgs),
@@ -110,6 +119,8 @@ fn main() -> ExitCode {
         Command::Cron(c) => commands::cron::run(c, &dir),
         Command::Feedback(a) => commands::feedback::run(a, &dir),
         Command::Outbox(a) => commands::outbox::run(a, &dir),
+        Command::Log(a) => commands::log::run(a, &dir),
+        Command::Why { item } => commands::why::run(item, &dir),
         Command::Memory(c) => commands::memory::run(c, &dir),
         Command::Up => commands::up::run(&dir),
         Command::Status => commands::status::run(&dir),

@@ -19,6 +19,7 @@ use crate::agent::session::SessionStore;
 use crate::clock::SharedClock;
 use crate::executor::hub::{DeliveryHubService, Post};
 use crate::feedback::{Dispatch, Source};
+use crate::journal::{Event, Journal};
 use crate::policy::{NudgePolicyService, RecordCronFire};
 use crate::spine::{Scheduler, TurnOutcome};
 use crate::supervise::{Handle, LocalBoxFuture};
@@ -41,6 +42,8 @@ pub struct CronTurns {
     pub clock: SharedClock,
     /// Told after each fire (the heartbeat's early wake).
     pub on_fired: Option<OnFired>,
+    /// Each fire is a line of the decision journal.
+    pub journal: Journal,
 }
 
 impl CronTurns {
@@ -166,6 +169,7 @@ impl FireJob for CronTurns {
             // message, which the outlets and the outbox deliver once; each broadcast target
             // gets its own.
             let delivered_to = this.deliver(&targets, &reply, &said, Some(expires)).await;
+            this.journal.record(now, Some("cron"), Event::cron(&job.id, &delivered_to));
             if let Some(f) = &this.on_fired {
                 f(&job.id);
             }

@@ -22,6 +22,7 @@ use crate::executor::{conversation::Conversations, dispatcher::NudgeDispatcher, 
 use crate::executor::{outlets::Outlet, targets::Channels, Executors};
 use crate::feedback::{hook::FeedbackReplies, NudgeFeedbackTracker};
 use crate::heartbeat::{HeartbeatDeps, HeartbeatService, WakeHandle};
+use crate::journal::Journal;
 use crate::planner::{provider::SharedProvider, PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService};
 use crate::sentinel::{triggers::TriggerStore, DiscoveryHook, Router, RunnerDeps, RunnerService, SentinelRunner};
@@ -45,6 +46,8 @@ pub(super) struct Wiring<'a> {
     tz: chrono_tz::Tz,
     /// Producers (cron and subagent completions, `raven wake`) wake the heartbeat early.
     pub(super) wake: WakeHandle,
+    /// The decision journal every part records to.
+    pub(super) journal: Journal,
 }
 
 /// The planner and the context assembler.
@@ -74,7 +77,8 @@ pub(super) struct Execution {
 impl<'a> Wiring<'a> {
     pub(super) fn new(dir: &'a DataDir, config: &'a RavenConfig, clock: SharedClock) -> Self {
         let (metrics, tz) = (Metrics::default(), config.general.timezone);
-        Wiring { dir, config, clock, metrics, tz, wake: WakeHandle::from_config(&config.heartbeat) }
+        let (wake, journal) = (WakeHandle::from_config(&config.heartbeat), Journal::in_data_dir(dir));
+        Wiring { dir, config, clock, metrics, tz, wake, journal }
     }
 
     fn restart(&self, actor: &str) -> RestartPolicy {
@@ -94,7 +98,7 @@ impl<'a> Wiring<'a> {
     pub(super) fn policy(&self) -> Result<Policy, String> {
         let ledger = Arc::new(self.state(Owner::Policy)?);
         let gate = NudgePolicy::new(self.config.policy.clone(), self.tz);
-        let policy = NudgePolicyService::new(gate, Some(ledger), self.clock.clone());
+        let policy = NudgePolicyService::new(gate, Some(ledger), self.clock.clone()).with_journal(self.journal.clone());
         Ok(start(policy, &self.metrics, self.restart("NudgePolicy")))
     }
 
@@ -130,14 +134,18 @@ impl<'a> Wiring<'a> {
         let backoff = chrono::Duration::seconds(d.outbox_backoff_s);
         // One of each per process: every user of feedback.jsonl and jobs.json shares it (a
         // JobsStore's clones share its cache).
-        let tracker = Rc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), self.tz));
+        let journal = self.journal.clone();
+        let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), self.tz);
+        let tracker = Rc::new(tracker.with_journal(journal.clone()));
         let jobs = JobsStore::new(dir.jobs());
-        let conversations = Conversations::new(SessionStore::new(dir.sessions()), tracker.clone());
+        let sessions = SessionStore::new(dir.sessions());
+        let conversations = Conversations::new(sessions, tracker.clone()).with_journal(journal.clone());
         let outbox = Arc::new(self.state(Owner::Outbox)?);
         let hub = DeliveryHubService::new(outbox, self.clock.clone(), backoff, Some(policy.clone()))
             .with_conversations(conversations.clone())
             .with_channels(Channels::of(config))
-            .with_limits(chrono::Duration::hours(d.outbox_ttl_nudge_h), d.outbox_max);
+            .with_limits(chrono::Duration::hours(d.outbox_ttl_nudge_h), d.outbox_max)
+            .with_journal(journal);
         let hub = start(hub, &self.metrics, self.restart("DeliveryHub"));
         let events = crate::ipc::EventBus::default();
         for outlet in configured_outlets(dir, config, &events)?.into_iter().chain(outlets) {
@@ -325,7 +333,8 @@ impl<'a> Wiring<'a> {
             daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
             quiet: std::iter::once(config.policy.quiet_hours).chain(config.policy.extra_quiet_hours.clone()).collect(),
         });
-        let runner = self.behaviors(runner.with_preferences(ProactivityPreferencesReader::for_data_dir(dir)), provider);
+        let runner = runner.with_preferences(ProactivityPreferencesReader::for_data_dir(dir));
+        let runner = self.behaviors(runner.with_journal(self.journal.clone()), provider);
         let runner = RunnerService::new(runner).with_triggers(TriggerStore::new(dir.triggers()));
         start(runner, &self.metrics, self.restart("SentinelRunner"))
     }
@@ -386,6 +395,7 @@ impl<'a> Wiring<'a> {
                     let (wake, clock) = (self.wake.clone(), clock.clone());
                     Rc::new(move |id: &str| wake.request_wake_now(format!("cron:{id} done"), clock.now()))
                 }),
+                journal: self.journal.clone(),
             };
             let claimer = Claimer {
                 pid: std::process::id(),

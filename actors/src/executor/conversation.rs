@@ -7,6 +7,7 @@
 
 use crate::agent::session::{SessionLine, SessionStore};
 use crate::feedback::{Dispatch, NudgeFeedbackTracker};
+use crate::journal::{Event, Journal};
 use crate::planner::provider::Role;
 use chrono::{DateTime, Utc};
 use std::rc::Rc;
@@ -15,11 +16,18 @@ use std::rc::Rc;
 pub struct Conversations {
     sessions: SessionStore,
     tracker: Rc<NudgeFeedbackTracker>,
+    journal: Journal,
 }
 
 impl Conversations {
     pub fn new(sessions: SessionStore, tracker: Rc<NudgeFeedbackTracker>) -> Self {
-        Conversations { sessions, tracker }
+        Conversations { sessions, tracker, journal: Journal::off() }
+    }
+
+    /// Each delivery is also a line of the decision journal.
+    pub fn with_journal(mut self, journal: Journal) -> Self {
+        self.journal = journal;
+        self
     }
 
     /// Records that `content` reached `channel:chat_id`; `visible` says whether anyone could
@@ -37,6 +45,7 @@ impl Conversations {
             tracing::warn!(nudge_id = %d.nudge_id, "proactive message not written to its session: {e}");
         }
         let session = format!("{channel}:{chat_id}");
+        self.journal.record(at, Some(d.source.name()), Event::delivered(d, session.clone()));
         if let Err(e) = self.tracker.record_dispatched(d, Some(&session), visible, at) {
             tracing::warn!(nudge_id = %d.nudge_id, "dispatched record not written: {e}");
         }

@@ -8,6 +8,7 @@ use super::conversation::Conversations;
 use super::outlets::{Outlet, OutletError};
 use crate::clock::SharedClock;
 use crate::feedback::Dispatch;
+use crate::journal::{Event, Journal};
 use crate::policy::{release, Nudge, NudgePolicyService, Reservation, Reserve};
 use crate::store::JsonStateStore;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
@@ -32,6 +33,7 @@ pub struct DeliveryHubService {
     max_waiting: usize,
     /// The channels that have (or will have) an outlet; `None`: any channel may get one later.
     channels: Option<super::targets::Channels>,
+    journal: Journal,
 }
 
 impl DeliveryHubService {
@@ -52,7 +54,14 @@ impl DeliveryHubService {
             nudge_ttl: Duration::hours(6),
             max_waiting: 10_000,
             channels: None,
+            journal: Journal::off(),
         }
+    }
+
+    /// Each outbox move (queued, delivered later, dropped, dead letter) goes to the journal.
+    pub fn with_journal(mut self, journal: Journal) -> Self {
+        self.journal = journal;
+        self
     }
 
     /// `delivery.outbox_ttl_nudge_h` and `delivery.outbox_max`.
@@ -171,6 +180,7 @@ impl ServeAsync<Post> for DeliveryHubService {
     fn serve_async(&mut self, post: Post) -> LocalBoxFuture<'static, Result<(), PostError>> {
         let Post { text, fire, said, expires_at } = post;
         let rated = said.as_ref().is_some_and(|d| d.source.is_rated());
+        let source = said.as_ref().map(|d| d.source.name());
         let (nudge_ttl, max) = (self.nudge_ttl, self.max_waiting);
         let outlet = self.outlets.get(&text.channel).cloned();
         let unknown = self.channels.as_ref().and_then(|c| c.check(&text.channel).err());
@@ -178,6 +188,7 @@ impl ServeAsync<Post> for DeliveryHubService {
         let now = self.clock.now();
         let backoff = self.backoff;
         let conversations = self.conversations.clone();
+        let journal = self.journal.clone();
         Box::pin(async move {
             let error = match (&outlet, unknown) {
                 (None, Some(why)) => OutletError::Refused(why),
@@ -205,9 +216,11 @@ impl ServeAsync<Post> for DeliveryHubService {
                 said,
                 expires_at: expires_at.or(rated.then(|| now + nudge_ttl)),
             };
+            let queued = Event::outbox("queued", &entry, Some(error.to_string()));
             store
                 .update(SECTION, |o: &mut Outbox| o.admit(entry, max, now))
                 .map_err(|e| PostError::Dropped(format!("{error}; and the outbox failed: {e}")))?;
+            journal.record(now, source, queued);
             Err(PostError::Queued(error.to_string()))
         })
     }
@@ -236,6 +249,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
         let conversations = self.conversations.clone();
         let store = self.store.clone();
         let now = self.clock.now();
+        let journal = self.journal.clone();
         let (base, max) = (self.backoff, self.max_backoff);
         let pid = std::process::id();
         Box::pin(async move {
@@ -248,6 +262,14 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
             let leased: Vec<OutboxEntry> = store
                 .update(SECTION, |o: &mut Outbox| {
                     o.expire(now);
+                    // Buried by this expiry: their `at` is this retry's now.
+                    for d in o.dead.iter().filter(|d| d.at == now) {
+                        journal.record(
+                            now,
+                            source_of(&d.entry),
+                            Event::outbox("dead_letter", &d.entry, Some(d.why.clone())),
+                        );
+                    }
                     let mut out = Vec::new();
                     for e in o.entries.iter_mut() {
                         let free = e.lease.is_none_or(|(_, until)| until <= now);
@@ -270,6 +292,11 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                     continue;
                 }
                 record_said(&conversations, &e.said, outlets.get(&e.text.channel), &e.text, now);
+                journal.record(
+                    now,
+                    source_of(e),
+                    Event::outbox("delivered", e, Some(format!("after {} attempts", e.attempts))),
+                );
             }
             store
                 .update(SECTION, |o: &mut Outbox| {
@@ -287,6 +314,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                             }
                             Err(OutletError::Refused(why)) => {
                                 tracing::warn!(delivery = %e.text.delivery_id, "dropped from the outbox: {why}");
+                                journal.record(now, source_of(e), Event::outbox("dropped", e, Some(why.clone())));
                                 false
                             }
                             Err(err) => {
@@ -305,6 +333,11 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                 .map_err(|e| e.to_string())
         })
     }
+}
+
+/// The source of a waiting message, for its journal lines.
+fn source_of(e: &OutboxEntry) -> Option<&'static str> {
+    e.said.as_ref().map(|d| d.source.name())
 }
 
 /// A late delivery goes through the gate again, as every send does: reserved (checked and

@@ -19,6 +19,7 @@ pub use record::{is_hard_reject, short_id, Dispatch, FeedbackRecord, Lifecycle, 
 pub use summary::{summarize, FeedbackSummary, Rate, TopicFeedback};
 
 use crate::config::FeedbackConfig;
+use crate::journal::Journal;
 use crate::store::{jsonl, lock_path_for, write_atomic, FileLock};
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
@@ -48,13 +49,20 @@ pub struct NudgeFeedbackTracker {
     tz: Tz,
     /// The day of the last trim (shared by every user of this tracker, on any thread).
     last_trim: std::sync::Mutex<Option<NaiveDate>>,
+    journal: Journal,
 }
 
 impl NudgeFeedbackTracker {
     pub fn new(path: impl Into<PathBuf>, config: FeedbackConfig, tz: Tz) -> Self {
         let path = path.into();
         let lock_path = lock_path_for(&path);
-        NudgeFeedbackTracker { path, lock_path, config, tz, last_trim: Default::default() }
+        NudgeFeedbackTracker { path, lock_path, config, tz, last_trim: Default::default(), journal: Journal::off() }
+    }
+
+    /// Each verdict appended (not the `dispatched` records) is also a journal line.
+    pub fn with_journal(mut self, journal: Journal) -> Self {
+        self.journal = journal;
+        self
     }
 
     pub fn path(&self) -> &Path {
@@ -86,7 +94,19 @@ impl NudgeFeedbackTracker {
             serde_json::to_writer(&mut bytes, r).map_err(|e| self.io(e.into()))?;
             bytes.push(b'\n');
         }
-        append_synced(&self.path, bytes).map_err(|e| self.io(e))
+        append_synced(&self.path, bytes).map_err(|e| self.io(e))?;
+        for r in records {
+            self.journal_verdict(r);
+        }
+        Ok(())
+    }
+
+    /// The user gives verdicts; only `ignored` comes from the no-reply timer of the Sentinel.
+    fn journal_verdict(&self, r: &FeedbackRecord) {
+        let source = if matches!(r.event, Lifecycle::Ignored) { "sentinel" } else { "user" };
+        if let Some(event) = crate::journal::Event::verdict(r) {
+            self.journal.record(r.at, Some(source), event);
+        }
     }
 
     /// What the one place that says things proactively records once a message reached

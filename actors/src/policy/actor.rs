@@ -8,6 +8,7 @@ use super::overrides::PolicyOverrides;
 use super::Tuning;
 use crate::clock::SharedClock;
 use crate::feedback::FeedbackSummary;
+use crate::journal::{Event, Journal};
 use crate::policy::FireRecord;
 use crate::store::{JsonStateStore, Stamp, StoreError};
 use crate::supervise::{Request, Serve, Service};
@@ -24,13 +25,20 @@ pub struct NudgePolicyService {
     store: Option<Arc<JsonStateStore>>,
     clock: SharedClock,
     seen: Option<Stamp>,
+    journal: Journal,
 }
 
 impl NudgePolicyService {
     pub fn new(policy: NudgePolicy, store: Option<Arc<JsonStateStore>>, clock: SharedClock) -> Self {
-        let mut s = NudgePolicyService { policy, store, clock, seen: None };
+        let mut s = NudgePolicyService { policy, store, clock, seen: None, journal: Journal::off() };
         s.hydrate();
         s
+    }
+
+    /// Every verdict, allow or deny, goes to the decision journal.
+    pub fn with_journal(mut self, journal: Journal) -> Self {
+        self.journal = journal;
+        self
     }
 
     /// Re-reads the ledger when the file on disk is not the version we last read.
@@ -136,7 +144,10 @@ impl Request for Check {
 impl Serve<Check> for NudgePolicyService {
     fn serve(&mut self, Check(n): Check) -> Verdict {
         self.hydrate();
-        self.policy.check_request(&n.as_request(), self.clock.now())
+        let (now, request) = (self.clock.now(), n.as_request());
+        let verdict = self.policy.check_request(&request, now);
+        self.journal.record(now, None, Event::gate("check", &n, &verdict));
+        verdict
     }
 }
 
@@ -151,6 +162,14 @@ pub enum Reservation {
     Denied(Verdict),
     /// Allowed and charged: the record to give back if the dispatch fails.
     Held(Verdict, FireRecord),
+}
+
+impl Reservation {
+    pub fn verdict(&self) -> &Verdict {
+        match self {
+            Reservation::Denied(v) | Reservation::Held(v, _) => v,
+        }
+    }
 }
 
 impl Request for Reserve {
@@ -188,6 +207,7 @@ impl Serve<Reserve> for NudgePolicyService {
                 Ok(decide(policy, &mut ledger))
             }
         }
+        .inspect(|r| self.journal.record(now, None, Event::gate("reserve", &n, r.verdict())))
     }
 }
 

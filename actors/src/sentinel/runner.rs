@@ -11,6 +11,7 @@ use crate::context::plan::{plan_for_day, PlanSlot, SlotKind};
 use crate::context::preferences::ProactivityPreferencesReader;
 use crate::context::{Assemble, AssemblerService, AttentionChanged, RememberLastDecision};
 use crate::feedback::{Dispatch, FeedbackSummary, NudgeFeedbackTracker, Source};
+use crate::journal::{Event, Journal};
 use crate::planner::{AnalyzeDay, Decide, Planned, PlannerService};
 use crate::policy::SetOverrides;
 use crate::policy::{dispatch_through, ApplyTuning, Check, Gated, Nudge, NudgePolicyService, Snapshot};
@@ -21,6 +22,9 @@ use chrono_tz::Tz;
 use raven_proto::{Action, ExecutionResult, PlannerContext, PlannerDecision, TickOutcome};
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
+
+/// The reason of a skip because nothing changed since the last skip.
+const UNCHANGED: &str = "fast_path:unchanged_context";
 
 pub struct RunnerDeps {
     pub assembler: Handle<AssemblerService>,
@@ -72,6 +76,9 @@ pub struct SentinelRunner {
     /// A failed daily analysis or behaviors extraction waits before the next try.
     analysis_backoff: LoopBackoff,
     behaviors_backoff: LoopBackoff,
+    journal: Journal,
+    /// The route and reason of the last skip journaled: the same skip again writes no line.
+    journaled_skip: Option<(String, String)>,
 }
 
 impl SentinelRunner {
@@ -87,7 +94,15 @@ impl SentinelRunner {
             behaviors: None,
             analysis_backoff: LoopBackoff::new("daily analysis"),
             behaviors_backoff: LoopBackoff::new("behaviors extraction"),
+            journal: Journal::off(),
+            journaled_skip: None,
         }
+    }
+
+    /// Each tick's outcome (and each deferred decision sent) goes to the decision journal.
+    pub fn with_journal(mut self, journal: Journal) -> Self {
+        self.journal = journal;
+        self
     }
 
     /// Re-reads the user's proactivity preferences at the start of every tick (spec §5).
@@ -145,13 +160,34 @@ impl SentinelRunner {
         let mut out = Vec::new();
         for mut d in self.d.router.due_deferred().await {
             d.action = Action::Nudge;
-            out.push(self.route(d, None, "deferred", Vec::new()).await);
+            let outcome = self.route(d, None, "deferred", Vec::new()).await;
+            self.journal.record(self.d.clock.now(), Some("defer"), Event::tick(&outcome));
+            out.push(outcome);
         }
         out
     }
 
-    /// Assemble, then tick. An assembler failure becomes a skip: the runner never fails.
+    /// One tick, its outcome journaled.
     pub async fn tick_once(&mut self) -> TickOutcome {
+        let outcome = self.assemble_and_tick().await;
+        self.journal_tick(&outcome);
+        outcome
+    }
+
+    /// An idle engine writes nothing: a skip that only repeats the last one journaled (the
+    /// same route and reason, or the context unchanged since) adds no line; anything else does.
+    fn journal_tick(&mut self, outcome: &TickOutcome) {
+        let skip = outcome.result.is_none().then(|| (outcome.route.clone(), outcome.decision.reason.clone()));
+        let unchanged = outcome.decision.reason == UNCHANGED && self.journaled_skip.is_some();
+        if skip.is_some() && (unchanged || skip == self.journaled_skip) {
+            return;
+        }
+        self.journaled_skip = skip;
+        self.journal.record(self.d.clock.now(), Some("sentinel"), Event::tick(outcome));
+    }
+
+    /// Assemble, then tick. An assembler failure becomes a skip: the runner never fails.
+    async fn assemble_and_tick(&mut self) -> TickOutcome {
         let now = self.d.clock.now();
         self.refresh_preferences().await;
         self.extract_behaviors(now).await;
@@ -406,7 +442,7 @@ impl SentinelRunner {
         if let Some(cache) = &self.skip_cache {
             if last_was_skip && ctx.now - cache.at < ttl && cache.signature == self.signature(ctx) {
                 self.stats.skipped_unchanged += 1;
-                return Some(PlannerDecision::skip("fast_path:unchanged_context"));
+                return Some(PlannerDecision::skip(UNCHANGED));
             }
         }
         None

@@ -94,7 +94,8 @@ fn rig_with(start_at: DateTime<Utc>, policy_cfg: PolicyConfig, assembler_policy:
         discovery: None,
         daily_analysis: None,
         quiet: Vec::new(),
-    });
+    })
+    .with_journal(crate::journal::Journal::in_data_dir(&dir));
     Rig { _tmp: tmp, dir, clock, calls, provider, router, runner, metrics }
 }
 
@@ -152,6 +153,26 @@ async fn the_skip_cache_does_not_hold_a_dated_item_entering_its_reminder_hour() 
     r.clock.set(at(12, 15));
     r.runner.tick_once().await;
     assert_eq!(r.calls.get(), 2, "a reminder falls due: the context changed");
+}
+
+#[actix_rt::test]
+async fn a_tick_is_journaled_and_a_skip_that_only_repeats_the_last_adds_no_line() {
+    let mut r = rig(at(9, 0));
+    assert_eq!(r.runner.tick_once().await.route, "skip");
+    r.clock.set(at(9, 30));
+    assert_eq!(r.runner.tick_once().await.decision.reason, "fast_path:unchanged_context");
+    r.clock.set(at(23, 30));
+    assert_eq!(r.runner.tick_once().await.route, "fast_path_skip");
+    let lines = crate::journal::read_all(&r.dir.journal()).unwrap().unwrap();
+    let ticks: Vec<crate::journal::Entry> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let routes: Vec<_> = ticks
+        .iter()
+        .map(|e| match &e.event {
+            crate::journal::Event::Tick(t) => (t.route.as_str(), t.fast_path.as_deref()),
+            other => panic!("only ticks here: {other:?}"),
+        })
+        .collect();
+    assert_eq!(routes, [("skip", None), ("fast_path_skip", Some("quiet_hours"))], "{lines:?}");
 }
 
 #[actix_rt::test]

@@ -8,6 +8,7 @@ use raven_actors::data_dir::DataDir;
 use raven_actors::feedback::commands::{CommandCtx, FeedbackCommand};
 use raven_actors::feedback::give::{give, GiveFeedback};
 use raven_actors::feedback::NudgeFeedbackTracker;
+use raven_actors::journal::Journal;
 
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["id", "stop", "ok", "snooze"])))]
@@ -34,7 +35,8 @@ pub struct FeedbackArgs {
 pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), String> {
     let config = load_config(dir)?;
     let tz = config.general.timezone;
-    let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback, tz);
+    let tracker =
+        NudgeFeedbackTracker::new(dir.feedback(), config.feedback, tz).with_journal(Journal::in_data_dir(dir));
     let now = chrono::Utc::now();
     let command = match (&a.stop, &a.ok, &a.snooze) {
         (Some(t), _, _) => Some(FeedbackCommand::Stop(Some(t.trim().to_lowercase()))),

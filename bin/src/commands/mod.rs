@@ -3,6 +3,8 @@ pub mod cron;
 pub mod discover;
 pub mod feedback;
 pub mod gateway;
+pub mod log;
+mod log_line;
 pub mod memory;
 pub mod metrics;
 pub mod outbox;
@@ -15,6 +17,7 @@ pub mod status;
 pub mod tick;
 pub mod up;
 pub mod wake;
+pub mod why;
 
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::{DataDir, DryRun};

@@ -1,0 +1,242 @@
+//! What one journal line says: when, from which source, and one event of a known kind.
+
+use crate::executor::outbox::OutboxEntry;
+use crate::feedback::{Dispatch, FeedbackRecord, Lifecycle};
+use crate::policy::Nudge;
+use chrono::{DateTime, Utc};
+use raven_proto::{TickOutcome, Verdict};
+use serde::{Deserialize, Serialize};
+
+/// How much of a message a gate line keeps.
+const CONTENT_CHARS: usize = 80;
+
+/// One line of the journal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub at: DateTime<Utc>,
+    /// sentinel, defer, cron, heartbeat, discovery, user…: where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    Tick(Tick),
+    Gate(Gate),
+    Delivery(Delivery),
+    Outbox(OutboxMove),
+    Cron(CronFire),
+    Verdict(VerdictGiven),
+}
+
+/// A Sentinel tick: the planner's decision, the route taken and how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tick {
+    pub route: String,
+    pub action: String,
+    pub reason: String,
+    /// skipped, delivered, denied or failed.
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nudge_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A verdict of the gate (`check`, or `reserve`: checked and charged in one step).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    pub step: String,
+    pub allow: bool,
+    /// The number of the layer that denied (`5`, `2b`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer_name: Option<String>,
+    pub reason: String,
+    pub action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    pub content: String,
+}
+
+/// A proactive message that reached its conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Delivery {
+    pub nudge_id: String,
+    pub topic: String,
+    pub target: String,
+    /// `delivered` (a message that waits is an outbox move).
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+}
+
+/// A message moving in the outbox: queued, delivered later, dropped or made a dead letter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutboxMove {
+    #[serde(rename = "move")]
+    pub step: String,
+    pub delivery_id: String,
+    pub target: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nudge_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// A cron job fired.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CronFire {
+    pub job: String,
+    pub delivered_to: Vec<String>,
+}
+
+/// A feedback verdict on one message (anything but its `dispatched` record).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerdictGiven {
+    pub nudge_id: String,
+    pub verdict: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+}
+
+impl Event {
+    pub fn tick(o: &TickOutcome) -> Event {
+        let outcome = match &o.result {
+            None => "skipped",
+            Some(r) if r.delivered => "delivered",
+            Some(_) if o.route.ends_with(":denied") => "denied",
+            Some(_) => "failed",
+        };
+        let result = o.result.as_ref();
+        Event::Tick(Tick {
+            route: o.route.clone(),
+            action: o.decision.action.as_str().to_owned(),
+            reason: o.decision.reason.clone(),
+            outcome: outcome.to_owned(),
+            fast_path: o.decision.reason.strip_prefix("fast_path:").map(str::to_owned),
+            nudge_id: o.nudge_id.clone(),
+            targets: result.map(|r| r.targets.clone()).unwrap_or_default(),
+            error: result.and_then(|r| r.error.clone()),
+        })
+    }
+
+    pub fn gate(step: &str, n: &Nudge, v: &Verdict) -> Event {
+        Event::Gate(Gate {
+            step: step.to_owned(),
+            allow: v.allow,
+            layer: v.layer.map(|l| l.number().to_owned()),
+            layer_name: v.layer.map(|l| l.name().to_owned()),
+            reason: v.reason.clone(),
+            action: n.action.as_str().to_owned(),
+            topic: n.topic.clone(),
+            session: n.session_key.clone(),
+            content: n.content.chars().take(CONTENT_CHARS).collect(),
+        })
+    }
+
+    pub fn delivered(d: &Dispatch, target: String) -> Event {
+        Event::Delivery(Delivery {
+            nudge_id: d.nudge_id.clone(),
+            topic: d.topic.clone(),
+            target,
+            status: "delivered".into(),
+            job: d.job.clone(),
+        })
+    }
+
+    pub fn outbox(step: &str, e: &OutboxEntry, why: Option<String>) -> Event {
+        Event::Outbox(OutboxMove {
+            step: step.to_owned(),
+            delivery_id: e.text.delivery_id.clone(),
+            target: format!("{}:{}", e.text.channel, e.text.chat_id),
+            nudge_id: e.said.as_ref().map(|d| d.nudge_id.clone()),
+            topic: e.said.as_ref().map(|d| d.topic.clone()),
+            why,
+        })
+    }
+
+    pub fn cron(job: &str, delivered_to: &[String]) -> Event {
+        Event::Cron(CronFire { job: job.to_owned(), delivered_to: delivered_to.to_vec() })
+    }
+
+    /// `None` for a `dispatched` record (the delivery line says it) and for the user's
+    /// mutes and snoozes, which are not about one message.
+    pub fn verdict(r: &FeedbackRecord) -> Option<Event> {
+        let verdict = match r.event {
+            Lifecycle::Accepted => "accepted",
+            Lifecycle::Dismissed => "dismissed",
+            Lifecycle::Neutral => "neutral",
+            Lifecycle::Engaged => "engaged",
+            Lifecycle::Ignored => "ignored",
+            Lifecycle::Dispatched | Lifecycle::Muted | Lifecycle::Unmuted | Lifecycle::Snoozed => return None,
+        };
+        Some(Event::Verdict(VerdictGiven {
+            nudge_id: r.nudge_id.clone(),
+            verdict: verdict.to_owned(),
+            topic: r.topic.clone(),
+            reason: r.reason.clone(),
+            job: r.job.clone(),
+        }))
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Tick(_) => "tick",
+            Event::Gate(_) => "gate",
+            Event::Delivery(_) => "delivery",
+            Event::Outbox(_) => "outbox",
+            Event::Cron(_) => "cron",
+            Event::Verdict(_) => "verdict",
+        }
+    }
+}
+
+impl Entry {
+    /// The message this line is about, if any.
+    pub fn nudge_id(&self) -> Option<&str> {
+        match &self.event {
+            Event::Tick(t) => t.nudge_id.as_deref(),
+            Event::Delivery(d) => Some(&d.nudge_id),
+            Event::Outbox(o) => o.nudge_id.as_deref(),
+            Event::Verdict(v) => Some(&v.nudge_id),
+            Event::Gate(_) | Event::Cron(_) => None,
+        }
+    }
+
+    pub fn topic(&self) -> Option<&str> {
+        match &self.event {
+            Event::Gate(g) => g.topic.as_deref(),
+            Event::Delivery(d) => Some(&d.topic),
+            Event::Outbox(o) => o.topic.as_deref(),
+            Event::Verdict(v) => v.topic.as_deref(),
+            Event::Tick(_) | Event::Cron(_) => None,
+        }
+    }
+
+    /// The cron job this line is about, if any.
+    pub fn job(&self) -> Option<&str> {
+        match &self.event {
+            Event::Cron(c) => Some(&c.job),
+            Event::Delivery(d) => d.job.as_deref(),
+            Event::Verdict(v) => v.job.as_deref(),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The decision journal from outside, with no LLM: a deadline nudged by one tick and held
+//! back by the gate on the next, then accepted, is told by `raven log` (the denial with its
+//! layer, the delivery with its target, the verdict), `raven log --json` (each line JSON) and
+//! `raven why <short id>` (that message's story).
+
+mod support;
+
+use std::path::Path;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// No quiet hours (the test runs on the real clock), and a deadline due in 20 minutes.
+fn data_dir(dir: &Path) {
+    let config = "[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
+    std::fs::write(dir.join("config.toml"), config).unwrap();
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = support::raven(dir, args);
+    assert!(out.status.success(), "raven {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// The short id the cli outlet shows beside the nudge.
+fn short_id(stdout: &str) -> String {
+    let line = stdout.lines().find(|l| l.starts_with("[raven ⏰ ")).unwrap_or_else(|| panic!("{stdout}"));
+    line["[raven ⏰ ".len()..line.find(']').unwrap()].to_owned()
+}
+
+#[test]
+fn the_journal_tells_why_a_nudge_went_out_why_the_next_was_held_back_and_how_it_landed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    data_dir(dir);
+    let missing = support::raven(dir, &["log"]);
+    assert!(missing.status.success() && missing.stdout.is_empty(), "{}", text(&missing.stderr));
+
+    let short = short_id(&ok(dir, &["tick"]));
+    let second = ok(dir, &["tick"]);
+    assert!(!second.contains("[raven ⏰ "), "the gate holds the second back: {second}");
+    ok(dir, &["feedback", &short, "accepted"]);
+
+    let log = ok(dir, &["log"]);
+    assert!(log.lines().any(|l| l.contains(" gate ") && l.contains("deny at layer ")), "{log}");
+    let delivery = format!("[{short}] bank → cli:local");
+    assert!(log.lines().any(|l| l.contains(" delivery ") && l.contains(&delivery)), "{log}");
+    assert!(log.lines().any(|l| l.contains(" verdict ") && l.contains(&format!("[{short}] accepted"))), "{log}");
+    assert!(log.lines().any(|l| l.contains(" tick ") && l.contains("delivered")), "{log}");
+
+    let json = ok(dir, &["log", "--json"]);
+    let lines: Vec<serde_json::Value> = json.lines().map(|l| serde_json::from_str(l).expect(l)).collect();
+    let denial = lines.iter().find(|l| l["kind"] == "gate" && l["allow"] == false).expect(&json);
+    assert!(denial["layer"].is_string() && denial["layer_name"].is_string() && denial["reason"].is_string());
+    assert!(lines.iter().all(|l| l["at"].as_str().is_some_and(|at| at.ends_with('Z'))), "{json}");
+    assert!(ok(dir, &["log", "--since", "1h"]).contains(&delivery));
+    assert!(ok(dir, &["log", "--since", "2099-01-01 00:00"]).is_empty());
+
+    let why = ok(dir, &["why", &short]);
+    let order: Vec<usize> = [" delivery ", " tick ", " verdict "]
+        .iter()
+        .map(|k| why.lines().position(|l| l.contains(k)).unwrap_or_else(|| panic!("{k} in {why}")))
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "in time order: {why}");
+    assert!(!why.contains(" gate "), "only the lines of that message: {why}");
+    let unknown = support::raven(dir, &["why", "nothing-like-it"]);
+    assert!(!unknown.status.success());
+}
