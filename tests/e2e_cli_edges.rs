@@ -105,3 +105,38 @@ fn job_ids_are_short_and_a_unique_prefix_names_a_job() {
     let left = String::from_utf8_lossy(&support::raven(dir, &["cron", "list"]).stdout).into_owned();
     assert!(left.contains("k3xq2b") && !left.contains("k3xq9m") && !left.contains("job-2026"), "{left}");
 }
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for (shell, marker) in [("bash", "_raven()"), ("zsh", "#compdef raven"), ("fish", "complete -c raven")] {
+        let out = Command::new(support::raven_bin()).args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}: {out:?}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains(marker) && script.contains("cron"), "{shell}: {script}");
+    }
+    let out = Command::new(support::raven_bin()).args(["completions", "nosh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn status_cron_list_and_policy_explain_speak_json_on_request() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let parsed = |args: &[&str]| -> serde_json::Value {
+        let out = support::raven(dir, args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {out:?}"))
+    };
+    assert!(support::raven(dir, &["cron", "add", "--in", "1h", "tea"]).status.success());
+    let jobs = parsed(&["cron", "list", "--json"]);
+    assert_eq!(jobs[0]["message"], "tea", "{jobs}");
+    let explain = parsed(&["policy", "explain", "--content", "water", "--at", "23:00", "--json"]);
+    assert_eq!(explain["allow"], false, "{explain}");
+    assert_eq!(explain["layer"]["name"], "quiet_hours", "{explain}");
+    assert_eq!(explain["layers"].as_array().unwrap().len(), 12, "{explain}");
+    let _up = support::Killed(support::up(dir, "", &[]));
+    support::wait_ready(dir);
+    let status = parsed(&["status", "--json"]);
+    assert!(status["supervisor"]["pid"].as_u64().is_some(), "{status}");
+    assert!(status["actors"].as_array().is_some_and(|a| !a.is_empty()), "{status}");
+}

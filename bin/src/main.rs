@@ -3,7 +3,7 @@
 mod commands;
 mod output;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -44,7 +44,11 @@ enum Command {
     /// Run the HTTP gateway (`raven up` starts and restarts it).
     Gateway,
     /// Show the running supervisor's actors and their mailbox metrics.
-    Status,
+    Status {
+        /// One JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the running supervisor's actor metrics (Prometheus text format).
     Metrics,
     /// Say something to the agent: one user turn, on the running supervisor, else on an engine
@@ -94,6 +98,9 @@ enum Command {
     /// The decision journal: every tick, gate verdict, delivery, outbox move, cron fire and
     /// feedback verdict, in your zone (`--json`: as written).
     Log(commands::log::LogArgs),
+    /// Print a completion script for your shell (`raven completions bash > ~/.local/share/
+    /// bash-completion/completions/raven`).
+    Completions { shell: clap_complete::Shell },
     /// The story of one item from the decision journal: a message (its id or the short id
     /// shown beside it), a topic or a cron job id.
     Why {
@@ -113,6 +120,9 @@ fn main() -> ExitCode {
     if let Command::Simulate(args) = cli.command {
         return exit(commands::simulate::run(cli.data_dir.as_deref(), args));
     }
+    if let Command::Completions { shell } = &cli.command {
+        return exit(completions(*shell));
+    }
     let result = raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
         Command::Config(c) => commands::config::run(c, &dir),
         Command::Policy(c) => commands::policy::run(c, &dir),
@@ -123,7 +133,7 @@ fn main() -> ExitCode {
         Command::Why { item } => commands::why::run(item, &dir),
         Command::Memory(c) => commands::memory::run(c, &dir),
         Command::Up => commands::up::run(&dir),
-        Command::Status => commands::status::run(&dir),
+        Command::Status { json } => commands::status::run(&dir, json),
         Command::Gateway => commands::gateway::run(&dir),
         Command::Repl => commands::repl::run(&dir),
         Command::Metrics => commands::metrics::run(&dir),
@@ -132,9 +142,19 @@ fn main() -> ExitCode {
         Command::Send { target, text } => commands::send::run(&dir, target, text),
         Command::Wake { reason } => commands::wake::run(&dir, reason),
         Command::Discover { reason } => commands::discover::run(&dir, reason),
-        Command::Simulate(_) => unreachable!("handled above"),
+        Command::Simulate(_) | Command::Completions { .. } => unreachable!("handled above"),
     });
     exit(result)
+}
+
+/// The completion script for `shell`, on stdout (a reader that goes away early is no error).
+fn completions(shell: clap_complete::Shell) -> Result<(), String> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "raven", &mut script);
+    match std::io::Write::write_all(&mut std::io::stdout(), &script) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("completions: {e}")),
+        _ => Ok(()),
+    }
 }
 
 fn exit(result: Result<(), String>) -> ExitCode {

@@ -15,7 +15,11 @@ pub enum CronCommand {
     /// Schedule a job; prints its id and first due time.
     Add(AddArgs),
     /// List the jobs: schedule, target, next fire or why paused, strikes.
-    List,
+    List {
+        /// The jobs as jobs.json holds them, one JSON array.
+        #[arg(long)]
+        json: bool,
+    },
     /// Remove a job by its id, or a unique prefix of 4 or more characters of it.
     Rm { id: String },
     /// Let a paused job (by id or unique prefix) fire again, from its next due time (strikes forgiven, no catch-up); a
@@ -106,8 +110,12 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
             let job = jobs.insert(new, now)?;
             println!("{}  (times in {})", sanitize(&describe(&job, jobs.tz)), jobs.tz);
         }
-        CronCommand::List => {
+        CronCommand::List { json } => {
             let file = jobs.store.load().map_err(|e| e.to_string())?;
+            if json {
+                println!("{}", serde_json::to_string(&file.jobs).map_err(|e| e.to_string())?);
+                return Ok(());
+            }
             if file.jobs.is_empty() {
                 println!("no jobs");
             } else {

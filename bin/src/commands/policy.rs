@@ -51,11 +51,14 @@ pub enum PolicyCommand {
         /// (in the user's zone) or RFC 3339.
         #[arg(long, value_name = "TIME")]
         at: Option<String>,
+        /// One JSON object: the verdict and every layer's own answer.
+        #[arg(long)]
+        json: bool,
     },
 }
 
 pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
-    let PolicyCommand::Explain { content, priority, session, action, topic, at } = cmd;
+    let PolicyCommand::Explain { content, priority, session, action, topic, at, json } = cmd;
     let config = load_config(dir)?;
     let g = &config.general;
     let now = match at {
@@ -73,6 +76,10 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
         solicited: false,
     };
     let (verdict, trace) = gate.policy.explain(&req, now);
+    if json {
+        println!("{}", as_json(&verdict, &trace, now, &gate.notes));
+        return Ok(());
+    }
     print_verdict(&verdict);
     println!("at:      {} ({})", raven_actors::time::local(now, g.timezone), g.timezone);
     println!("topic:   {}", topic.unwrap_or_else(|| raven_actors::policy::topic::topic_of(&content)));
@@ -95,6 +102,28 @@ fn print_verdict(verdict: &Verdict) {
         }
         Some(layer) => println!("verdict: deny at {layer}: {}", verdict.reason),
     }
+}
+
+/// The verdict and the trace for a program.
+fn as_json(verdict: &Verdict, trace: &Trace, now: chrono::DateTime<Utc>, notes: &[String]) -> serde_json::Value {
+    let layers: Vec<serde_json::Value> = trace
+        .iter()
+        .map(|(layer, outcome)| {
+            serde_json::json!({
+                "number": layer.number(), "name": layer.name(), "pass": outcome.is_ok(),
+                "reason": outcome.as_ref().err(), "high_priority_may_bypass": layer.high_priority_may_bypass(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "at": now.to_rfc3339(),
+        "allow": verdict.allow,
+        "layer": verdict.layer.map(|l| serde_json::json!({"number": l.number(), "name": l.name()})),
+        "reason": verdict.reason,
+        "bypassed": verdict.bypassed.iter().map(|l| l.name()).collect::<Vec<_>>(),
+        "notes": notes,
+        "layers": layers,
+    })
 }
 
 fn print_trace(trace: Trace) {

@@ -1,4 +1,5 @@
-//! `raven status`: the running supervisor's actors and their mailbox metrics.
+//! `raven status`: the running supervisor's actors and their mailbox metrics (`--json`: one
+//! JSON object, for a program).
 
 use raven_actors::data_dir::DataDir;
 use raven_actors::supervise::render_table;
@@ -30,11 +31,23 @@ pub fn upcoming_lines(upcoming: &[raven_proto::control::Upcoming], tz: chrono_tz
     out
 }
 
-pub fn run(dir: &DataDir) -> Result<(), String> {
+pub fn run(dir: &DataDir, json: bool) -> Result<(), String> {
     let socket = dir.socket();
     actix_rt::System::new().block_on(async move {
         let mut c = super::connect_supervisor(dir).await?;
         match c.request(ControlRequest::Status).await.map_err(|e| e.to_string())? {
+            ControlResponse::Status { pid, actors, upcoming } if json => {
+                let gateway = gateway_pid(dir)
+                    .map(|(addr, pid)| serde_json::json!({"pid": pid, "url": format!("http://{addr}")}));
+                let status = serde_json::json!({
+                    "supervisor": {"pid": pid, "socket": socket},
+                    "gateway": gateway,
+                    "actors": actors,
+                    "upcoming": upcoming,
+                });
+                println!("{status}");
+                Ok(())
+            }
             ControlResponse::Status { pid, actors, upcoming } => {
                 println!("supervisor pid {pid}, socket {}", socket.display());
                 match gateway_pid(dir) {
