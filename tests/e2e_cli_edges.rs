@@ -140,3 +140,16 @@ fn status_cron_list_and_policy_explain_speak_json_on_request() {
     assert!(status["supervisor"]["pid"].as_u64().is_some(), "{status}");
     assert!(status["actors"].as_array().is_some_and(|a| !a.is_empty()), "{status}");
 }
+
+#[test]
+fn the_ready_line_says_what_runs_and_what_to_do_next() {
+    let tmp = tempfile::tempdir().unwrap();
+    let _up = support::Killed(support::up(tmp.path(), "", &[]));
+    support::wait_ready(tmp.path());
+    let log = || std::fs::read_to_string(tmp.path().join("up.stderr")).unwrap_or_default();
+    support::eventually("the ready lines", || log().contains("raven: next: "));
+    let log = log();
+    assert!(log.contains("the Sentinel tick off ([sentinel] enabled = true turns it on)"), "{log}");
+    assert!(log.contains("model: the embedded rules"), "{log}");
+    assert!(log.contains("`raven repl` to talk to it"), "{log}");
+}

@@ -51,6 +51,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
             g.timezone.name(),
             g.timezone_source
         ));
+        super::note(what_runs(&config, &engine.provider_name));
         wait_for_signal().await;
         super::note("raven: stopping");
         server.abort();
@@ -69,6 +70,35 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         let _ = std::fs::remove_file(dir.zone());
         Ok(())
     })
+}
+
+/// What this supervisor runs, and what to do next, in two lines a new user can act on.
+fn what_runs(config: &raven_actors::config::RavenConfig, provider: &str) -> String {
+    let on_off = |on: bool, every: u64| {
+        if on {
+            format!("every {}", humantime::format_duration(Duration::from_secs(every)))
+        } else {
+            "off".into()
+        }
+    };
+    let sentinel = match config.sentinel.enabled {
+        true => on_off(true, config.sentinel.interval_s),
+        false => "off ([sentinel] enabled = true turns it on)".into(),
+    };
+    let model = match provider {
+        "rules" => "the embedded rules (no LLM: set [llm] base_url for one)".to_owned(),
+        other => format!("{other} at {}", config.llm.base_url),
+    };
+    let gateway = match config.gateway.enabled {
+        true => format!("on {}", config.gateway.listen),
+        false => "off".into(),
+    };
+    format!(
+        "raven: runs the Sentinel tick {sentinel}, the heartbeat {}, cron, and the gateway {gateway}; \
+         model: {model}\nraven: next: `raven repl` to talk to it, `raven cron add --in 10m \"stretch\"` for a \
+         reminder, `raven status` to see it, `raven log` for what it decided",
+        on_off(config.heartbeat.enabled, config.heartbeat.interval_s),
+    )
 }
 
 /// The supervisor's own config: its zone is its own to resolve (a stale zone file of a killed
