@@ -205,6 +205,7 @@ impl Engine {
             Some(p) => p,
             None => provider(config)?,
         };
+        let provider = w.metrics.counters().metered(provider);
         let provider_name = provider.name().to_owned();
         let planning = w.planning(&provider);
         let mut watches: Vec<FileWatch> = w.watch_attention(planning.assembler.clone()).into_iter().collect();

@@ -6,10 +6,10 @@ use crate::agent::broker::QuestionBroker;
 use crate::agent::{dispatch_inbound, Inbound};
 use crate::clock::SharedClock;
 use crate::cron::service::{CronService, NextCronFire};
-use crate::executor::hub::{DeliveryHubService, Post};
+use crate::executor::hub::{DeliveryHubService, OutboxSnapshot, Post};
 use crate::sentinel::RunnerService;
 use crate::spine::{Scheduler, TurnOutcome};
-use crate::supervise::{Handle, Metrics};
+use crate::supervise::{render_prometheus, Handle, Metrics, OutboxLevels};
 use futures_util::future::LocalBoxFuture;
 use raven_proto::control::{ControlRequest, ControlResponse, Upcoming};
 use std::rc::Rc;
@@ -74,9 +74,15 @@ impl EngineControl {
         Box::pin(async move { ControlResponse::Status { pid, actors, upcoming: upcoming.await } })
     }
 
-    /// The metrics in the Prometheus text format.
-    fn prometheus(&self) -> ControlResponse {
-        ControlResponse::Metrics { text: crate::supervise::render_prometheus(&self.metrics.snapshot()) }
+    /// The metrics in the Prometheus text format, the outbox read when they are asked for.
+    fn prometheus(&self) -> LocalBoxFuture<'static, ControlResponse> {
+        let (metrics, hub) = (self.metrics.clone(), self.hub.clone());
+        Box::pin(async move {
+            let outbox = hub.call(OutboxSnapshot).await.ok().and_then(Result::ok);
+            let levels =
+                outbox.map(|o| OutboxLevels { depth: o.entries.len() as u64, dead_letters: o.dead.len() as u64 });
+            ControlResponse::Metrics { text: render_prometheus(&metrics, levels) }
+        })
     }
 
     /// `raven send`: one message through the hub.
@@ -194,7 +200,7 @@ impl crate::ipc::ControlHandler for EngineControl {
         let response = match req {
             ControlRequest::Ping => ControlResponse::Pong { pid },
             ControlRequest::Status => return self.status(pid),
-            ControlRequest::Metrics => self.prometheus(),
+            ControlRequest::Metrics => return self.prometheus(),
             ControlRequest::Send { target, text } => return self.send(target, text),
             ControlRequest::Wake { reason } => self.wake(reason),
             ControlRequest::Delivered { id, error, transient } => self.delivered(id, error, transient),

@@ -77,7 +77,8 @@ pub(super) struct Execution {
 impl<'a> Wiring<'a> {
     pub(super) fn new(dir: &'a DataDir, config: &'a RavenConfig, clock: SharedClock) -> Self {
         let (metrics, tz) = (Metrics::default(), config.general.timezone);
-        let (wake, journal) = (WakeHandle::from_config(&config.heartbeat), Journal::in_data_dir(dir));
+        let (wake, journal) =
+            (WakeHandle::from_config(&config.heartbeat), Journal::in_data_dir(dir).counting(metrics.counters()));
         Wiring { dir, config, clock, metrics, tz, wake, journal }
     }
 

@@ -11,6 +11,9 @@
 //! No line is synced to disk: a crash may lose the last lines. The journal is for people;
 //! the state files are the truth. A failed write is logged once (at warn) and never fails
 //! what was being recorded.
+//!
+//! Every event recorded is also counted in the engine's [`Counters`] (written or not), so
+//! `raven metrics` sees each decision the journal does.
 
 mod event;
 mod read;
@@ -22,6 +25,7 @@ pub use read::{read_all, rotated, JournalReader};
 
 use crate::store::files::{append_whole, open_append};
 use crate::store::{lock_path_for, FileLock};
+use crate::supervise::Counters;
 use chrono::{DateTime, Utc};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,6 +47,7 @@ pub enum JournalError {
 #[derive(Debug, Clone, Default)]
 pub struct Journal {
     inner: Option<Arc<Inner>>,
+    counters: Counters,
 }
 
 #[derive(Debug)]
@@ -61,12 +66,18 @@ impl Journal {
 
     fn bounded(path: PathBuf, rotate_at: u64) -> Journal {
         let lock = lock_path_for(&path);
-        Journal { inner: Some(Arc::new(Inner { path, lock, rotate_at, warned: AtomicBool::new(false) })) }
+        let inner = Inner { path, lock, rotate_at, warned: AtomicBool::new(false) };
+        Journal { inner: Some(Arc::new(inner)), counters: Counters::default() }
     }
 
     /// The journal of the data dir.
     pub fn in_data_dir(dir: &crate::data_dir::DataDir) -> Journal {
         Journal::at(dir.journal())
+    }
+
+    /// The same journal, its events counted in `counters`.
+    pub fn counting(self, counters: &Counters) -> Journal {
+        Journal { counters: counters.clone(), ..self }
     }
 
     /// A journal that records nothing.
@@ -80,6 +91,7 @@ impl Journal {
 
     /// Appends one event; a failure is logged once and otherwise ignored.
     pub fn record(&self, at: DateTime<Utc>, source: Option<&str>, event: Event) {
+        self.counters.observe(source, &event);
         let Some(inner) = &self.inner else { return };
         let entry = Entry { at, source: source.map(str::to_owned), event };
         if let Err(e) = inner.append(&entry) {

@@ -1,10 +1,22 @@
 //! Per-actor metrics: messages received, handled, failed, current mailbox depth, handling
-//! time and restarts. Lock-free counters, read by `raven status` and `raven metrics`.
+//! time and restarts. Lock-free counters, read by `raven status` and `raven metrics`; the
+//! handling times also fill a histogram per actor.
 
+use super::counters::Counters;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
-#[derive(Debug, Default)]
+/// Handling-time buckets: 10 µs to about 10 s, ×4 each.
+fn handling_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(1e-5, 4.0, 11))
+}
+
+/// The handling-time histograms, one per actor.
+pub(super) type Handling = Family<Vec<(String, String)>, Histogram, fn() -> Histogram>;
+
+#[derive(Debug)]
 pub struct Meter {
     name: String,
     received: AtomicU64,
@@ -15,11 +27,27 @@ pub struct Meter {
     handle_ns_total: AtomicU64,
     handle_ns_max: AtomicU64,
     crash_loop: AtomicBool,
+    handling: Histogram,
 }
 
 impl Meter {
     pub fn new(name: impl Into<String>) -> Self {
-        Meter { name: name.into(), ..Meter::default() }
+        Meter::with_histogram(name.into(), handling_histogram())
+    }
+
+    fn with_histogram(name: String, handling: Histogram) -> Self {
+        Meter {
+            name,
+            received: AtomicU64::new(0),
+            started: AtomicU64::new(0),
+            handled: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            restarts: AtomicU64::new(0),
+            handle_ns_total: AtomicU64::new(0),
+            handle_ns_max: AtomicU64::new(0),
+            crash_loop: AtomicBool::new(false),
+            handling,
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -53,6 +81,7 @@ impl Meter {
         }
         self.handle_ns_total.fetch_add(ns, Relaxed);
         self.handle_ns_max.fetch_max(ns, Relaxed);
+        self.handling.observe(ns as f64 / 1e9);
     }
 
     pub(crate) fn on_restart(&self) {
@@ -93,15 +122,26 @@ impl Meter {
 
 pub use raven_proto::control::MeterSnapshot;
 
-/// Every meter of the engine, in start order.
-#[derive(Debug, Clone, Default)]
+/// Every meter of the engine, in start order, their handling-time histograms, and the
+/// engine's event counters.
+#[derive(Debug, Clone)]
 pub struct Metrics {
     meters: Arc<Mutex<Vec<Arc<Meter>>>>,
+    handling: Handling,
+    counters: Counters,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let handling = Handling::new_with_constructor(handling_histogram as fn() -> Histogram);
+        Metrics { meters: Arc::default(), handling, counters: Counters::default() }
+    }
 }
 
 impl Metrics {
     pub fn register(&self, name: &str) -> Arc<Meter> {
-        let meter = Arc::new(Meter::new(name));
+        let histogram = self.handling.get_or_create(&vec![("actor".to_owned(), name.to_owned())]).clone();
+        let meter = Arc::new(Meter::with_histogram(name.to_owned(), histogram));
         self.meters.lock().unwrap_or_else(|p| p.into_inner()).push(meter.clone());
         meter
     }
@@ -109,6 +149,15 @@ impl Metrics {
     pub fn snapshot(&self) -> Vec<MeterSnapshot> {
         let meters = self.meters.lock().unwrap_or_else(|p| p.into_inner());
         meters.iter().map(|m| m.snapshot()).collect()
+    }
+
+    /// The event counters the journal and the provider feed.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    pub(super) fn handling(&self) -> &Handling {
+        &self.handling
     }
 }
 
@@ -132,36 +181,5 @@ pub fn render_table(rows: &[MeterSnapshot]) -> String {
             if r.crash_loop { "CRASH-LOOP" } else { "ok" }
         ));
     }
-    out
-}
-
-/// A metric family: name, type, help, and how to read it off a snapshot.
-type Series = (&'static str, &'static str, &'static str, fn(&MeterSnapshot) -> f64);
-
-/// Prometheus text exposition format (version 0.0.4).
-pub fn render_prometheus(rows: &[MeterSnapshot]) -> String {
-    let series: [Series; 7] = [
-        ("raven_actor_messages_received_total", "counter", "Messages sent to the actor.", |r| r.received as f64),
-        ("raven_actor_messages_handled_total", "counter", "Messages handled successfully.", |r| r.handled as f64),
-        ("raven_actor_messages_failed_total", "counter", "Messages whose handling failed.", |r| r.failed as f64),
-        ("raven_actor_mailbox_depth", "gauge", "Messages waiting in the mailbox.", |r| r.mailbox_depth as f64),
-        ("raven_actor_restarts_total", "counter", "Restarts by the supervisor.", |r| r.restarts as f64),
-        ("raven_actor_handle_seconds_mean", "gauge", "Mean handling time.", |r| r.mean_handle_us / 1e6),
-        ("raven_actor_crash_loop", "gauge", "1 when the actor gave up restarting.", |r| {
-            f64::from(u8::from(r.crash_loop))
-        }),
-    ];
-    let mut out = String::new();
-    for (name, kind, help, value) in series {
-        out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
-        for r in rows {
-            out.push_str(&format!("{name}{{actor=\"{}\"}} {}\n", r.name, value(r)));
-        }
-    }
-    let replaces = crate::store::replaces_on_this_thread();
-    out.push_str(&format!(
-        "# HELP raven_file_replaces_total Durable file replaces made on the engine's thread.\n\
-         # TYPE raven_file_replaces_total counter\nraven_file_replaces_total {replaces}\n"
-    ));
     out
 }

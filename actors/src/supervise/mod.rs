@@ -10,10 +10,14 @@
 //! answers every message with [`ActorError::CrashLoop`] instead of spinning.
 
 pub mod backoff;
+mod counters;
+mod exposition;
 pub mod loops;
 mod meter;
 
-pub use meter::{render_prometheus, render_table, Meter, MeterSnapshot, Metrics};
+pub use counters::Counters;
+pub use exposition::{render_prometheus, OutboxLevels};
+pub use meter::{render_table, Meter, MeterSnapshot, Metrics};
 
 use crate::config::SuperviseConfig;
 use actix::prelude::*;

@@ -95,7 +95,7 @@ async fn a_crash_loop_beyond_the_limit_is_reported_not_hidden() {
     assert_eq!(snap.restarts, 3);
     assert!(snap.crash_loop);
     assert!(render_table(&metrics.snapshot()).contains("CRASH-LOOP"));
-    assert!(render_prometheus(&metrics.snapshot()).contains("raven_actor_crash_loop{actor=\"flaky\"} 1"));
+    assert!(render_prometheus(&metrics, None).contains("raven_actor_crash_loop{actor=\"flaky\"} 1"));
 }
 
 struct Slow {

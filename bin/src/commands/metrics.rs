@@ -1,4 +1,4 @@
-//! `raven metrics`: the running supervisor's actor metrics in Prometheus text format.
+//! `raven metrics`: the running supervisor's metrics (actors, event counters, outbox) in the OpenMetrics text format.
 
 use raven_actors::data_dir::DataDir;
 use raven_proto::control::{ControlRequest, ControlResponse};

@@ -164,7 +164,7 @@ async fn metrics(State(g): State<Arc<Gateway>>, headers: HeaderMap) -> Response 
     }
     match ask(&g.socket, ControlRequest::Metrics).await {
         Ok(ControlResponse::Metrics { text }) => {
-            ([("content-type", "text/plain; version=0.0.4")], text).into_response()
+            ([("content-type", "application/openmetrics-text; version=1.0.0; charset=utf-8")], text).into_response()
         }
         Ok(other) => error(StatusCode::BAD_GATEWAY, format!("unexpected answer: {other:?}")),
         Err(r) => r,
