@@ -32,6 +32,7 @@ use wiring::Wiring;
 use crate::{cron::store::JobsStore, feedback::NudgeFeedbackTracker};
 
 mod control;
+mod follow;
 pub mod sim;
 mod wiring;
 
@@ -66,7 +67,13 @@ pub struct Engine {
     pub events: crate::ipc::EventBus,
     /// The gateway's end of the outlets it hosts (`None` when it hosts none).
     pub gateway: Option<crate::executor::remote::GatewayLink>,
-    /// Kept alive: dropping them stops the attention.md and jobs.json watches.
+    /// The running config: the live keys follow config.toml once [`Engine::follow_config`]
+    /// watches it.
+    pub config: crate::config::LiveConfig,
+    /// The outside-facing channels this process hosts itself.
+    own_channels: Vec<String>,
+    journal: crate::journal::Journal,
+    /// Kept alive: dropping them stops the attention.md, jobs.json and config.toml watches.
     _watches: Vec<FileWatch>,
 }
 
@@ -125,6 +132,13 @@ pub fn configured_outlets(
     Ok(out)
 }
 
+/// The outside-facing channels the engine hosts itself: the configured ones, less those the
+/// gateway hosts and those a caller put in place.
+fn own_channels(config: &RavenConfig, o: &Overrides) -> Vec<String> {
+    let overridden = |c: &String| o.outlets.iter().any(|out| out.channel() == c);
+    hosted_channels(config).into_iter().filter(|c| !o.remote_channels.contains(c) && !overridden(c)).collect()
+}
+
 /// The channels of the configured outlets that face the outside (all but `cli`): what the
 /// gateway process hosts when it runs.
 pub fn hosted_channels(config: &RavenConfig) -> Vec<String> {
@@ -149,9 +163,11 @@ impl Engine {
         let m = &self.metrics;
         let mut loops = Vec::new();
         if config.sentinel.enabled {
-            let every = Duration::from_secs(config.sentinel.interval_s);
             let (runner, clock, next) = (self.runner.clone(), self.clock.clone(), self.next_tick.clone());
+            let live = self.config.clone();
             loops.push(supervised_loop("tick", m, move || {
+                let live = live.clone();
+                let every = move || Duration::from_secs(live.get().sentinel.interval_s);
                 spawn_tick_loop(runner.clone(), every, clock.clone(), next.clone())
             }));
         }
@@ -200,6 +216,7 @@ impl Engine {
         crate::agent::session_layout::migrate(&dir.sessions())
             .map_err(|e| format!("session files {}: {e}", dir.sessions().display()))?;
         let w = Wiring::new(dir, config, clock);
+        let own_channels = own_channels(config, &o);
         let policy = w.policy()?;
         let provider = match o.provider {
             Some(p) => p,
@@ -246,6 +263,9 @@ impl Engine {
             events: delivery.events,
             gateway: delivery.gateway,
             clock: w.clock,
+            config: w.live,
+            own_channels,
+            journal: w.journal,
             _watches: watches,
         })
     }

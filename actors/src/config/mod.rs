@@ -1,9 +1,11 @@
 //! `config.toml`: every knob of the spec with the spec's default. A missing file means all
 //! defaults; an unknown or ill-typed key is an error naming the key and the file.
 
+mod live;
 mod provenance;
 mod time_of_day;
 
+pub use live::{LiveConfig, Reload};
 pub use provenance::{Origin as ValueOrigin, Provenance};
 pub use time_of_day::{TimeOfDay, Window};
 

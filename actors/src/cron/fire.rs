@@ -17,6 +17,7 @@ use super::service::{FireJob, Fired};
 use super::store::Job;
 use crate::agent::session::SessionStore;
 use crate::clock::SharedClock;
+use crate::config::LiveConfig;
 use crate::executor::hub::{DeliveryHubService, Post};
 use crate::feedback::{Dispatch, Source};
 use crate::journal::{Event, Journal};
@@ -38,7 +39,8 @@ pub struct CronTurns {
     pub hub: Handle<DeliveryHubService>,
     pub policy: Handle<NudgePolicyService>,
     pub sessions: SessionStore,
-    pub forward_channels: Vec<String>,
+    /// Read at each fire: `cron.forward_channels` follows config.toml without a restart.
+    pub config: LiveConfig,
     pub clock: SharedClock,
     /// Told after each fire (the heartbeat's early wake).
     pub on_fired: Option<OnFired>,
@@ -50,12 +52,14 @@ impl CronTurns {
     /// Where a job's written targets deliver now.
     pub fn resolve(&self, job: &Job) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = Vec::new();
+        let config = self.config.get();
+        let forward = &config.cron.forward_channels;
         for target in job.target.iter().chain(&job.broadcast) {
             let (channel, chat_id) = raven_proto::split_target(target);
             let explicit = target.contains(':');
             let expanded: Vec<(String, Option<String>)> =
-                if EPHEMERAL_CHANNELS.contains(&channel.as_str()) && !self.forward_channels.is_empty() {
-                    self.forward_channels.iter().map(|f| split_explicit(f)).collect()
+                if EPHEMERAL_CHANNELS.contains(&channel.as_str()) && !forward.is_empty() {
+                    forward.iter().map(|f| split_explicit(f)).collect()
                 } else {
                     vec![(channel, explicit.then_some(chat_id))]
                 };

@@ -6,6 +6,7 @@ use super::{configured_outlets, WakingSubagent};
 use crate::agent::broker::{AskUserTool, QuestionBroker};
 use crate::agent::tools::{CronTool, FeedbackTool, Tool};
 use crate::agent::{session::SessionStore, Agent, AgentLoop, AgentSubagent, HistorySink};
+use crate::config::{LiveConfig, RavenConfig};
 use crate::context::attention::{producers, AttentionUpdater};
 use crate::context::routines::{HistoryHook, HistoryWriter};
 use crate::context::{behaviors_extractor::BehaviorsExtractor, preferences::ProactivityPreferencesReader};
@@ -15,6 +16,7 @@ use crate::cron::reply::JobReplies;
 use crate::cron::{fire::CronTurns, service::CronService, store::JobsStore, tool::JobsCron};
 use crate::discovery::{ActionExecutor, DecisionConsumer, DecisionRouter, DiscoveryRun, PendingDecisionStore};
 use crate::executor::defer::{DeferManager, DeferService};
+use crate::executor::dispatcher::DefaultTargets;
 use crate::executor::hub::{DeliveryHubService, Post, RegisterOutlet};
 use crate::executor::injector::{InjectorService, NudgeInjector};
 use crate::executor::remote::{GatewayLink, RemoteOutlet};
@@ -30,7 +32,7 @@ use crate::spine::{OriginPools, Scheduler};
 use crate::store::{owners, owners::Owner, JsonStateStore};
 use crate::supervise::{start, Handle, Metrics, RestartPolicy};
 use crate::watch::{watch_file, FileWatch};
-use crate::{clock::SharedClock, config::RavenConfig, data_dir::DataDir, discovery::TaskDiscoverer};
+use crate::{clock::SharedClock, data_dir::DataDir, discovery::TaskDiscoverer};
 use std::{cell::OnceCell, rc::Rc, sync::Arc, time::Duration};
 
 type Policy = Handle<NudgePolicyService>;
@@ -48,6 +50,8 @@ pub(super) struct Wiring<'a> {
     pub(super) wake: WakeHandle,
     /// The decision journal every part records to.
     pub(super) journal: Journal,
+    /// The running config, read at each use by the parts that follow config.toml.
+    pub(super) live: LiveConfig,
 }
 
 /// The planner and the context assembler.
@@ -79,7 +83,8 @@ impl<'a> Wiring<'a> {
         let (metrics, tz) = (Metrics::default(), config.general.timezone);
         let (wake, journal) =
             (WakeHandle::from_config(&config.heartbeat), Journal::in_data_dir(dir).counting(metrics.counters()));
-        Wiring { dir, config, clock, metrics, tz, wake, journal }
+        let live = LiveConfig::new(config.clone());
+        Wiring { dir, config, clock, metrics, tz, wake, journal, live }
     }
 
     fn restart(&self, actor: &str) -> RestartPolicy {
@@ -170,7 +175,7 @@ impl<'a> Wiring<'a> {
         let injector = start(injector, &self.metrics, self.restart("NudgeInjector"));
         let heap = DeferManager::in_data_dir(self.dir, x).map_err(|e| e.to_string())?;
         let defer = start(DeferService::new(heap, clock), &self.metrics, self.restart("DeferManager"));
-        let dispatcher = NudgeDispatcher::new(hub.clone(), self.config.delivery.default_targets.clone());
+        let dispatcher = NudgeDispatcher::new(hub.clone(), DefaultTargets::following(self.live.clone()));
         Ok(Execution { injector, defer, dispatcher })
     }
 
@@ -365,7 +370,7 @@ impl<'a> Wiring<'a> {
             heartbeat_md: self.dir.heartbeat(),
             scheduler: scheduler.clone(),
             hub: hub.clone(),
-            targets: self.config.delivery.default_targets.clone(),
+            targets: DefaultTargets::following(self.live.clone()),
             clock: self.clock.clone(),
             cfg: self.config.heartbeat.clone(),
             wake: self.wake.clone(),
@@ -389,7 +394,7 @@ impl<'a> Wiring<'a> {
                 hub: delivery.hub.clone(),
                 policy: policy.clone(),
                 sessions: SessionStore::new(self.dir.sessions()),
-                forward_channels: config.forward_channels.clone(),
+                config: self.live.clone(),
                 clock: clock.clone(),
                 // A cron completion is a reason to look at HEARTBEAT.md early.
                 on_fired: Some({

@@ -3,6 +3,7 @@
 //! posts a discovery menu as the finished numbered markdown.
 
 use super::hub::{DeliveryHubService, Post, PostError};
+use crate::config::LiveConfig;
 use crate::feedback::Dispatch;
 use crate::policy::Nudge;
 use crate::supervise::Handle;
@@ -12,7 +13,29 @@ use raven_proto::{split_target, Action, ExecutionResult, OutboundText, PlannerDe
 pub struct NudgeDispatcher {
     hub: Handle<DeliveryHubService>,
     /// Where an untargeted nudge goes (`channel:chat_id`).
-    default_targets: Vec<String>,
+    default_targets: DefaultTargets,
+}
+
+/// `delivery.default_targets` as it stands at each use: it follows config.toml without a
+/// restart. A fixed list (`From<Vec<String>>`) never changes.
+#[derive(Debug, Clone)]
+pub struct DefaultTargets(LiveConfig);
+
+impl DefaultTargets {
+    pub fn following(config: LiveConfig) -> Self {
+        DefaultTargets(config)
+    }
+
+    pub fn get(&self) -> Vec<String> {
+        self.0.get().delivery.default_targets.clone()
+    }
+}
+
+impl From<Vec<String>> for DefaultTargets {
+    fn from(default_targets: Vec<String>) -> Self {
+        let delivery = crate::config::DeliveryConfig { default_targets, ..Default::default() };
+        DefaultTargets(LiveConfig::new(crate::config::RavenConfig { delivery, ..Default::default() }))
+    }
 }
 
 /// One option of a discovery menu.
@@ -33,14 +56,14 @@ pub fn render_menu(question: &str, options: &[MenuOption]) -> String {
 }
 
 impl NudgeDispatcher {
-    pub fn new(hub: Handle<DeliveryHubService>, default_targets: Vec<String>) -> Self {
-        NudgeDispatcher { hub, default_targets }
+    pub fn new(hub: Handle<DeliveryHubService>, default_targets: impl Into<DefaultTargets>) -> Self {
+        NudgeDispatcher { hub, default_targets: default_targets.into() }
     }
 
     pub fn targets(&self, target_session: Option<&str>) -> Vec<String> {
         match target_session {
             Some(t) => vec![t.to_owned()],
-            None => self.default_targets.clone(),
+            None => self.default_targets.get(),
         }
     }
 

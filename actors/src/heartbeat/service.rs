@@ -40,7 +40,7 @@ pub struct HeartbeatDeps {
     pub scheduler: Scheduler,
     pub hub: Handle<DeliveryHubService>,
     /// Who gets a run's reply: `channel:chat_id` each.
-    pub targets: Vec<String>,
+    pub targets: crate::executor::dispatcher::DefaultTargets,
     pub clock: SharedClock,
     pub cfg: HeartbeatConfig,
     /// The wake shared with the producers and the loop.
@@ -167,7 +167,7 @@ impl Inner {
             return HeartbeatOutcome::Skipped { reason: "HEARTBEAT.md is blank".into() };
         }
         // Not now (quiet hours, a do-not-disturb window, the day's quota): no LLM call either.
-        if let (Some(policy), Some(target)) = (&d.policy, d.targets.first()) {
+        if let (Some(policy), Some(target)) = (&d.policy, d.targets.get().first()) {
             // A probe of the time-based layers; its topic is never charged.
             let probe = gate_nudge(target, "heartbeat review".into(), "heartbeat review".into());
             match policy.call(Check(probe)).await {
@@ -213,7 +213,7 @@ impl Inner {
         // The tasks are the topic: the same open tasks again are a repeat to the gate.
         let topic = crate::policy::topic::topic_of(&tasks.join(" "));
         let mut delivered_to = Vec::new();
-        for target in &d.targets {
+        for target in &d.targets.get() {
             let (channel, chat_id) = split_target(target);
             let text = OutboundText::proactive(format!("{id}-{target}"), &channel, &chat_id, reply.clone());
             let said = Dispatch {

@@ -140,7 +140,7 @@ async fn rig_with(provider: Option<crate::planner::provider::SharedProvider>, ta
         heartbeat_md: tmp.path().join("HEARTBEAT.md"),
         scheduler: scheduler.clone(),
         hub,
-        targets: targets.iter().map(|t| t.to_string()).collect(),
+        targets: targets.iter().map(|t| t.to_string()).collect::<Vec<_>>().into(),
         clock: clock.shared(),
         cfg: cfg.clone(),
         wake: wake.clone(),

@@ -30,6 +30,7 @@ pub enum Event {
     Outbox(OutboxMove),
     Cron(CronFire),
     Verdict(VerdictGiven),
+    Config(ConfigReload),
 }
 
 /// A Sentinel tick: the planner's decision, the route taken and how it ended.
@@ -114,6 +115,18 @@ pub struct VerdictGiven {
     pub reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<String>,
+}
+
+/// config.toml changed under a running process: what it took, what waits for a restart, or
+/// why the file was not taken (the running config stays).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ConfigReload {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs_restart: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl Event {
@@ -204,6 +217,7 @@ impl Event {
             Event::Outbox(_) => "outbox",
             Event::Cron(_) => "cron",
             Event::Verdict(_) => "verdict",
+            Event::Config(_) => "config",
         }
     }
 }
@@ -216,7 +230,7 @@ impl Entry {
             Event::Delivery(d) => Some(&d.nudge_id),
             Event::Outbox(o) => o.nudge_id.as_deref(),
             Event::Verdict(v) => Some(&v.nudge_id),
-            Event::Gate(_) | Event::Cron(_) => None,
+            Event::Gate(_) | Event::Cron(_) | Event::Config(_) => None,
         }
     }
 
@@ -226,7 +240,7 @@ impl Entry {
             Event::Delivery(d) => Some(&d.topic),
             Event::Outbox(o) => o.topic.as_deref(),
             Event::Verdict(v) => v.topic.as_deref(),
-            Event::Tick(_) | Event::Cron(_) => None,
+            Event::Tick(_) | Event::Cron(_) | Event::Config(_) => None,
         }
     }
 

@@ -332,3 +332,18 @@ impl Serve<SetOverrides> for NudgePolicyService {
         notes
     }
 }
+
+/// A new configured policy (config.toml changed): the preferences last handed over are
+/// applied over it again; the reply lists refused loosenings.
+#[derive(Debug, Clone)]
+pub struct SetBase(pub crate::config::PolicyConfig);
+
+impl Request for SetBase {
+    type Reply = Vec<String>;
+}
+
+impl Serve<SetBase> for NudgePolicyService {
+    fn serve(&mut self, SetBase(base): SetBase) -> Vec<String> {
+        self.policy.set_base(base)
+    }
+}

@@ -49,6 +49,8 @@ impl<'a> CheckRequest<'a> {
 #[derive(Debug, Clone)]
 pub struct NudgePolicy {
     base: PolicyConfig,
+    /// The user's preferences last handed over, kept to re-apply over a new base.
+    overrides: PolicyOverrides,
     /// `base` after the user's (tighten-only) overrides.
     cfg: PolicyConfig,
     tz: Tz,
@@ -64,7 +66,14 @@ pub type Trace = Vec<(PolicyLayer, Layer)>;
 
 impl NudgePolicy {
     pub fn new(cfg: PolicyConfig, tz: Tz) -> Self {
-        NudgePolicy { base: cfg.clone(), cfg, tz, state: PolicyState::default(), index: LedgerIndex::default() }
+        NudgePolicy {
+            base: cfg.clone(),
+            overrides: PolicyOverrides::default(),
+            cfg,
+            tz,
+            state: PolicyState::default(),
+            index: LedgerIndex::default(),
+        }
     }
 
     pub fn config(&self) -> &PolicyConfig {
@@ -85,8 +94,16 @@ impl NudgePolicy {
     /// every refused loosening.
     pub fn set_overrides(&mut self, o: &PolicyOverrides) -> Vec<String> {
         let (cfg, notes) = tighten(&self.base, o);
-        self.cfg = cfg;
+        (self.cfg, self.overrides) = (cfg, o.clone());
         notes
+    }
+
+    /// A new configured base (config.toml changed), with the user's preferences applied
+    /// over it again; returns the notes of every refused loosening.
+    pub fn set_base(&mut self, base: PolicyConfig) -> Vec<String> {
+        self.base = base;
+        let overrides = std::mem::take(&mut self.overrides);
+        self.set_overrides(&overrides)
     }
 
     /// The spec's `check(action, session_key, content, priority)`, with the clock value.

@@ -10,8 +10,8 @@ pub mod overrides;
 pub mod topic;
 
 pub use actor::{
-    ApplyTuning, Check, Nudge, NudgePolicyService, RecordCronFire, Reservation, Reserve, RetractFired, SetOverrides,
-    Snapshot, SnapshotReply,
+    ApplyTuning, Check, Nudge, NudgePolicyService, RecordCronFire, Reservation, Reserve, RetractFired, SetBase,
+    SetOverrides, Snapshot, SnapshotReply,
 };
 pub use adaptive::Tuning;
 pub use gate::{apply_tuning, fire_record, CheckRequest, NudgePolicy, Trace};
@@ -21,5 +21,7 @@ pub use overrides::PolicyOverrides;
 
 #[cfg(test)]
 mod concurrency_tests;
+#[cfg(test)]
+mod reload_tests;
 #[cfg(test)]
 mod tests;

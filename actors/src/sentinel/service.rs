@@ -133,23 +133,23 @@ pub fn spawn_defer_loop(runner: Handle<RunnerService>, every: std::time::Duratio
     })
 }
 
-/// Ticks every `every` on the current arbiter until the returned handle is aborted, keeping
-/// `next` (when it ticks next, for `raven status`).
+/// Ticks at once, then every `every()` (asked again after each tick, so a changed
+/// `sentinel.interval_s` holds from the next wait) on the current arbiter until the returned
+/// handle is aborted, keeping `next` (when it ticks next, for `raven status`).
 pub fn spawn_tick_loop(
     runner: Handle<RunnerService>,
-    every: std::time::Duration,
+    every: impl Fn() -> std::time::Duration + 'static,
     clock: SharedClock,
     next: Rc<Cell<Option<DateTime<Utc>>>>,
 ) -> actix_rt::task::JoinHandle<()> {
     actix_rt::spawn(async move {
-        let mut interval = actix_rt::time::interval(every);
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            interval.tick().await;
             if let Err(e) = runner.call_async(Tick).await {
                 tracing::error!("tick failed: {e}");
             }
-            next.set(chrono::Duration::from_std(every).ok().map(|d| clock.now() + d));
+            let wait = every();
+            next.set(chrono::Duration::from_std(wait).ok().map(|d| clock.now() + d));
+            actix_rt::time::sleep(wait).await;
         }
     })
 }

@@ -308,7 +308,7 @@ async fn the_interval_loop_keeps_ticking() {
     let h = start(RunnerService::new(r.runner), &metrics, RestartPolicy::default());
     let next = std::rc::Rc::new(std::cell::Cell::new(None));
     let clock = crate::clock::ManualClock::new(at(12, 0));
-    let loop_task = spawn_tick_loop(h.clone(), std::time::Duration::from_millis(2), clock.shared(), next.clone());
+    let loop_task = spawn_tick_loop(h.clone(), || std::time::Duration::from_millis(2), clock.shared(), next.clone());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     let mut ticks = 0;
     while std::time::Instant::now() < deadline {

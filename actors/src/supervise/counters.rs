@@ -90,6 +90,7 @@ impl Counters {
             Event::Verdict(v) => {
                 self.verdicts.get_or_create(&labels([("verdict", &v.verdict)])).inc();
             }
+            Event::Config(_) => {}
         }
     }
 

@@ -35,6 +35,24 @@ pub fn watch_file(path: &Path, on_change: impl Fn() + Send + 'static) -> notify:
     Ok(FileWatch { _watcher: watcher, path: path.to_owned() })
 }
 
+/// Like [`watch_file`], for a file people edit: each change is handed on once the file has
+/// been left alone for `settle`, so a reader sees the whole of an editor's save rather than
+/// the empty file between its truncate and its write. The events of one save are each
+/// handed on; `on_change` must do nothing when nothing changed.
+pub fn watch_edited_file(
+    path: &Path,
+    settle: std::time::Duration,
+    on_change: impl Fn() + Send + 'static,
+) -> notify::Result<FileWatch> {
+    watch_file(path, move || {
+        std::thread::sleep(settle);
+        on_change()
+    })
+}
+
+/// How long a hand-edited file is left alone before it is read.
+pub const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
 #[cfg(test)]
 mod tests {
     use super::*;

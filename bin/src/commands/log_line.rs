@@ -5,7 +5,7 @@
 use chrono_tz::Tz;
 use raven_actors::executor::terminal::sanitize;
 use raven_actors::feedback::short_id;
-use raven_actors::journal::{CronFire, Delivery, Entry, Event, Gate, OutboxMove, Tick, VerdictGiven};
+use raven_actors::journal::{ConfigReload, CronFire, Delivery, Entry, Event, Gate, OutboxMove, Tick, VerdictGiven};
 
 /// How much of a reason or a message a line shows.
 const SHOWN_CHARS: usize = 100;
@@ -47,7 +47,23 @@ fn text(event: &Event) -> String {
         Event::Outbox(o) => outbox(o),
         Event::Cron(c) => cron(c),
         Event::Verdict(v) => verdict(v),
+        Event::Config(c) => config(c),
     }
+}
+
+/// `config.toml: applied cron.forward_channels; needs a restart: general.timezone`.
+fn config(c: &ConfigReload) -> String {
+    let mut parts = Vec::new();
+    if let Some(e) = &c.error {
+        parts.push(format!("not taken, the running config stays: {}", cut(e)));
+    }
+    if !c.applied.is_empty() {
+        parts.push(format!("applied {}", c.applied.join(", ")));
+    }
+    if !c.needs_restart.is_empty() {
+        parts.push(format!("needs a restart: {}", c.needs_restart.join(", ")));
+    }
+    format!("config.toml: {}", parts.join("; "))
 }
 
 fn tick(t: &Tick) -> String {

@@ -28,7 +28,8 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         // With the gateway on, it hosts the outlets that face the outside.
         let remote_channels = if config.gateway.enabled { hosted_channels(&config) } else { Vec::new() };
         let o = Overrides { remote_channels, ..Default::default() };
-        let engine = Engine::start_with(dir, &config, Arc::new(SystemClock), o)?;
+        let mut engine = Engine::start_with(dir, &config, Arc::new(SystemClock), o)?;
+        engine.follow_config(dir, &dir.config());
         let loops = engine.spawn_loops(&config);
         let control: Rc<dyn ControlHandler> = Rc::new(EngineControl::of(&engine));
         let server = actix_rt::spawn(keep_socket(listener, control, socket.clone()));

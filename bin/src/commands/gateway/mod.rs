@@ -5,6 +5,7 @@
 //! It also hosts the outbound outlets (jsonl, webhook): the supervisor's DeliveryHub hands it
 //! each delivery for them over one long-lived connection, re-made when the supervisor restarts.
 
+mod outlets;
 mod serve;
 
 use super::load_config;
@@ -15,15 +16,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use raven_actors::data_dir::DataDir;
-use raven_actors::engine::{configured_outlets, hosted_channels};
-use raven_actors::executor::outlets::{Outlet, OutletError};
-use raven_actors::ipc::{ControlClient, Pushed};
+use raven_actors::ipc::ControlClient;
 use raven_proto::control::{ControlRequest, ControlResponse};
 use raven_proto::{BusyPolicy, Origin, TurnRequest};
 use serde::Deserialize;
 use serde_json::json;
 use std::path::PathBuf;
-use std::rc::Rc;
 use std::sync::Arc;
 
 pub const SECRET_HEADER: &str = "x-raven-secret";
@@ -187,42 +185,6 @@ async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) ->
     error(StatusCode::METHOD_NOT_ALLOWED, format!("{method} is not served on {}", uri.path()))
 }
 
-/// Hosts the outlets that face the outside: keeps one connection to the supervisor, which
-/// pushes each delivery for these channels; each is delivered here and answered. A lost
-/// supervisor is looked for again every 200 ms (what it could not hand over waits in its
-/// outbox meanwhile).
-async fn host_outlets(socket: PathBuf, outlets: Vec<Arc<dyn Outlet>>) {
-    let channels: Vec<String> = outlets.iter().map(|o| o.channel().to_owned()).collect();
-    let outlets = Rc::new(outlets);
-    loop {
-        if let Ok(c) = ControlClient::connect(&socket).await {
-            let (client, mut pushed) = c.into_duplex();
-            let client = Rc::new(client);
-            if let Ok(ControlResponse::Hosting) =
-                client.request(ControlRequest::HostOutlets { channels: channels.clone() }).await
-            {
-                tracing::info!("hosting the {channels:?} outlets");
-                while let Some(p) = pushed.recv().await {
-                    let Pushed::Deliver { id, text } = p else { continue };
-                    let (client, outlets) = (client.clone(), outlets.clone());
-                    actix_rt::spawn(async move {
-                        let (error, transient) = match outlets.iter().find(|o| o.channel() == text.channel) {
-                            None => (Some(format!("the gateway hosts no `{}` outlet", text.channel)), false),
-                            Some(o) => match o.deliver(&text).await {
-                                Ok(()) => (None, false),
-                                Err(OutletError::Transient(e)) => (Some(e), true),
-                                Err(OutletError::Refused(e)) => (Some(e), false),
-                            },
-                        };
-                        let _ = client.request(ControlRequest::Delivered { id, error, transient }).await;
-                    });
-                }
-            }
-        }
-        actix_rt::time::sleep(std::time::Duration::from_millis(200)).await;
-    }
-}
-
 /// Leaves once no supervisor has been there for `timeout`. Absent means the control socket is
 /// gone or refuses connections; a connection that fails otherwise (this process out of
 /// descriptors under a flood, a supervisor at its connection cap) says nothing about it.
@@ -292,13 +254,10 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
             let timeout = std::time::Duration::from_secs(orphan_timeout_s.max(1));
             actix_rt::spawn(leave_when_orphaned(dir.socket(), timeout));
         }
-        let hosted = hosted_channels(&config);
-        let outlets: Vec<Arc<dyn Outlet>> = configured_outlets(dir, &config, &Default::default())?
-            .into_iter()
-            .filter(|o| hosted.iter().any(|c| c == o.channel()))
-            .collect();
-        if !outlets.is_empty() {
-            actix_rt::spawn(host_outlets(dir.socket(), outlets));
+        let hosted = outlets::Hosted::of(dir, &config)?;
+        let _watch = hosted.follow_config(dir);
+        if !hosted.is_empty() {
+            actix_rt::spawn(outlets::host(dir.socket(), hosted));
         }
         serve::serve(listener, app, limits).await;
         Ok(())

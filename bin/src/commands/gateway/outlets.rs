@@ -1,0 +1,110 @@
+//! The outlets the gateway hosts (jsonl, webhook): the supervisor's DeliveryHub pushes each
+//! delivery for their channels over one connection, and each is delivered here and answered.
+//! Their settings follow config.toml: a change to `[delivery]` builds them anew for the next
+//! delivery; the set of channels is fixed at start (adding one needs a restart).
+
+use raven_actors::config::LiveConfig;
+use raven_actors::data_dir::DataDir;
+use raven_actors::engine::{configured_outlets, hosted_channels};
+use raven_actors::executor::outlets::{Outlet, OutletError};
+use raven_actors::ipc::{ControlClient, Pushed};
+use raven_actors::watch::{watch_edited_file, FileWatch, SETTLE};
+use raven_proto::control::{ControlRequest, ControlResponse};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::{Arc, RwLock};
+
+/// The hosted outlets, shared with the config watcher that replaces them.
+#[derive(Clone)]
+pub struct Hosted {
+    channels: Vec<String>,
+    outlets: Arc<RwLock<Vec<Arc<dyn Outlet>>>>,
+    live: LiveConfig,
+}
+
+impl Hosted {
+    /// The configured outlets whose channels the gateway hosts.
+    pub fn of(dir: &DataDir, config: &raven_actors::config::RavenConfig) -> Result<Hosted, String> {
+        let channels = hosted_channels(config);
+        let outlets = build(dir, config, &channels)?;
+        Ok(Hosted { channels, outlets: Arc::new(RwLock::new(outlets)), live: LiveConfig::new(config.clone()) })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.channels.is_empty()
+    }
+
+    /// The outlet of `channel` as it stands now.
+    fn get(&self, channel: &str) -> Option<Arc<dyn Outlet>> {
+        let outlets = self.outlets.read().unwrap_or_else(|p| p.into_inner());
+        outlets.iter().find(|o| o.channel() == channel).cloned()
+    }
+
+    /// Rebuilds the outlets when `[delivery]` changes in the data dir's config.toml (kept
+    /// alive by the returned watch).
+    pub fn follow_config(&self, dir: &DataDir) -> Option<FileWatch> {
+        let (hosted, dir2, path) = (self.clone(), dir.clone(), dir.config());
+        let watched = watch_edited_file(&dir.config(), SETTLE, move || hosted.on_change(&dir2, &path));
+        watched.inspect_err(|e| tracing::warn!("config.toml is not watched by the gateway: {e}")).ok()
+    }
+
+    fn on_change(&self, dir: &DataDir, path: &std::path::Path) {
+        let reload = match self.live.reload(path) {
+            Ok(r) => r,
+            Err(e) => return tracing::warn!("config.toml not taken, the gateway's outlets stay as they are: {e}"),
+        };
+        if !reload.touches("delivery") || self.is_empty() {
+            return;
+        }
+        match build(dir, &self.live.get(), &self.channels) {
+            Ok(outlets) => {
+                *self.outlets.write().unwrap_or_else(|p| p.into_inner()) = outlets;
+                tracing::info!("the gateway's outlets follow the new [delivery] settings");
+            }
+            Err(e) => tracing::warn!("the gateway's outlets keep their running settings: {e}"),
+        }
+    }
+}
+
+fn build(
+    dir: &DataDir,
+    config: &raven_actors::config::RavenConfig,
+    channels: &[String],
+) -> Result<Vec<Arc<dyn Outlet>>, String> {
+    let all = configured_outlets(dir, config, &Default::default())?;
+    Ok(all.into_iter().filter(|o| channels.iter().any(|c| c == o.channel())).collect())
+}
+
+/// Keeps one connection to the supervisor, which pushes each delivery for the hosted
+/// channels. A lost supervisor is looked for again every 200 ms (what it could not hand over
+/// waits in its outbox meanwhile).
+pub async fn host(socket: PathBuf, hosted: Hosted) {
+    let channels = hosted.channels.clone();
+    loop {
+        if let Ok(c) = ControlClient::connect(&socket).await {
+            let (client, mut pushed) = c.into_duplex();
+            let client = Rc::new(client);
+            if let Ok(ControlResponse::Hosting) =
+                client.request(ControlRequest::HostOutlets { channels: channels.clone() }).await
+            {
+                tracing::info!("hosting the {channels:?} outlets");
+                while let Some(p) = pushed.recv().await {
+                    let Pushed::Deliver { id, text } = p else { continue };
+                    let (client, outlet) = (client.clone(), hosted.get(&text.channel));
+                    actix_rt::spawn(async move {
+                        let (error, transient) = match outlet {
+                            None => (Some(format!("the gateway hosts no `{}` outlet", text.channel)), false),
+                            Some(o) => match o.deliver(&text).await {
+                                Ok(()) => (None, false),
+                                Err(OutletError::Transient(e)) => (Some(e), true),
+                                Err(OutletError::Refused(e)) => (Some(e), false),
+                            },
+                        };
+                        let _ = client.request(ControlRequest::Delivered { id, error, transient }).await;
+                    });
+                }
+            }
+        }
+        actix_rt::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
