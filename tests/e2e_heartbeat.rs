@@ -1,5 +1,6 @@
 //! The heartbeat against a real `raven up`: `raven status` lists Cron and Heartbeat with
-//! their next fire; `raven wake` ends the heartbeat's hour-long sleep at once; open tasks in
+//! their next fire; `raven wake` ends the heartbeat's hour-long sleep at once and prints what
+//! the tick did; open tasks in
 //! HEARTBEAT.md run one agent turn whose result is delivered, and a file with every task done
 //! runs none.
 
@@ -18,9 +19,11 @@ fn delivered(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("out.jsonl")).unwrap_or_default()
 }
 
-fn wake(dir: &Path) {
+/// `raven wake`, which waits for the tick it asked for; what it printed.
+fn wake(dir: &Path) -> String {
     let out = support::raven(dir, &["wake", "test"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The heartbeat ticks the supervisor logged, each with its outcome.
@@ -46,7 +49,8 @@ fn a_wake_runs_the_heartbeat_now_open_tasks_are_delivered_and_done_ones_are_not(
     support::eventually("the gateway to host jsonl", || {
         support::raven(dir, &["send", "jsonl:me", "warm-up"]).status.success()
     });
-    wake(dir);
+    let said = wake(dir);
+    assert!(said.contains("heartbeat wake requested") && said.contains("heartbeat ran → jsonl:me"), "{said}");
     support::eventually("the heartbeat's delivery", || delivered(dir).contains("Water the plants"));
     assert!(!delivered(dir).contains("Pay rent"), "a done task is not open: {}", delivered(dir));
     support::eventually("the tick's log line", || ticks(dir).len() == 1);
@@ -56,7 +60,8 @@ fn a_wake_runs_the_heartbeat_now_open_tasks_are_delivered_and_done_ones_are_not(
     std::fs::write(dir.join("workspace/HEARTBEAT.md"), "# Tasks\n- [x] Water the plants\n").unwrap();
     let before = delivered(dir).matches("Open tasks").count();
     std::thread::sleep(std::time::Duration::from_millis(1100)); // past the 1 s rate guard
-    wake(dir);
+    let said = wake(dir);
+    assert!(said.contains("heartbeat skipped — "), "the outcome, with its reason: {said}");
     support::eventually("the second heartbeat tick", || ticks(dir).len() == 2);
     let second = &ticks(dir)[1];
     assert!(second.contains("Skipped") && !second.contains("the gate"), "{second}");

@@ -70,3 +70,25 @@ fn the_journal_tells_why_a_nudge_went_out_why_the_next_was_held_back_and_how_it_
     let unknown = support::raven(dir, &["why", "nothing-like-it"]);
     assert!(!unknown.status.success());
 }
+
+/// `raven discover` against a running supervisor prints the outcome the run reached: here
+/// the gate's denial, with its layer; and the journal keeps it as a `discovery` line.
+#[test]
+fn discover_prints_the_outcome_the_supervisor_reached_with_its_layer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let due = (chrono::Utc::now() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Renew the passport due: {due}\n")).unwrap();
+    let config = "[gateway]\nenabled = false\n[policy]\nmax_per_day = 0\n[sentinel]\ntrigger_poll_s = 1\n\
+                  [policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
+    let _up = support::Killed(support::up(dir, config, &[]));
+    support::wait_ready(dir);
+    let said = ok(dir, &["discover", "--wait", "30"]);
+    let outcome = said.lines().find(|l| l.contains(" discovery ")).unwrap_or_else(|| panic!("{said}"));
+    assert!(outcome.contains("denied — layer 4") && outcome.contains("(requested)"), "{said}");
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let line = journal.lines().find(|l| l.contains("\"kind\":\"discovery\"")).expect("a discovery line");
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!((v["outcome"].as_str(), v["requested"].as_bool()), (Some("denied"), Some(true)), "{line}");
+}

@@ -76,12 +76,18 @@ enum Command {
         /// Why, for the log.
         #[arg(default_value = "manual")]
         reason: String,
+        /// Seconds to wait for the heartbeat's outcome (0: do not wait).
+        #[arg(long, value_name = "SECS", default_value_t = 90)]
+        wait: u64,
     },
     /// Ask for a task-discovery run now (a trigger any running engine drains).
     Discover {
         /// Why, for the log.
         #[arg(default_value = "operator")]
         reason: String,
+        /// Seconds to wait for the run's outcome when a supervisor runs (0: do not wait).
+        #[arg(long, value_name = "SECS", default_value_t = 60)]
+        wait: u64,
     },
     /// Run one Sentinel tick now: the running supervisor's, else on an engine embedded in this
     /// process.
@@ -140,8 +146,8 @@ fn main() -> ExitCode {
         Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
         Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
         Command::Send { target, text } => commands::send::run(&dir, target, text),
-        Command::Wake { reason } => commands::wake::run(&dir, reason),
-        Command::Discover { reason } => commands::discover::run(&dir, reason),
+        Command::Wake { reason, wait } => commands::wake::run(&dir, reason, wait),
+        Command::Discover { reason, wait } => commands::discover::run(&dir, reason, wait),
         Command::Simulate(_) | Command::Completions { .. } => unreachable!("handled above"),
     });
     exit(result)

@@ -11,6 +11,7 @@ use crate::config::DiscoveryConfig;
 use crate::context::deadlines::parse_deadlines;
 use crate::executor::dispatcher::{render_menu, MenuOption, NudgeDispatcher};
 use crate::feedback::{Dispatch, Source};
+use crate::journal::{DiscoveryRun as DiscoveryLine, Event};
 use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema};
 use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::sentinel::DiscoveryHook;
@@ -163,7 +164,8 @@ impl TaskDiscoverer {
             // Tried again on a later tick (the quiet hours end, a quota frees), as proposed.
             Gated::Denied(v) => {
                 self.held.keep(today, offered);
-                Discovered::Denied(v.reason)
+                let layer = v.layer.map(|l| format!("layer {}: ", l.number())).unwrap_or_default();
+                Discovered::Denied(format!("{layer}{}", v.reason))
             }
             Gated::Failed(e) | Gated::Unavailable(e) => Discovered::Failed(e),
         }
@@ -271,20 +273,46 @@ pub fn rules_options(
 pub struct DiscoveryRun(pub TaskDiscoverer);
 
 impl DiscoveryHook for DiscoveryRun {
-    fn maybe_run(&mut self, now: DateTime<Utc>) -> LocalBoxFuture<'_, ()> {
+    fn maybe_run(&mut self, now: DateTime<Utc>) -> LocalBoxFuture<'_, Discovered> {
         Box::pin(async move {
-            match self.0.run_if_due(now).await {
-                Discovered::NotDue => {}
-                other => tracing::info!(?other, "task discovery"),
+            let r = self.0.run_if_due(now).await;
+            if r != Discovered::NotDue {
+                tracing::info!(?r, "task discovery");
             }
+            r
         })
     }
 
-    fn run_now(&mut self, now: DateTime<Utc>) -> LocalBoxFuture<'_, ()> {
+    fn run_now(&mut self, now: DateTime<Utc>) -> LocalBoxFuture<'_, Discovered> {
         Box::pin(async move {
             let r = self.0.run(now).await;
             tracing::info!(?r, "task discovery (requested)");
+            r
         })
+    }
+}
+
+impl Discovered {
+    /// Its journal line; `None` when the run was not due.
+    pub fn event(&self, requested: bool) -> Option<Event> {
+        let run = |outcome: &str, reason: Option<&String>| DiscoveryLine {
+            outcome: outcome.to_owned(),
+            requested,
+            menu_id: None,
+            options: None,
+            reason: reason.cloned(),
+        };
+        let line = match self {
+            Discovered::NotDue => return None,
+            Discovered::NothingToPropose => run("nothing_to_propose", None),
+            Discovered::NothingNew => run("nothing_new", None),
+            Discovered::Denied(why) => run("denied", Some(why)),
+            Discovered::Failed(why) => run("failed", Some(why)),
+            Discovered::Sent { menu_id, options } => {
+                DiscoveryLine { menu_id: Some(menu_id.clone()), options: Some(*options), ..run("sent", None) }
+            }
+        };
+        Some(Event::Discovery(line))
     }
 }
 

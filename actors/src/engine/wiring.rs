@@ -375,6 +375,7 @@ impl<'a> Wiring<'a> {
             cfg: self.config.heartbeat.clone(),
             wake: self.wake.clone(),
             policy: Some(policy.clone()),
+            journal: self.journal.clone(),
         });
         start(heartbeat, &self.metrics, self.restart("Heartbeat"))
     }

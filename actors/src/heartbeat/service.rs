@@ -16,6 +16,7 @@ use super::HeartbeatConfig;
 use crate::clock::SharedClock;
 use crate::executor::hub::{DeliveryHubService, Post};
 use crate::feedback::{Dispatch, Source};
+use crate::journal::{Event, HeartbeatRun, Journal};
 use crate::planner::provider::SharedProvider;
 use crate::policy::{dispatch_through, Check, Gated, Nudge, NudgePolicyService};
 use crate::spine::{Scheduler, TurnOutcome};
@@ -48,6 +49,8 @@ pub struct HeartbeatDeps {
     /// The shared gate: a heartbeat reaches the user only through it (quiet hours, quotas,
     /// dedup), like any proactive message. `None` only in tests of the service alone.
     pub policy: Option<Handle<NudgePolicyService>>,
+    /// Each tick is a line of the decision journal.
+    pub journal: Journal,
 }
 
 struct Inner {
@@ -87,6 +90,18 @@ pub enum HeartbeatOutcome {
     Failed(String),
 }
 
+impl HeartbeatOutcome {
+    /// Its line of the decision journal.
+    pub fn event(&self) -> Event {
+        let (outcome, reason, delivered_to) = match self {
+            HeartbeatOutcome::Skipped { reason } => ("skipped", Some(reason.clone()), Vec::new()),
+            HeartbeatOutcome::Ran { delivered_to, .. } => ("ran", None, delivered_to.clone()),
+            HeartbeatOutcome::Failed(why) => ("failed", Some(why.clone()), Vec::new()),
+        };
+        Event::Heartbeat(HeartbeatRun { outcome: outcome.to_owned(), reason, delivered_to })
+    }
+}
+
 /// One heartbeat tick, now.
 pub struct HeartbeatTick;
 
@@ -100,7 +115,11 @@ impl Request for HeartbeatTick {
 impl ServeAsync<HeartbeatTick> for HeartbeatService {
     fn serve_async(&mut self, _: HeartbeatTick) -> LocalBoxFuture<'static, HeartbeatOutcome> {
         let inner = self.inner.clone();
-        Box::pin(async move { inner.tick().await })
+        Box::pin(async move {
+            let outcome = inner.tick().await;
+            inner.deps.journal.record(inner.deps.clock.now(), Some("heartbeat"), outcome.event());
+            outcome
+        })
     }
 }
 
@@ -171,7 +190,10 @@ impl Inner {
             // A probe of the time-based layers; its topic is never charged.
             let probe = gate_nudge(target, "heartbeat review".into(), "heartbeat review".into());
             match policy.call(Check(probe)).await {
-                Ok(v) if !v.allow => return HeartbeatOutcome::Skipped { reason: format!("the gate: {}", v.reason) },
+                Ok(v) if !v.allow => {
+                    let layer = v.layer.map(|l| format!(" (layer {})", l.number())).unwrap_or_default();
+                    return HeartbeatOutcome::Skipped { reason: format!("the gate{layer}: {}", v.reason) };
+                }
                 Ok(_) => {}
                 Err(e) => return HeartbeatOutcome::Failed(format!("the gate is unavailable: {e}")),
             }

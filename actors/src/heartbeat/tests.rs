@@ -145,6 +145,7 @@ async fn rig_with(provider: Option<crate::planner::provider::SharedProvider>, ta
         cfg: cfg.clone(),
         wake: wake.clone(),
         policy: None,
+        journal: crate::journal::Journal::off(),
     };
     let handle = start(HeartbeatService::new(deps), &metrics, RestartPolicy::default());
     Rig { tmp, clock, phase1, turns, outlet, scheduler, wake, cfg, metrics, handle }

@@ -31,6 +31,8 @@ pub enum Event {
     Cron(CronFire),
     Verdict(VerdictGiven),
     Config(ConfigReload),
+    Heartbeat(HeartbeatRun),
+    Discovery(DiscoveryRun),
 }
 
 /// A Sentinel tick: the planner's decision, the route taken and how it ended.
@@ -115,6 +117,34 @@ pub struct VerdictGiven {
     pub reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<String>,
+}
+
+/// A heartbeat tick: whether a turn ran, why not, and where its reply went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeartbeatRun {
+    /// skipped, ran or failed.
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delivered_to: Vec<String>,
+}
+
+/// A task-discovery run that was due or asked for (`raven discover`): the menu sent, or why
+/// none was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiscoveryRun {
+    /// sent, nothing_to_propose, nothing_new, denied or failed.
+    pub outcome: String,
+    /// Asked for by the operator rather than due.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub requested: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub menu_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// config.toml changed under a running process: what it took, what waits for a restart, or
@@ -218,6 +248,8 @@ impl Event {
             Event::Cron(_) => "cron",
             Event::Verdict(_) => "verdict",
             Event::Config(_) => "config",
+            Event::Heartbeat(_) => "heartbeat",
+            Event::Discovery(_) => "discovery",
         }
     }
 }
@@ -230,7 +262,8 @@ impl Entry {
             Event::Delivery(d) => Some(&d.nudge_id),
             Event::Outbox(o) => o.nudge_id.as_deref(),
             Event::Verdict(v) => Some(&v.nudge_id),
-            Event::Gate(_) | Event::Cron(_) | Event::Config(_) => None,
+            Event::Discovery(d) => d.menu_id.as_deref(),
+            Event::Gate(_) | Event::Cron(_) | Event::Config(_) | Event::Heartbeat(_) => None,
         }
     }
 
@@ -240,7 +273,7 @@ impl Entry {
             Event::Delivery(d) => Some(&d.topic),
             Event::Outbox(o) => o.topic.as_deref(),
             Event::Verdict(v) => v.topic.as_deref(),
-            Event::Tick(_) | Event::Cron(_) | Event::Config(_) => None,
+            Event::Tick(_) | Event::Cron(_) | Event::Config(_) | Event::Heartbeat(_) | Event::Discovery(_) => None,
         }
     }
 

@@ -20,7 +20,9 @@ mod read;
 #[cfg(test)]
 mod tests;
 
-pub use event::{ConfigReload, CronFire, Delivery, Entry, Event, Gate, OutboxMove, Tick, VerdictGiven};
+pub use event::{
+    ConfigReload, CronFire, Delivery, DiscoveryRun, Entry, Event, Gate, HeartbeatRun, OutboxMove, Tick, VerdictGiven,
+};
 pub use read::{read_all, rotated, JournalReader};
 
 use crate::store::files::{append_whole, open_append};

@@ -186,6 +186,12 @@ impl SentinelRunner {
         self.journal.record(self.d.clock.now(), Some("sentinel"), Event::tick(outcome));
     }
 
+    fn journal_discovery(&self, ran: &crate::discovery::Discovered, requested: bool) {
+        if let Some(event) = ran.event(requested) {
+            self.journal.record(self.d.clock.now(), Some("discovery"), event);
+        }
+    }
+
     /// Assemble, then tick. An assembler failure becomes a skip: the runner never fails.
     async fn assemble_and_tick(&mut self) -> TickOutcome {
         let now = self.d.clock.now();
@@ -228,7 +234,8 @@ impl SentinelRunner {
     pub async fn run_triggered_discovery(&mut self, now: chrono::DateTime<chrono::Utc>) -> Result<bool, String> {
         match self.d.discovery.as_mut() {
             Some(hook) => {
-                hook.run_now(now).await;
+                let ran = hook.run_now(now).await;
+                self.journal_discovery(&ran, true);
                 Ok(true)
             }
             None => {
@@ -251,7 +258,8 @@ impl SentinelRunner {
         self.maybe_daily_analysis(&ctx, &mut notes).await;
         self.refresh_memory_state(&ctx, summary, &plan, &mut notes).await;
         if let Some(hook) = self.d.discovery.as_mut() {
-            hook.maybe_run(now).await;
+            let ran = hook.maybe_run(now).await;
+            self.journal_discovery(&ran, false);
         }
 
         let window = Duration::seconds(self.d.cfg.slot_window_s as i64);

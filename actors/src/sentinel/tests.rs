@@ -327,12 +327,12 @@ async fn the_interval_loop_keeps_ticking() {
 struct CountingDiscovery(Rc<Cell<u32>>);
 
 impl crate::sentinel::DiscoveryHook for CountingDiscovery {
-    fn maybe_run(&mut self, _: DateTime<Utc>) -> LocalBoxFuture<'_, ()> {
-        Box::pin(async {})
+    fn maybe_run(&mut self, _: DateTime<Utc>) -> LocalBoxFuture<'_, crate::discovery::Discovered> {
+        Box::pin(async { crate::discovery::Discovered::NotDue })
     }
-    fn run_now(&mut self, _: DateTime<Utc>) -> LocalBoxFuture<'_, ()> {
+    fn run_now(&mut self, _: DateTime<Utc>) -> LocalBoxFuture<'_, crate::discovery::Discovered> {
         self.0.set(self.0.get() + 1);
-        Box::pin(async {})
+        Box::pin(async { crate::discovery::Discovered::NothingToPropose })
     }
 }
 

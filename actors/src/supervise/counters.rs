@@ -90,7 +90,7 @@ impl Counters {
             Event::Verdict(v) => {
                 self.verdicts.get_or_create(&labels([("verdict", &v.verdict)])).inc();
             }
-            Event::Config(_) => {}
+            Event::Config(_) | Event::Heartbeat(_) | Event::Discovery(_) => {}
         }
     }
 

@@ -5,7 +5,9 @@
 use chrono_tz::Tz;
 use raven_actors::executor::terminal::sanitize;
 use raven_actors::feedback::short_id;
-use raven_actors::journal::{ConfigReload, CronFire, Delivery, Entry, Event, Gate, OutboxMove, Tick, VerdictGiven};
+use raven_actors::journal::{
+    ConfigReload, CronFire, Delivery, DiscoveryRun, Entry, Event, Gate, HeartbeatRun, OutboxMove, Tick, VerdictGiven,
+};
 
 /// How much of a reason or a message a line shows.
 const SHOWN_CHARS: usize = 100;
@@ -48,6 +50,34 @@ fn text(event: &Event) -> String {
         Event::Cron(c) => cron(c),
         Event::Verdict(v) => verdict(v),
         Event::Config(c) => config(c),
+        Event::Heartbeat(h) => heartbeat(h),
+        Event::Discovery(d) => discovery(d),
+    }
+}
+
+/// `ran → cli:local`, `skipped — the gate (layer 2): quiet hours`.
+fn heartbeat(h: &HeartbeatRun) -> String {
+    let why = h.reason.as_deref().map(cut).unwrap_or_default();
+    match h.outcome.as_str() {
+        "ran" if h.delivered_to.is_empty() => "ran, its reply reached nobody".to_owned(),
+        "ran" => format!("ran → {}", h.delivered_to.join(", ")),
+        "skipped" => format!("skipped — {why}"),
+        other => format!("{other}: {why}"),
+    }
+}
+
+/// `menu [3fa2c1] of 3 options sent (requested)`, `denied — layer 5: …`.
+fn discovery(d: &DiscoveryRun) -> String {
+    let what = match (d.outcome.as_str(), &d.menu_id) {
+        ("sent", Some(id)) => format!("menu {} of {} options sent", tag(id), d.options.unwrap_or(0)),
+        ("nothing_to_propose", _) => "nothing to propose".to_owned(),
+        ("nothing_new", _) => "every option was offered lately: no menu".to_owned(),
+        (other, _) => format!("{other} — {}", d.reason.as_deref().map(cut).unwrap_or_default()),
+    };
+    if d.requested {
+        format!("{what} (requested)")
+    } else {
+        what
     }
 }
 

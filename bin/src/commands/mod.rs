@@ -8,6 +8,7 @@ mod log_line;
 pub mod memory;
 pub mod metrics;
 pub mod outbox;
+mod outcome;
 pub mod policy;
 pub mod repl;
 pub mod say;
