@@ -6,6 +6,7 @@
 mod react;
 
 use super::capture::{drain, Capture, Deliveries, Delivery};
+use super::events::ReportEvent;
 use super::report::{Counts, Day, Mark, Report};
 use super::scenario::{Event, Plan};
 use crate::clock::ManualClock;
@@ -53,6 +54,8 @@ struct Sim<'a> {
     turns: u64,
     /// The scripted user's answers waiting for their time.
     pending: Vec<react::Pending>,
+    /// The scripted user's messages, for the report's event list.
+    user_events: Vec<ReportEvent>,
 }
 
 /// Runs `plan` in `dir` (a fresh data dir) with `provider` (the rules when `None`).
@@ -81,7 +84,9 @@ pub async fn run(plan: &Plan, dir: &DataDir, provider: Option<SharedProvider>) -
         .collect();
     let overrides = Overrides { provider: Some(Rc::new(counted)), outlets, ..Default::default() };
     let engine = Engine::start_with(dir, &config, clock.shared(), overrides)?;
-    let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), plan.tz);
+    // The scripted verdicts are journal lines too, as a user's are.
+    let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), plan.tz)
+        .with_journal(crate::journal::Journal::in_data_dir(dir));
     let mut sim = Sim {
         plan,
         engine,
@@ -96,6 +101,7 @@ pub async fn run(plan: &Plan, dir: &DataDir, provider: Option<SharedProvider>) -
         last_nudge: None,
         turns: 0,
         pending: Vec::new(),
+        user_events: Vec::new(),
     };
     sim.steps(&config).await;
     Ok(sim.report(&config))
@@ -112,10 +118,14 @@ impl Sim<'_> {
     }
 
     /// Counts the provider calls made since `before` against `who`, on `at`'s day.
+    /// An LLM call, or one the embedded rules answered (no model was asked).
     fn calls_since(&mut self, before: u64, at: DateTime<Utc>, who: &str) {
         let n = self.calls.get() - before;
+        let rules = self.engine.provider_name == "rules";
         if n > 0 {
-            *self.day(at).llm_calls.entry(who.into()).or_default() += n;
+            let day = self.day(at);
+            let calls = if rules { &mut day.rules_calls } else { &mut day.llm_calls };
+            *calls.entry(who.into()).or_default() += n;
         }
     }
 
@@ -217,6 +227,7 @@ impl Sim<'_> {
         let _ = reply.await;
         self.calls_since(before, at, "user turn");
         self.day(at).user_messages += 1;
+        self.user_events.push(ReportEvent::user_message(at, session));
         self.mark(at, "user", format!("{session}: {text}"));
     }
 
@@ -345,6 +356,7 @@ impl Sim<'_> {
             a.minute.cmp(&b.minute).then_with(|| a.lane.cmp(&b.lane)).then_with(|| a.label.cmp(&b.label))
         });
         let q = &config.policy.quiet_hours;
+        let events = self.events();
         Report {
             scenario: plan.name.clone(),
             start: plan.start.with_timezone(&plan.tz).to_rfc3339(),
@@ -358,7 +370,23 @@ impl Sim<'_> {
             total,
             notes: self.notes,
             marks,
+            events,
         }
+    }
+
+    /// The journal's events and the user's messages, in the order they happened (a user's
+    /// message before what it caused at the same instant).
+    fn events(&mut self) -> Vec<ReportEvent> {
+        let lines = crate::journal::read_all(&self.dir.journal()).ok().flatten().unwrap_or_default();
+        let entries: Vec<crate::journal::Entry> = lines.iter().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let mut events = std::mem::take(&mut self.user_events);
+        events.extend(super::events::from_journal(&entries));
+        events.sort_by_key(|e| chrono::DateTime::parse_from_rfc3339(&e.at).ok());
+        for e in &mut events {
+            e.detail = e.detail.take().map(|d| stable_job_id(&d));
+            e.nudge_id = e.nudge_id.take().map(|id| stable_nudge_id(&id));
+        }
+        events
     }
 }
 
@@ -371,6 +399,13 @@ pub fn denied_layer(error: &str) -> Option<String> {
     let rest = error.strip_prefix("denied at ")?;
     let layer = rest.split_once(':').map_or(rest, |(l, _)| l).trim();
     Some(if layer.is_empty() { "unknown layer".into() } else { layer.to_owned() })
+}
+
+/// An id (`n-<time>-<pid>-<seq>`, `heartbeat-<pid>-<ms>-<seq>`) without this process's id,
+/// which differs per run.
+pub fn stable_nudge_id(id: &str) -> String {
+    let pid = format!("-{}-", std::process::id());
+    id.replacen(&pid, "-", 1)
 }
 
 /// A job the agent made (`job-<time>-<pid>`) without the process id, which differs per run.

@@ -6,6 +6,7 @@
 
 pub mod capture;
 pub mod drive;
+pub mod events;
 pub mod place;
 pub mod report;
 pub mod rng;

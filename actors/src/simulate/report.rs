@@ -16,8 +16,11 @@ pub struct Counts {
     pub denials: BTreeMap<String, u64>,
     /// Sentinel nudges the router did not deliver, by why (the error up to its first `:`).
     pub failed: BTreeMap<String, u64>,
-    /// Provider calls, by who made them (`planner`, `heartbeat`, `user turn`, `cron turn`).
+    /// Calls to an LLM, by who made them (`planner`, `heartbeat`, `user turn`, `cron turn`).
     pub llm_calls: BTreeMap<String, u64>,
+    /// The same questions answered by the embedded rules (no LLM configured), by who asked.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules_calls: BTreeMap<String, u64>,
     /// Ticks that needed no planner call, by the path that answered instead.
     pub avoided: BTreeMap<String, u64>,
     pub cron_fires: u64,
@@ -46,6 +49,7 @@ impl Counts {
         merge(&mut self.denials, &o.denials);
         merge(&mut self.failed, &o.failed);
         merge(&mut self.llm_calls, &o.llm_calls);
+        merge(&mut self.rules_calls, &o.rules_calls);
         merge(&mut self.avoided, &o.avoided);
         self.cron_fires += o.cron_fires;
         self.cron_failures += o.cron_failures;
@@ -102,6 +106,9 @@ pub struct Report {
     /// What the run could not do as written (a verdict with no nudge to rate, …).
     pub notes: Vec<String>,
     pub marks: Vec<Mark>,
+    /// Every event in the order it happened, each with its source, action, message id,
+    /// topic and target.
+    pub events: Vec<super::events::ReportEvent>,
 }
 
 fn map(m: &BTreeMap<String, u64>) -> String {
@@ -119,6 +126,10 @@ fn counts(out: &mut String, c: &Counts) {
         let _ = writeln!(out, "  undelivered:  {} ({})", c.failed.values().sum::<u64>(), map(&c.failed));
     }
     let _ = writeln!(out, "  llm calls:    {} ({})", c.llm_total(), map(&c.llm_calls));
+    if !c.rules_calls.is_empty() {
+        let answered = c.rules_calls.values().sum::<u64>();
+        let _ = writeln!(out, "  rules:        {answered} answered by the embedded rules ({})", map(&c.rules_calls));
+    }
     let _ = writeln!(out, "  avoided:      {} ({})", c.avoided.values().sum::<u64>(), map(&c.avoided));
     let _ = writeln!(out, "  cron fires:   {} (failed {})", c.cron_fires, c.cron_failures);
     let _ = writeln!(out, "  heartbeat:    {} ran, {} skipped", c.heartbeat_runs, c.heartbeat_skips);

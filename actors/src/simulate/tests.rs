@@ -27,7 +27,8 @@ text = "# Memory\n- [ ] Send the report due: 2026-03-02 10:00\n"
     assert_eq!(d.nudges_sent(), 1, "{}", out.text);
     assert_eq!(d.nudges.get("nudge"), Some(&1));
     assert_eq!(d.denials.get("layer 10 (content_dedup)"), Some(&1), "{}", out.text);
-    assert_eq!(d.llm_calls.get("planner"), Some(&2), "{}", out.text);
+    assert_eq!(d.rules_calls.get("planner"), Some(&2), "{}", out.text);
+    assert!(d.llm_calls.is_empty() && out.text.contains("llm calls:    0 (-)"), "no LLM: {}", out.text);
     let sent: Vec<_> = out.report.marks.iter().filter(|m| m.lane == "sentinel").collect();
     assert_eq!(sent.len(), 1);
     assert!(sent[0].label.contains("Send the report"), "{}", sent[0].label);
@@ -51,7 +52,7 @@ enabled = false
     assert_eq!(first.avoided.get("quiet_hours"), Some(&2));
     assert_eq!(second.avoided.get("quiet_hours"), Some(&6));
     assert_eq!(out.report.total.nudges_sent(), 0, "{}", out.text);
-    assert_eq!(out.report.total.llm_calls.get("planner"), None, "{}", out.text);
+    assert_eq!(out.report.total.rules_calls.get("planner"), None, "{}", out.text);
 }
 
 #[actix_rt::test]
@@ -97,7 +98,7 @@ verdict = "accepted"
     let t = &out.report.total;
     assert_eq!(t.user_messages, 1);
     assert_eq!(t.verdicts.get("accepted"), Some(&1));
-    assert_eq!(t.llm_calls.get("user turn"), Some(&1), "{}", out.text);
+    assert_eq!(t.rules_calls.get("user turn"), Some(&1), "{}", out.text);
     assert!(out.report.notes.iter().any(|n| n.contains("`neutral` had no nudge")), "{:?}", out.report.notes);
 }
 
@@ -260,4 +261,48 @@ async fn the_month_of_the_learning_loop_learns_from_a_scripted_user() {
     }
     let report_menu = menus.iter().find(|(_, l)| l.contains("quarterly report")).expect("the new item is offered");
     assert_eq!(report_menu.0.with_timezone(&tz).weekday(), Weekday::Mon, "held over the weekend");
+}
+
+#[actix_rt::test]
+async fn the_report_lists_every_event_in_order_with_source_action_id_topic_and_target() {
+    let text = r##"
+start = "2026-03-02T09:00:00Z"
+hours = 2
+[memory]
+text = "# Memory\n- [ ] Send the report due: 2026-03-02 10:00\n"
+[[cron]]
+id = "water"
+message = "Drink water"
+every_minutes = 60
+[[message]]
+at = "2026-03-02T09:05:00Z"
+text = "hello"
+[[feedback]]
+at = "2026-03-02T09:10:00Z"
+verdict = "accepted"
+"##;
+    let out = run(text).await;
+    let events = &out.report.events;
+    let seen = |source: &str, kind: &str| events.iter().filter(|e| e.source == source && e.kind == kind).count();
+    assert_eq!(seen("sentinel", "delivered"), 2, "a heads-up and the due reminder: {events:#?}");
+    assert_eq!(seen("cron", "delivered"), 2, "{events:#?}");
+    assert_eq!(seen("user", "message"), 1, "{events:#?}");
+    assert!(seen("sentinel", "denied") >= 1, "the repeat is held back: {events:#?}");
+
+    let nudge = events.iter().find(|e| e.source == "sentinel" && e.kind == "delivered").unwrap();
+    assert_eq!(nudge.action.as_deref(), Some("nudge"));
+    assert!(nudge.nudge_id.is_some() && nudge.topic.is_some() && nudge.target.as_deref() == Some("cli:local"));
+    let verdict = events.iter().find(|e| e.kind == "verdict" && e.action.as_deref() == Some("accepted")).unwrap();
+    assert_eq!(verdict.at, "2026-03-02T09:10:00+00:00", "{events:#?}");
+    assert!(verdict.nudge_id.is_some(), "{verdict:?}");
+    assert!(!nudge.nudge_id.as_ref().unwrap().contains(&std::process::id().to_string()), "no pid in a report");
+    let denied = events.iter().find(|e| e.kind == "denied").unwrap();
+    assert!(denied.detail.as_deref().is_some_and(|d| d.starts_with("layer ")), "{denied:?}");
+    let reminder = events.iter().find(|e| e.source == "cron").unwrap();
+    assert_eq!((reminder.action.as_deref(), reminder.detail.as_deref()), (Some("reminder"), Some("water")));
+
+    let times: Vec<_> = events.iter().map(|e| chrono::DateTime::parse_from_rfc3339(&e.at).unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "in the order they happened: {events:#?}");
+    let again = run(text).await;
+    assert_eq!(again.report.to_json(), out.report.to_json(), "one scenario, one report");
 }
