@@ -13,6 +13,7 @@ use crate::executor::hub::{DeliveryHubService, Post, RetryOutbox};
 use crate::executor::injector::InjectorService;
 use crate::executor::outlets::{CliOutlet, JsonlOutlet, Outlet, WebhookOutlet};
 use crate::planner::openai::OpenAiProvider;
+use crate::planner::params::ModelParams;
 use crate::planner::provider::SharedProvider;
 use crate::planner::rules::RulesProvider;
 use crate::planner::PlannerService;
@@ -95,7 +96,7 @@ pub fn provider(config: &RavenConfig) -> Result<SharedProvider, String> {
     }
     let key = std::env::var(&llm.api_key_env).ok();
     OpenAiProvider::new(&llm.base_url, &llm.model, key, Duration::from_secs(llm.timeout_s))
-        .map(|p| p.with_max_reply_bytes(llm.max_reply_bytes))
+        .map(|p| p.with_max_reply_bytes(llm.max_reply_bytes).with_params(ModelParams::from_config(llm)))
         .map(|p| Rc::new(p) as SharedProvider)
         .map_err(|e| format!("llm provider: {e}"))
 }

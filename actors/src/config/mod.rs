@@ -1,9 +1,11 @@
 //! `config.toml`: every knob of the spec with the spec's default. A missing file means all
 //! defaults; an unknown or ill-typed key is an error naming the key and the file.
 
+mod llm;
 mod provenance;
 mod time_of_day;
 
+pub use llm::RoleParams;
 pub use provenance::{Origin as ValueOrigin, Provenance};
 pub use time_of_day::{TimeOfDay, Window};
 
@@ -364,6 +366,12 @@ pub struct LlmConfig {
     pub timeout_s: u64,
     /// A reply body larger than this is a logged failure, never stored.
     pub max_reply_bytes: usize,
+    /// Whether the model is a reasoning model (no temperature, `max_completion_tokens`, the
+    /// lowest reasoning effort); unset, it is guessed from `model`.
+    pub reasoning: Option<bool>,
+    pub planner: RoleParams,
+    pub agent: RoleParams,
+    pub heartbeat: RoleParams,
 }
 
 impl Default for LlmConfig {
@@ -374,6 +382,10 @@ impl Default for LlmConfig {
             api_key_env: "OPENAI_API_KEY".into(),
             timeout_s: 30,
             max_reply_bytes: crate::planner::openai::MAX_REPLY_BYTES,
+            reasoning: None,
+            planner: RoleParams::default(),
+            agent: RoleParams::default(),
+            heartbeat: RoleParams::default(),
         }
     }
 }
@@ -654,6 +666,11 @@ impl RavenConfig {
         }
         if self.llm.max_reply_bytes < 1024 {
             return Err("`llm.max_reply_bytes` must be at least 1024".into());
+        }
+        for (role, params) in
+            [("planner", &self.llm.planner), ("agent", &self.llm.agent), ("heartbeat", &self.llm.heartbeat)]
+        {
+            params.check(role)?;
         }
         if self.sentinel.interval_s == 0 {
             return Err("`sentinel.interval_s` must be at least 1".into());

@@ -65,11 +65,23 @@ pub struct ToolSchema {
     pub parameters: Value,
 }
 
-/// Generation parameters the caller pins, whatever a global config would say.
+/// Who asks: the roles whose pinned values `[llm.planner]`, `[llm.agent]` and
+/// `[llm.heartbeat]` may override; every other caller keeps its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    Planner,
+    Agent,
+    Heartbeat,
+    Other,
+}
+
+/// Generation parameters the caller pins, whatever a global config would say. The provider
+/// renders them for its model (see [`super::params`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Generation {
     pub max_tokens: u32,
     pub temperature: f64,
+    pub caller: Caller,
 }
 
 #[derive(Debug, Clone)]
@@ -106,6 +118,8 @@ pub enum ProviderError {
     Decode(String),
     #[error("provider reply is over {limit} bytes (`llm.max_reply_bytes`); it was dropped, nothing of it kept")]
     TooLarge { limit: usize },
+    #[error("provider reply was cut off at its token limit of {limit} (finish_reason: length)")]
+    CutOff { limit: u32 },
 }
 
 pub trait Provider: 'static {

@@ -107,6 +107,7 @@ impl Counters {
             Err(ProviderError::Transport(_)) => "transport_error",
             Err(ProviderError::Decode(_)) => "decode_error",
             Err(ProviderError::TooLarge { .. }) => "too_large",
+            Err(ProviderError::CutOff { .. }) => "cut_off",
         };
         self.llm_calls.get_or_create(&labels([("result", result)])).inc();
     }
