@@ -5,7 +5,7 @@ mod llm;
 mod provenance;
 mod time_of_day;
 
-pub use llm::RoleParams;
+pub use llm::{BreakerConfig, RetryConfig, RoleParams};
 pub use provenance::{Origin as ValueOrigin, Provenance};
 pub use time_of_day::{TimeOfDay, Window};
 
@@ -372,6 +372,8 @@ pub struct LlmConfig {
     pub planner: RoleParams,
     pub agent: RoleParams,
     pub heartbeat: RoleParams,
+    pub retry: RetryConfig,
+    pub breaker: BreakerConfig,
 }
 
 impl Default for LlmConfig {
@@ -386,6 +388,8 @@ impl Default for LlmConfig {
             planner: RoleParams::default(),
             agent: RoleParams::default(),
             heartbeat: RoleParams::default(),
+            retry: RetryConfig::default(),
+            breaker: BreakerConfig::default(),
         }
     }
 }
@@ -672,6 +676,7 @@ impl RavenConfig {
         {
             params.check(role)?;
         }
+        llm::check_retry(&self.llm.retry, &self.llm.breaker)?;
         if self.sentinel.interval_s == 0 {
             return Err("`sentinel.interval_s` must be at least 1".into());
         }

@@ -1,10 +1,13 @@
 //! ProactivePlanner (spec §4): `(ctx, provider) -> PlannerDecision`, a pure decision that
 //! degrades every failure to skip and never fails.
 
+pub mod breaker;
 pub mod openai;
 pub mod params;
 pub mod prompts;
 pub mod provider;
+pub mod retry;
+pub mod retrying;
 pub mod rules;
 
 use crate::context::daily_analysis::{self, DailyAnalysis};

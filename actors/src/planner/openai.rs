@@ -78,11 +78,12 @@ impl OpenAiProvider {
         }
         let resp = http.send().await.map_err(|e| self.transport(e))?;
         let status = resp.status();
+        let retry_after = retry_after(resp.headers());
         let body = self.read_bounded(resp).await?;
         let text = String::from_utf8_lossy(&body);
         if !status.is_success() {
             let body: String = text.chars().take(300).collect();
-            return Err(ProviderError::Http { status: status.as_u16(), body });
+            return Err(ProviderError::Http { status: status.as_u16(), body, retry_after });
         }
         let reply = parse_reply(&text, self.params.resolve(req.generation).max_tokens);
         if let Err(e @ ProviderError::CutOff { .. }) = &reply {
@@ -114,6 +115,16 @@ impl OpenAiProvider {
             ProviderError::Transport(e.to_string())
         }
     }
+}
+
+/// How long the server asked to be left alone: OpenAI's `retry-after-ms`, else the standard
+/// `Retry-After` (an HTTP date there is the server's wall clock, so it is read against ours).
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
+        return Some(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
+    }
+    header("retry-after").and_then(|v| super::retry::parse_retry_after(v, chrono::Utc::now()))
 }
 
 /// `choices[0].message`: its first tool call, else its text; a reply cut off at the token

@@ -109,7 +109,12 @@ pub enum ProviderReply {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
     #[error("provider answered HTTP {status}: {body}")]
-    Http { status: u16, body: String },
+    Http {
+        status: u16,
+        body: String,
+        /// How long the server asked to be left alone (`Retry-After`), when it said.
+        retry_after: Option<std::time::Duration>,
+    },
     #[error("provider timed out after {0} ms")]
     Timeout(u64),
     #[error("provider could not be reached: {0}")]
@@ -120,6 +125,8 @@ pub enum ProviderError {
     TooLarge { limit: usize },
     #[error("provider reply was cut off at its token limit of {limit} (finish_reason: length)")]
     CutOff { limit: u32 },
+    #[error("provider is marked down until {until} after {failures} failed requests in a row; not called")]
+    Down { until: chrono::DateTime<chrono::Utc>, failures: u32 },
 }
 
 pub trait Provider: 'static {

@@ -23,7 +23,8 @@ async fn serving(body: &str) -> MockServer {
 fn configured(server: &MockServer, llm_toml: &str) -> SharedProvider {
     let text = format!("[llm]\nbase_url = \"{}/v1\"\n{llm_toml}", server.uri());
     let (config, _) = RavenConfig::parse(&text, std::path::Path::new("config.toml")).unwrap();
-    crate::engine::provider(&config).unwrap()
+    let clock = crate::clock::ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    crate::engine::provider(&config, clock.shared()).unwrap().0
 }
 
 fn any_request() -> CompletionRequest {
