@@ -12,8 +12,11 @@ use crate::executor::defer::DeferService;
 use crate::executor::hub::{DeliveryHubService, Post, RetryOutbox};
 use crate::executor::injector::InjectorService;
 use crate::executor::outlets::{CliOutlet, JsonlOutlet, Outlet, WebhookOutlet};
+use crate::planner::breaker::Breaker;
 use crate::planner::openai::OpenAiProvider;
+use crate::planner::params::ModelParams;
 use crate::planner::provider::SharedProvider;
+use crate::planner::retrying::Retrying;
 use crate::planner::rules::RulesProvider;
 use crate::planner::PlannerService;
 use crate::policy::NudgePolicyService;
@@ -62,6 +65,8 @@ pub struct Engine {
     pub scheduler: Scheduler,
     pub questions: Rc<QuestionBroker>,
     pub provider_name: String,
+    /// The provider's breaker (`None` for the embedded rules or a provider put in place).
+    pub breaker: Option<Breaker>,
     pub clock: SharedClock,
     /// What the `cli` outlet delivered, for the attached REPLs.
     pub events: crate::ipc::EventBus,
@@ -93,18 +98,23 @@ pub struct Overrides {
     pub cron_channels: Option<Vec<String>>,
 }
 
-/// The configured provider: OpenAI-compatible when `llm.base_url` is set, else the embedded
-/// rules.
-pub fn provider(config: &RavenConfig) -> Result<SharedProvider, String> {
+/// The configured provider: OpenAI-compatible when `llm.base_url` is set (with its retries
+/// and its breaker, waiting on `clock`), else the embedded rules (no breaker).
+pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvider, Option<Breaker>), String> {
     let llm = &config.llm;
     if llm.base_url.trim().is_empty() {
-        return Ok(Rc::new(RulesProvider::new(config.general.timezone).with_order(config.general.date_order)));
+        let rules = RulesProvider::new(config.general.timezone).with_order(config.general.date_order);
+        return Ok((Rc::new(rules), None));
     }
     let key = std::env::var(&llm.api_key_env).ok();
-    OpenAiProvider::new(&llm.base_url, &llm.model, key, Duration::from_secs(llm.timeout_s))
-        .map(|p| p.with_max_reply_bytes(llm.max_reply_bytes))
-        .map(|p| Rc::new(p) as SharedProvider)
-        .map_err(|e| format!("llm provider: {e}"))
+    let openai = OpenAiProvider::new(&llm.base_url, &llm.model, key, Duration::from_secs(llm.timeout_s))
+        .map_err(|e| format!("llm provider: {e}"))?
+        .with_max_reply_bytes(llm.max_reply_bytes)
+        .with_params(ModelParams::from_config(llm));
+    let breaker = Breaker::new(&llm.breaker, &llm.model, clock.clone());
+    let seed = clock.now().timestamp_micros() as u64 ^ u64::from(std::process::id());
+    let retrying = Retrying::new(Rc::new(openai), (&llm.retry).into(), breaker.clone(), clock, seed);
+    Ok((Rc::new(retrying), Some(breaker)))
 }
 
 /// The outlets `[delivery]` configures: `cli` always, `jsonl` and `webhook` when set.
@@ -218,9 +228,9 @@ impl Engine {
         let w = Wiring::new(dir, config, clock);
         let own_channels = own_channels(config, &o);
         let policy = w.policy()?;
-        let provider = match o.provider {
-            Some(p) => p,
-            None => provider(config)?,
+        let (provider, breaker) = match o.provider {
+            Some(p) => (p, None),
+            None => provider(config, w.clock.clone())?,
         };
         let provider = w.metrics.counters().metered(provider);
         let provider_name = provider.name().to_owned();
@@ -254,6 +264,7 @@ impl Engine {
             scheduler,
             questions,
             provider_name,
+            breaker,
             cron,
             heartbeat,
             wake: w.wake,
@@ -271,6 +282,8 @@ impl Engine {
     }
 }
 
+#[cfg(test)]
+mod llm_tests;
 #[cfg(test)]
 mod loop_tests;
 #[cfg(test)]

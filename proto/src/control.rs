@@ -24,6 +24,25 @@ pub struct Upcoming {
     pub at: Option<String>,
 }
 
+/// The LLM provider's breaker, for `raven status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmHealth {
+    /// The provider's name and its model.
+    pub provider: String,
+    pub model: String,
+    /// `closed` (called as usual), `open` (marked down: not called until `open_until`) or
+    /// `half_open` (the next call is the probe).
+    pub state: String,
+    /// Failed requests in a row, and how many open the breaker.
+    pub failures: u32,
+    pub threshold: u32,
+    /// RFC 3339, while open.
+    pub open_until: Option<String>,
+    /// Times it opened since the process started.
+    pub opened: u64,
+    pub last_error: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ControlRequest {
     Ping,
@@ -74,6 +93,8 @@ pub enum ControlResponse {
         actors: Vec<MeterSnapshot>,
         /// The timers' next fires (the Sentinel tick, cron, heartbeat).
         upcoming: Vec<Upcoming>,
+        /// The LLM provider's breaker (`None` with the embedded rules provider).
+        llm: Option<LlmHealth>,
     },
     Metrics {
         text: String,

@@ -15,7 +15,9 @@ use crate::executor::conversation::Conversations;
 use crate::executor::injector::{ApplyInjects, InjectorService, PendingInject};
 use crate::feedback::tool::CURRENT_SESSION;
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
-use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider};
+use crate::planner::provider::{
+    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider,
+};
 use crate::spine::{Inbox, TurnHandler, TurnOutcome};
 use crate::supervise::Handle;
 use futures_util::future::LocalBoxFuture;
@@ -24,7 +26,7 @@ use session::SessionStore;
 use std::rc::Rc;
 use tools::{Tool, ToolCtx, TURN_ORIGIN};
 
-pub const AGENT_GENERATION: Generation = Generation { max_tokens: 1024, temperature: 0.3 };
+pub const AGENT_GENERATION: Generation = Generation { max_tokens: 1024, temperature: 0.3, caller: Caller::Agent };
 
 pub const SYSTEM_PROMPT: &str = "You are Raven, the user's personal assistant. Be brief and concrete. \
 Use the tools when they help; when a proactive nudge you sent gets a reaction, record it with nudge_feedback.";

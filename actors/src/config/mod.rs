@@ -2,10 +2,12 @@
 //! defaults; an unknown or ill-typed key is an error naming the key and the file.
 
 mod live;
+mod llm;
 mod provenance;
 mod time_of_day;
 
 pub use live::{LiveConfig, Reload};
+pub use llm::{BreakerConfig, RetryConfig, RoleParams};
 pub use provenance::{Origin as ValueOrigin, Provenance};
 pub use time_of_day::{TimeOfDay, Window};
 
@@ -366,6 +368,14 @@ pub struct LlmConfig {
     pub timeout_s: u64,
     /// A reply body larger than this is a logged failure, never stored.
     pub max_reply_bytes: usize,
+    /// Whether the model is a reasoning model (no temperature, `max_completion_tokens`, the
+    /// lowest reasoning effort); unset, it is guessed from `model`.
+    pub reasoning: Option<bool>,
+    pub planner: RoleParams,
+    pub agent: RoleParams,
+    pub heartbeat: RoleParams,
+    pub retry: RetryConfig,
+    pub breaker: BreakerConfig,
 }
 
 impl Default for LlmConfig {
@@ -376,6 +386,12 @@ impl Default for LlmConfig {
             api_key_env: "OPENAI_API_KEY".into(),
             timeout_s: 30,
             max_reply_bytes: crate::planner::openai::MAX_REPLY_BYTES,
+            reasoning: None,
+            planner: RoleParams::default(),
+            agent: RoleParams::default(),
+            heartbeat: RoleParams::default(),
+            retry: RetryConfig::default(),
+            breaker: BreakerConfig::default(),
         }
     }
 }
@@ -657,6 +673,12 @@ impl RavenConfig {
         if self.llm.max_reply_bytes < 1024 {
             return Err("`llm.max_reply_bytes` must be at least 1024".into());
         }
+        for (role, params) in
+            [("planner", &self.llm.planner), ("agent", &self.llm.agent), ("heartbeat", &self.llm.heartbeat)]
+        {
+            params.check(role)?;
+        }
+        llm::check_retry(&self.llm.retry, &self.llm.breaker)?;
         if self.sentinel.interval_s == 0 {
             return Err("`sentinel.interval_s` must be at least 1".into());
         }

@@ -12,7 +12,9 @@ use crate::context::deadlines::parse_deadlines;
 use crate::executor::dispatcher::{render_menu, MenuOption, NudgeDispatcher};
 use crate::feedback::{Dispatch, Source};
 use crate::journal::{DiscoveryRun as DiscoveryLine, Event};
-use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema};
+use crate::planner::provider::{
+    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema,
+};
 use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::sentinel::DiscoveryHook;
 use crate::store::JsonStateStore;
@@ -214,7 +216,7 @@ impl TaskDiscoverer {
                     "required": ["title", "reason", "kind"]}}}, "required": ["options"]}),
             }],
             tool_choice: Some(PROPOSE_TOOL.into()),
-            generation: Generation { max_tokens: 512, temperature: 0.2 },
+            generation: Generation { max_tokens: 512, temperature: 0.2, caller: Caller::Other },
             context: None,
         };
         match self.provider.complete(&req).await.map_err(|e| e.to_string())? {

@@ -5,7 +5,9 @@
 //! untouched to the agent loop.
 
 use super::pending::{PendingDecision, PendingDecisionStore, PendingState};
-use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema};
+use crate::planner::provider::{
+    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema,
+};
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
@@ -157,7 +159,7 @@ impl DecisionRouter {
                     "required": ["choice", "confidence"]}),
             }],
             tool_choice: Some(CLASSIFY_TOOL.into()),
-            generation: Generation { max_tokens: 64, temperature: 0.0 },
+            generation: Generation { max_tokens: 64, temperature: 0.0, caller: Caller::Other },
             context: None,
         };
         match provider.complete(&req).await {

@@ -7,6 +7,7 @@ use crate::agent::{dispatch_inbound, Inbound};
 use crate::clock::SharedClock;
 use crate::cron::service::{CronService, NextCronFire};
 use crate::executor::hub::{DeliveryHubService, OutboxSnapshot, Post};
+use crate::planner::breaker::Breaker;
 use crate::sentinel::RunnerService;
 use crate::spine::{Scheduler, TurnOutcome};
 use crate::supervise::{render_prometheus, Handle, Metrics, OutboxLevels};
@@ -29,6 +30,8 @@ pub struct EngineControl {
     pub sentinel_enabled: bool,
     pub events: crate::ipc::EventBus,
     pub gateway: Option<crate::executor::remote::GatewayLink>,
+    /// The provider's breaker and the provider's name, for `raven status`.
+    pub llm: Option<(Breaker, String)>,
 }
 
 impl EngineControl {
@@ -47,6 +50,7 @@ impl EngineControl {
             sentinel_enabled: engine.sentinel_enabled,
             events: engine.events.clone(),
             gateway: engine.gateway.clone(),
+            llm: engine.breaker.clone().map(|b| (b, engine.provider_name.clone())),
         }
     }
 
@@ -71,7 +75,8 @@ impl EngineControl {
     /// `raven status`: the actors' metrics and the timers.
     fn status(&self, pid: u32) -> LocalBoxFuture<'static, ControlResponse> {
         let (actors, upcoming) = (self.metrics.snapshot(), self.upcoming());
-        Box::pin(async move { ControlResponse::Status { pid, actors, upcoming: upcoming.await } })
+        let llm = self.llm.as_ref().map(|(breaker, name)| breaker.health(name));
+        Box::pin(async move { ControlResponse::Status { pid, actors, upcoming: upcoming.await, llm } })
     }
 
     /// The metrics in the Prometheus text format, the outbox read when they are asked for.

@@ -8,13 +8,13 @@
 //! `{"action": "run" | "skip", "tasks": ["…"], "reason": "…"}` (`tasks` non-empty on run).
 //! The embedded rules provider answers it with [`open_tasks`].
 
-use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, ToolSchema};
+use crate::planner::provider::{Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, ToolSchema};
 use serde_json::{json, Value};
 
 pub const TOOL_NAME: &str = "heartbeat_decision";
 
 /// Pinned: a yes/no with a short task list.
-pub const DECISION_GENERATION: Generation = Generation { max_tokens: 300, temperature: 0.0 };
+pub const DECISION_GENERATION: Generation = Generation { max_tokens: 300, temperature: 0.0, caller: Caller::Heartbeat };
 
 pub const SYSTEM_PROMPT: &str = "\
 You review the user's HEARTBEAT.md, a list of standing tasks the assistant should work on \

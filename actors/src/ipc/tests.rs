@@ -10,9 +10,12 @@ impl ControlHandler for Pongs {
         Box::pin(async move {
             match req {
                 ControlRequest::Ping => ControlResponse::Pong { pid: std::process::id() },
-                ControlRequest::Status => {
-                    ControlResponse::Status { pid: std::process::id(), actors: Vec::new(), upcoming: Vec::new() }
-                }
+                ControlRequest::Status => ControlResponse::Status {
+                    pid: std::process::id(),
+                    actors: Vec::new(),
+                    upcoming: Vec::new(),
+                    llm: None,
+                },
                 other => ControlResponse::Error { message: format!("not served here: {other:?}") },
             }
         })

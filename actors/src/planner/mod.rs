@@ -1,19 +1,23 @@
 //! ProactivePlanner (spec §4): `(ctx, provider) -> PlannerDecision`, a pure decision that
 //! degrades every failure to skip and never fails.
 
+pub mod breaker;
 pub mod openai;
+pub mod params;
 pub mod prompts;
 pub mod provider;
+pub mod retry;
+pub mod retrying;
 pub mod rules;
 
 use crate::context::daily_analysis::{self, DailyAnalysis};
 use crate::supervise::{LocalBoxFuture, Request, ServeAsync, Service};
-use provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider};
+use provider::{Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider};
 use raven_proto::{PlannerContext, PlannerDecision};
 use std::sync::Arc;
 
 /// Pinned so a global provider configuration cannot leak into the decision.
-pub const PLANNER_GENERATION: Generation = Generation { max_tokens: 400, temperature: 0.1 };
+pub const PLANNER_GENERATION: Generation = Generation { max_tokens: 400, temperature: 0.1, caller: Caller::Planner };
 
 #[derive(Clone)]
 pub struct ProactivePlanner {
@@ -153,3 +157,5 @@ impl ServeAsync<AnalyzeDay> for PlannerService {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wire_tests;

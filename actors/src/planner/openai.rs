@@ -1,6 +1,7 @@
 //! Any OpenAI-compatible `POST {base_url}/chat/completions` (OpenAI, Ollama, vLLM,
-//! llama.cpp server), over reqwest with rustls.
+//! llama.cpp server, OpenRouter), over reqwest with rustls.
 
+use super::params::ModelParams;
 use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{json, Value};
@@ -14,6 +15,7 @@ pub struct OpenAiProvider {
     api_key: Option<String>,
     timeout: Duration,
     max_reply_bytes: usize,
+    params: ModelParams,
 }
 
 /// The largest reply body read by default: far above any completion, far below what would
@@ -31,6 +33,7 @@ impl OpenAiProvider {
             api_key: api_key.filter(|k| !k.is_empty()),
             timeout,
             max_reply_bytes: MAX_REPLY_BYTES,
+            params: ModelParams::guess(model, base_url),
         })
     }
 
@@ -40,20 +43,25 @@ impl OpenAiProvider {
         self
     }
 
-    /// The request body. Only the pinned parameters are sent: no reasoning effort, no
-    /// global defaults.
+    /// How the model is asked (by default as guessed from its name and the API root).
+    pub fn with_params(mut self, params: ModelParams) -> Self {
+        self.params = params;
+        self
+    }
+
+    /// The request body: the caller's pinned parameters, rendered for the model (see
+    /// [`ModelParams`]); no global defaults.
     pub fn body(&self, req: &CompletionRequest) -> Value {
         let tools: Vec<Value> = req
             .tools
             .iter()
             .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
             .collect();
-        let mut body = json!({
-            "model": self.model,
-            "messages": req.messages,
-            "max_tokens": req.generation.max_tokens,
-            "temperature": req.generation.temperature,
-        });
+        let mut fields = serde_json::Map::new();
+        fields.insert("model".into(), json!(self.model));
+        fields.insert("messages".into(), json!(req.messages));
+        self.params.write(req.generation, &mut fields);
+        let mut body = Value::Object(fields);
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools);
         }
@@ -70,13 +78,18 @@ impl OpenAiProvider {
         }
         let resp = http.send().await.map_err(|e| self.transport(e))?;
         let status = resp.status();
+        let retry_after = retry_after(resp.headers());
         let body = self.read_bounded(resp).await?;
         let text = String::from_utf8_lossy(&body);
         if !status.is_success() {
             let body: String = text.chars().take(300).collect();
-            return Err(ProviderError::Http { status: status.as_u16(), body });
+            return Err(ProviderError::Http { status: status.as_u16(), body, retry_after });
         }
-        parse_reply(&text)
+        let reply = parse_reply(&text, self.params.resolve(req.generation).max_tokens);
+        if let Err(e @ ProviderError::CutOff { .. }) = &reply {
+            tracing::warn!(model = %self.model, "{e}; the reply is dropped");
+        }
+        reply
     }
 
     /// The body, chunk by chunk, up to the bound: a larger one is dropped as it arrives.
@@ -104,9 +117,23 @@ impl OpenAiProvider {
     }
 }
 
-/// `choices[0].message`: its first tool call, else its text.
-pub fn parse_reply(text: &str) -> Result<ProviderReply, ProviderError> {
+/// How long the server asked to be left alone: OpenAI's `retry-after-ms`, else the standard
+/// `Retry-After` (an HTTP date there is the server's wall clock, so it is read against ours).
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
+        return Some(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
+    }
+    header("retry-after").and_then(|v| super::retry::parse_retry_after(v, chrono::Utc::now()))
+}
+
+/// `choices[0].message`: its first tool call, else its text; a reply cut off at the token
+/// limit `limit` (`finish_reason: "length"`) is an error, whatever it holds.
+pub fn parse_reply(text: &str, limit: u32) -> Result<ProviderReply, ProviderError> {
     let v: Value = serde_json::from_str(text).map_err(|e| ProviderError::Decode(format!("body is not JSON: {e}")))?;
+    if v.pointer("/choices/0/finish_reason").and_then(Value::as_str) == Some("length") {
+        return Err(ProviderError::CutOff { limit });
+    }
     let message =
         v.pointer("/choices/0/message").ok_or_else(|| ProviderError::Decode("no choices[0].message".into()))?;
     if let Some(call) = message.pointer("/tool_calls/0/function") {

@@ -65,11 +65,23 @@ pub struct ToolSchema {
     pub parameters: Value,
 }
 
-/// Generation parameters the caller pins, whatever a global config would say.
+/// Who asks: the roles whose pinned values `[llm.planner]`, `[llm.agent]` and
+/// `[llm.heartbeat]` may override; every other caller keeps its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    Planner,
+    Agent,
+    Heartbeat,
+    Other,
+}
+
+/// Generation parameters the caller pins, whatever a global config would say. The provider
+/// renders them for its model (see [`super::params`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Generation {
     pub max_tokens: u32,
     pub temperature: f64,
+    pub caller: Caller,
 }
 
 #[derive(Debug, Clone)]
@@ -97,7 +109,12 @@ pub enum ProviderReply {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
     #[error("provider answered HTTP {status}: {body}")]
-    Http { status: u16, body: String },
+    Http {
+        status: u16,
+        body: String,
+        /// How long the server asked to be left alone (`Retry-After`), when it said.
+        retry_after: Option<std::time::Duration>,
+    },
     #[error("provider timed out after {0} ms")]
     Timeout(u64),
     #[error("provider could not be reached: {0}")]
@@ -106,6 +123,10 @@ pub enum ProviderError {
     Decode(String),
     #[error("provider reply is over {limit} bytes (`llm.max_reply_bytes`); it was dropped, nothing of it kept")]
     TooLarge { limit: usize },
+    #[error("provider reply was cut off at its token limit of {limit} (finish_reason: length)")]
+    CutOff { limit: u32 },
+    #[error("provider is marked down until {until} after {failures} failed requests in a row; not called")]
+    Down { until: chrono::DateTime<chrono::Utc>, failures: u32 },
 }
 
 pub trait Provider: 'static {

@@ -219,7 +219,7 @@ async fn a_one_shot_deadline_slot_goes_to_the_planner() {
 #[actix_rt::test]
 async fn planner_down_fires_a_high_deadline_through_the_policy_but_not_a_low_one() {
     let mut r = rig(at(16, 0));
-    r.provider.set(Err(ProviderError::Http { status: 503, body: "down".into() }));
+    r.provider.set(Err(ProviderError::Http { status: 503, body: "down".into(), retry_after: None }));
     std::fs::write(r.dir.memory(), "- [ ] Submit the report due: 2026-03-02 17:00 !high\n").unwrap();
     let out = r.runner.tick_once().await;
     assert_eq!(out.route, "deadline_fallback", "{out:?}");

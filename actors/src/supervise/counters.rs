@@ -108,6 +108,8 @@ impl Counters {
             Err(ProviderError::Transport(_)) => "transport_error",
             Err(ProviderError::Decode(_)) => "decode_error",
             Err(ProviderError::TooLarge { .. }) => "too_large",
+            Err(ProviderError::CutOff { .. }) => "cut_off",
+            Err(ProviderError::Down { .. }) => "provider_down",
         };
         self.llm_calls.get_or_create(&labels([("result", result)])).inc();
     }

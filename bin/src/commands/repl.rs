@@ -261,7 +261,7 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
                 text => ControlRequest::Inbound { turn: turn(text, n), deliver: false },
             };
             Ok(Some(match c.request(req).await.map_err(|e| e.to_string())? {
-                ControlResponse::Status { pid, actors, upcoming } => status(tz, Some(pid), &actors, &upcoming),
+                ControlResponse::Status { pid, actors, upcoming, .. } => status(tz, Some(pid), &actors, &upcoming),
                 // The tick's `cli` messages arrive as events.
                 ControlResponse::Ticked { route, .. } => format!("(tick: {route})"),
                 ControlResponse::Reply { text: Some(text) } => format!("raven> {text}"),

@@ -1,9 +1,9 @@
-//! `raven status`: the running supervisor's actors and their mailbox metrics (`--json`: one
-//! JSON object, for a program).
+//! `raven status`: the running supervisor's actors and their mailbox metrics, the timers and
+//! the LLM provider's breaker (`--json`: one JSON object, for a program).
 
 use raven_actors::data_dir::DataDir;
 use raven_actors::supervise::render_table;
-use raven_proto::control::{ControlRequest, ControlResponse};
+use raven_proto::control::{ControlRequest, ControlResponse, LlmHealth};
 
 /// The gateway's address and pid from `gateway.addr`, when that process is alive.
 fn gateway_pid(dir: &DataDir) -> Option<(String, u32)> {
@@ -31,12 +31,31 @@ pub fn upcoming_lines(upcoming: &[raven_proto::control::Upcoming], tz: chrono_tz
     out
 }
 
+/// The provider's breaker, for a person: one line, and the last error while it counts.
+pub fn llm_lines(llm: Option<&LlmHealth>, tz: chrono_tz::Tz) -> String {
+    let Some(h) = llm else { return "llm: embedded rules (no provider to call)\n".into() };
+    let head = format!("llm: {} {}", h.provider, h.model);
+    let mut out = match h.state.as_str() {
+        "open" => format!(
+            "{head}: DOWN until {} after {} failed requests in a row; not called until then\n",
+            shown(h.open_until.as_deref(), tz),
+            h.failures
+        ),
+        "half_open" => format!("{head}: down period over; the next call probes it\n"),
+        _ => format!("{head}: up ({} of {} failures in a row that mark it down)\n", h.failures, h.threshold),
+    };
+    if let Some(e) = h.last_error.as_deref().filter(|_| h.failures > 0) {
+        out.push_str(&format!("  last error: {e}\n"));
+    }
+    out
+}
+
 pub fn run(dir: &DataDir, json: bool) -> Result<(), String> {
     let socket = dir.socket();
     actix_rt::System::new().block_on(async move {
         let mut c = super::connect_supervisor(dir).await?;
         match c.request(ControlRequest::Status).await.map_err(|e| e.to_string())? {
-            ControlResponse::Status { pid, actors, upcoming } if json => {
+            ControlResponse::Status { pid, actors, upcoming, llm } if json => {
                 let gateway = gateway_pid(dir)
                     .map(|(addr, pid)| serde_json::json!({"pid": pid, "url": format!("http://{addr}")}));
                 let status = serde_json::json!({
@@ -44,11 +63,12 @@ pub fn run(dir: &DataDir, json: bool) -> Result<(), String> {
                     "gateway": gateway,
                     "actors": actors,
                     "upcoming": upcoming,
+                    "llm": llm,
                 });
                 println!("{status}");
                 Ok(())
             }
-            ControlResponse::Status { pid, actors, upcoming } => {
+            ControlResponse::Status { pid, actors, upcoming, llm } => {
                 println!("supervisor pid {pid}, socket {}", socket.display());
                 match gateway_pid(dir) {
                     Some((addr, gw)) => println!("gateway pid {gw}, http://{addr}"),
@@ -57,10 +77,41 @@ pub fn run(dir: &DataDir, json: bool) -> Result<(), String> {
                 print!("{}", render_table(&actors));
                 let tz = super::load_config(dir).map(|c| c.general.timezone).unwrap_or(chrono_tz::Tz::UTC);
                 print!("{}", upcoming_lines(&upcoming, tz));
+                print!("{}", llm_lines(llm.as_ref(), tz));
                 Ok(())
             }
             ControlResponse::Error { message } => Err(message),
             other => Err(format!("unexpected answer: {other:?}")),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn health(state: &str, failures: u32) -> LlmHealth {
+        LlmHealth {
+            provider: "openai".into(),
+            model: "gpt-4o-mini".into(),
+            state: state.into(),
+            failures,
+            threshold: 5,
+            open_until: (state == "open").then(|| "2026-03-02T10:05:00+00:00".into()),
+            opened: 1,
+            last_error: Some("provider answered HTTP 500: boom".into()),
+        }
+    }
+
+    #[test]
+    fn the_breaker_reads_as_up_or_down_with_its_reason() {
+        let tz = chrono_tz::Europe::Berlin;
+        let down = llm_lines(Some(&health("open", 5)), tz);
+        assert!(down.starts_with("llm: openai gpt-4o-mini: DOWN until "), "{down}");
+        assert!(down.contains("5 failed requests in a row") && down.contains("HTTP 500"), "{down}");
+        assert!(down.contains("11:05"), "in the user's zone: {down}");
+        let up = llm_lines(Some(&health("closed", 0)), tz);
+        assert_eq!(up, "llm: openai gpt-4o-mini: up (0 of 5 failures in a row that mark it down)\n");
+        assert!(llm_lines(None, tz).contains("embedded rules"));
+    }
 }

@@ -18,7 +18,9 @@ pub use cursor::cursor_path;
 pub use events::{parse_events, BehaviorEvent, AT_FORMAT};
 
 use crate::context::sessions::session_key;
-use crate::planner::provider::{ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema};
+use crate::planner::provider::{
+    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema,
+};
 use crate::store::jsonl;
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
@@ -31,7 +33,7 @@ use std::path::{Path, PathBuf};
 pub const TOOL_NAME: &str = "record_behaviors";
 
 /// Pinned so a global provider configuration cannot leak into the extraction.
-pub const EXTRACT_GENERATION: Generation = Generation { max_tokens: 1024, temperature: 0.2 };
+pub const EXTRACT_GENERATION: Generation = Generation { max_tokens: 1024, temperature: 0.2, caller: Caller::Other };
 
 /// A message longer than this is cut in the prompt.
 const MAX_MESSAGE_CHARS: usize = 2000;
