@@ -234,7 +234,13 @@ fn a_read_only_data_dir_is_a_clear_error_and_leaves_every_file_whole() {
     assert!(text(&add).contains("jobs.json") && text(&add).contains("Permission denied"), "{}", text(&add));
     let send = run(&["send", "webhook:42", "and another"]).output().unwrap();
     assert_eq!(send.status.code(), Some(2), "{}", text(&send));
-    assert!(text(&send).contains("outbox.json") && text(&send).contains("Permission denied"), "{}", text(&send));
+    assert!(text(&send).contains("not writable") && text(&send).contains("Permission denied"), "{}", text(&send));
+    // A message the terminal would show but the conversation could not keep is not sent.
+    for args in [&["send", "cli:local", "shown, never kept"][..], &["say", "hello there"][..]] {
+        let o = run(args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "raven {args:?}: {}", text(&o));
+        assert!(text(&o).contains("not writable") && !text(&o).contains("shown, never kept"), "{}", text(&o));
+    }
     let mut up = support::Killed(
         run(&["up"]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap(),
     );

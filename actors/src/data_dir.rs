@@ -2,8 +2,10 @@
 //! `~/.local/share/raven`).
 
 pub mod dry_run;
+mod writable;
 
 pub use dry_run::{DryRun, DryRunError};
+pub use writable::NotWritable;
 
 use std::path::{Path, PathBuf};
 

@@ -63,6 +63,7 @@ async fn supervisor_turn(c: &mut ControlClient, req: TurnRequest) -> Result<(), 
 
 /// One turn on an engine embedded in this process, against `dir`.
 fn embedded_turn(dir: &DataDir, config: &RavenConfig, clock: SharedClock, req: TurnRequest) -> Result<(), String> {
+    dir.check_writable().map_err(|e| e.to_string())?;
     actix_rt::System::new().block_on(async move {
         let engine = Engine::start(dir, config, clock)?;
         let (_, reply) = engine.scheduler.submit_wait(req);

@@ -21,6 +21,7 @@ pub fn run(dir: &DataDir, target: String, text: String) -> Result<(), String> {
         match ControlClient::connect(&dir.socket()).await {
             Ok(mut c) => c.request(ControlRequest::Send { target, text }).await.map_err(|e| e.to_string()),
             Err(_) => {
+                dir.check_writable().map_err(|e| e.to_string())?;
                 let engine = Engine::start(dir, &config, Arc::new(SystemClock))?;
                 Ok(send(&engine.hub, &target, &text).await)
             }
