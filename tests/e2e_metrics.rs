@@ -96,3 +96,21 @@ fn metrics_parse_and_cover_the_dashboard() {
     let missing: Vec<_> = wanted.difference(&have).collect();
     assert!(missing.is_empty(), "the dashboard queries {missing:?}, not in:\n{text}");
 }
+
+/// Before anything happened, every metric the dashboard queries is already there (at zero),
+/// so its panels show 0 rather than "no data" on a quiet engine.
+#[test]
+fn a_fresh_supervisor_shows_every_dashboard_metric_before_its_first_event() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let _up = support::Killed(support::up(dir, "", &[]));
+    support::wait_ready(dir);
+    let text = metrics(dir);
+    let (wanted, have) = (dashboard_metrics(), queryable(&text));
+    let missing: Vec<_> = wanted.difference(&have).collect();
+    assert!(missing.is_empty(), "the dashboard queries {missing:?}, not in:\n{text}");
+    for sample in ["raven_nudges_total{action=\"nudge\",source=\"sentinel\"} 0", "raven_gate_denials_total{layer=\"2\""]
+    {
+        assert!(text.contains(sample), "{sample} missing:\n{text}");
+    }
+}

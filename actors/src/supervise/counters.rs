@@ -52,6 +52,13 @@ impl Default for Counters {
         c.at_zero(&c.outbox_moves, "move", &OUTBOX_MOVES);
         c.at_zero(&c.verdicts, "verdict", &VERDICTS);
         c.at_zero(&c.llm_calls, "result", &["ok"]);
+        for action in ["nudge", "nudge_inject", "nudge_defer", "spawn_agent"] {
+            let _ = c.nudges.get_or_create(&labels([("action", action), ("source", "sentinel")]));
+        }
+        let _ = c.deliveries.get_or_create(&labels([("channel", "cli"), ("result", "delivered")]));
+        for layer in raven_proto::PolicyLayer::ALL {
+            let _ = c.denials.get_or_create(&labels([("layer", layer.number()), ("name", layer.name())]));
+        }
         c
     }
 }
