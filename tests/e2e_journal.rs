@@ -92,3 +92,21 @@ fn discover_prints_the_outcome_the_supervisor_reached_with_its_layer() {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();
     assert_eq!((v["outcome"].as_str(), v["requested"].as_bool()), (Some("denied"), Some(true)), "{line}");
 }
+
+/// `raven tick` against a running supervisor prints the decision and what became of it: the
+/// second tick, held back by the gate, names the layer and the reason.
+#[test]
+fn a_supervisor_tick_prints_the_outcome_with_its_layer_and_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    data_dir(dir);
+    let config = std::fs::read_to_string(dir.join("config.toml")).unwrap() + "[gateway]\nenabled = false\n";
+    let _up = support::Killed(support::up(dir, &config, &[]));
+    support::wait_ready(dir);
+    let first = ok(dir, &["tick"]);
+    assert!(first.contains("(the supervisor's tick)") && first.contains("result:   delivered to cli:local"), "{first}");
+    let second = ok(dir, &["tick"]);
+    let result = second.lines().find(|l| l.starts_with("result:")).unwrap_or_else(|| panic!("{second}"));
+    assert!(result.contains("not delivered: denied at layer "), "{second}");
+    assert!(second.lines().any(|l| l.starts_with("decision: nudge")), "{second}");
+}

@@ -122,6 +122,8 @@ pub enum ControlResponse {
     Ticked {
         route: String,
         cli_messages: Vec<String>,
+        /// The decision and its result, as `TickOutcome::describe` says them.
+        detail: Vec<String>,
     },
 }
 

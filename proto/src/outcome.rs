@@ -39,3 +39,20 @@ pub struct TickOutcome {
     pub route: String,
     pub notes: Vec<String>,
 }
+
+impl TickOutcome {
+    /// What a person reads of it, a line each: the decision with its reason, and what became
+    /// of it (delivered where, or why not: a denial names its layer).
+    pub fn describe(&self) -> Vec<String> {
+        let d = &self.decision;
+        let mut lines =
+            vec![format!("decision: {} ({}, score {:.2}): {}", d.action, d.priority, d.proactivity_score, d.reason)];
+        if let Some(r) = &self.result {
+            lines.push(match &r.error {
+                None => format!("result:   delivered to {}", r.targets.join(", ")),
+                Some(e) => format!("result:   not delivered: {e}"),
+            });
+        }
+        lines
+    }
+}

@@ -130,7 +130,8 @@ impl EngineControl {
                         (true, Some(m)) => vec![m.clone()],
                         _ => Vec::new(),
                     };
-                    ControlResponse::Ticked { route: out.route, cli_messages }
+                    let detail = out.describe();
+                    ControlResponse::Ticked { route: out.route, cli_messages, detail }
                 }
                 Err(e) => ControlResponse::Error { message: e.to_string() },
             }

@@ -119,7 +119,7 @@ impl ControlHandler for Pushing {
             match req {
                 ControlRequest::Tick => {
                     release.notified().await;
-                    ControlResponse::Ticked { route: "done".into(), cli_messages: vec![] }
+                    ControlResponse::Ticked { route: "done".into(), cli_messages: vec![], detail: vec![] }
                 }
                 _ => ControlResponse::Pong { pid: std::process::id() },
             }

@@ -263,7 +263,10 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
             Ok(Some(match c.request(req).await.map_err(|e| e.to_string())? {
                 ControlResponse::Status { pid, actors, upcoming, .. } => status(tz, Some(pid), &actors, &upcoming),
                 // The tick's `cli` messages arrive as events.
-                ControlResponse::Ticked { route, .. } => format!("(tick: {route})"),
+                ControlResponse::Ticked { route, detail, .. } => {
+                    let why = detail.iter().find_map(|l| l.strip_prefix("result:   not delivered: "));
+                    why.map_or_else(|| format!("(tick: {route})"), |why| format!("(tick: {route}: {why})"))
+                }
                 ControlResponse::Reply { text: Some(text) } => format!("raven> {text}"),
                 ControlResponse::Reply { text: None } => return Ok(None),
                 ControlResponse::Error { message } => format!("error: {message}"),

@@ -35,8 +35,11 @@ pub fn clock_at(at: Option<String>, config: &RavenConfig) -> Result<SharedClock,
 /// The running supervisor's tick, over its socket.
 async fn supervisor_tick(c: &mut ControlClient, show_metrics: bool) -> Result<(), String> {
     match c.request(ControlRequest::Tick).await.map_err(|e| e.to_string())? {
-        ControlResponse::Ticked { route, cli_messages } => {
+        ControlResponse::Ticked { route, cli_messages, detail } => {
             println!("route:    {route} (the supervisor's tick)");
+            for line in detail {
+                println!("{}", raven_actors::executor::terminal::sanitize(&line));
+            }
             for m in cli_messages {
                 println!("cli:      {}", raven_actors::executor::terminal::sanitize(&m));
             }
@@ -106,15 +109,8 @@ async fn catch_up(engine: &Engine) -> Result<(), String> {
 }
 
 fn print_outcome(outcome: &TickOutcome, provider: &str) {
-    let d = &outcome.decision;
     println!("route:    {}", outcome.route);
-    println!("decision: {} ({}, score {:.2}): {}", d.action, d.priority, d.proactivity_score, d.reason);
-    if let Some(r) = &outcome.result {
-        match &r.error {
-            None => println!("result:   delivered to {}", r.targets.join(", ")),
-            Some(e) => println!("result:   not delivered: {e}"),
-        }
-    }
+    outcome.describe().iter().for_each(|l| println!("{l}"));
     println!("provider: {provider}");
     for n in &outcome.notes {
         println!("note:     {n}");

@@ -12,7 +12,7 @@ use std::io::{Read, Write};
 /// Hard maximum body size of one frame (1 MiB).
 pub const MAX_FRAME: usize = 1 << 20;
 /// Bumped whenever a wire type changes shape.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 /// First bytes of every handshake, so a stray client is told apart from an old one.
 pub const MAGIC: [u8; 4] = *b"RVN\x01";
 
