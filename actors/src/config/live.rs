@@ -46,11 +46,18 @@ pub struct LiveConfig {
     /// The last parse error reported, so an editor's repeated saves of one broken file warn
     /// once.
     last_error: Arc<Mutex<Option<String>>>,
+    /// The keys last reported as needing a restart: the events of one save, or a later save
+    /// that changes nothing live, do not report them again.
+    last_restart: Arc<Mutex<Vec<String>>>,
 }
 
 impl LiveConfig {
     pub fn new(config: RavenConfig) -> Self {
-        LiveConfig { current: Arc::new(RwLock::new(Arc::new(config))), last_error: Default::default() }
+        LiveConfig {
+            current: Arc::new(RwLock::new(Arc::new(config))),
+            last_error: Default::default(),
+            last_restart: Default::default(),
+        }
     }
 
     /// The config as it stands now.
@@ -72,6 +79,11 @@ impl LiveConfig {
         if !reload.applied.is_empty() {
             *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
         }
+        let mut told = self.last_restart.lock().unwrap_or_else(|p| p.into_inner());
+        if reload.applied.is_empty() && reload.needs_restart == *told {
+            return Ok(Reload::default());
+        }
+        told.clone_from(&reload.needs_restart);
         Ok(reload)
     }
 

@@ -28,6 +28,7 @@ fn a_live_key_is_taken_and_a_restart_key_keeps_its_running_value() {
     assert_eq!(now.cron.forward_channels, vec!["jsonl:me".to_owned()]);
     assert_eq!((now.policy.max_per_hour, now.sentinel.interval_s), (1, 60));
     assert_eq!(now.general.timezone, chrono_tz::Europe::Paris, "the zone needs a restart");
+    assert!(rewrite(&live, tmp.path(), &text).unwrap().is_empty(), "told once, not at every save");
 }
 
 #[test]

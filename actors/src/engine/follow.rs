@@ -83,8 +83,11 @@ impl Follower {
         match &c.error {
             Some(e) => tracing::warn!("config.toml not taken, the running config stays: {e}"),
             None if c.needs_restart.is_empty() => tracing::info!("config.toml: applied {}", c.applied.join(", ")),
+            None if c.applied.is_empty() => {
+                tracing::warn!("config.toml: needs a restart to take effect: {}", c.needs_restart.join(", "))
+            }
             None => tracing::warn!(
-                "config.toml: applied [{}]; needs a restart to take effect: {}",
+                "config.toml: applied {}; needs a restart to take effect: {}",
                 c.applied.join(", "),
                 c.needs_restart.join(", ")
             ),

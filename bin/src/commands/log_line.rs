@@ -37,7 +37,8 @@ impl Printer {
 /// `14:02 delivery  [3fa2c1] call the bank → cli:local`.
 pub fn line(e: &Entry, tz: Tz) -> String {
     let time = e.at.with_timezone(&tz).format("%H:%M");
-    let source = e.source.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+    // A source that only repeats the kind (`heartbeat`, `discovery`, `config`) is not shown.
+    let source = e.source.as_deref().filter(|s| *s != e.event.kind()).map(|s| format!(" ({s})")).unwrap_or_default();
     format!("{time} {:<9} {}{source}", e.event.kind(), text(&e.event))
 }
 
