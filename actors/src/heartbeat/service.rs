@@ -253,7 +253,11 @@ impl Inner {
                 Some(policy) => {
                     match dispatch_through(policy, gate_nudge(target, reply.clone(), topic.clone()), post).await {
                         Gated::Delivered(()) => Ok(()),
-                        Gated::Denied(v) => Err(format!("denied: {}", v.reason)),
+                        Gated::Denied(v) => {
+                            // The gate holding a reply back is the engine working, not a fault.
+                            tracing::info!(%target, "heartbeat reply held back by the gate: {}", v.reason);
+                            continue;
+                        }
                         Gated::Failed(e) | Gated::Unavailable(e) => Err(e),
                     }
                 }
