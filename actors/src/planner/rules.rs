@@ -129,7 +129,7 @@ impl Provider for RulesProvider {
             // The heartbeat's phase one reads the file text, not a planner context.
             if req.tool_choice.as_deref() == Some(heartbeat::TOOL_NAME) {
                 let arguments = heartbeat::rules_decision(heartbeat::file_text(req));
-                return Ok(ProviderReply::ToolCall { name: heartbeat::TOOL_NAME.into(), arguments });
+                return Ok(ProviderReply::call(heartbeat::TOOL_NAME, arguments));
             }
             // An agent turn (no planner context, no forced tool): the embedded agent.
             if req.context.is_none() && req.tool_choice.is_none() {
@@ -141,12 +141,9 @@ impl Provider for RulesProvider {
                 .ok_or_else(|| ProviderError::Decode("the rules provider needs the structured context".into()))?;
             if req.tool_choice.as_deref() == Some(crate::context::daily_analysis::TOOL_NAME) {
                 let arguments = self.analyze(ctx);
-                return Ok(ProviderReply::ToolCall {
-                    name: crate::context::daily_analysis::TOOL_NAME.into(),
-                    arguments,
-                });
+                return Ok(ProviderReply::call(crate::context::daily_analysis::TOOL_NAME, arguments));
             }
-            Ok(ProviderReply::ToolCall { name: TOOL_NAME.into(), arguments: self.decide(ctx) })
+            Ok(ProviderReply::call(TOOL_NAME, self.decide(ctx)))
         })
     }
 }
@@ -190,7 +187,7 @@ fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder) -> ProviderRep
         return ProviderReply::Text("Reminders need the cron service, which is not running here.".into());
     }
     match parse_remind(rest.trim(), chrono::Utc::now(), tz, order) {
-        Ok(arguments) => ProviderReply::ToolCall { name: "cron".into(), arguments },
+        Ok(arguments) => ProviderReply::call("cron", arguments),
         Err(why) => ProviderReply::Text(format!(
             "{why}\nWrite it as `/remind <when> <text>`, e.g. `/remind in 1h 30m stretch`."
         )),
@@ -242,25 +239,16 @@ mod agent_tests {
         let r = reply(&request("turn origin: USER", "/remind in 10m stretch your legs", true));
         assert_eq!(
             r,
-            ProviderReply::ToolCall {
-                name: "cron".into(),
-                arguments: json!({"action": "add", "message": "stretch your legs", "when": "in 10m"})
-            }
+            ProviderReply::call("cron", json!({"action": "add", "message": "stretch your legs", "when": "in 10m"}))
         );
         let r = reply(&request("turn origin: USER", "/remind at 18:30 call mum", true));
-        assert_eq!(
-            r,
-            ProviderReply::ToolCall {
-                name: "cron".into(),
-                arguments: json!({"action": "add", "message": "call mum", "when": "at 18:30"})
-            }
-        );
+        assert_eq!(r, ProviderReply::call("cron", json!({"action": "add", "message": "call mum", "when": "at 18:30"})));
         let r = reply(&request("turn origin: USER", "/remind in 1h 30m stretch", true));
         let args = json!({"action": "add", "message": "stretch", "when": "in 1h 30m"});
-        assert_eq!(r, ProviderReply::ToolCall { name: "cron".into(), arguments: args });
+        assert_eq!(r, ProviderReply::call("cron", args));
         let r = reply(&request("turn origin: USER", "/remind in 10m 2 pills", true));
         let args = json!({"action": "add", "message": "2 pills", "when": "in 10m"});
-        assert_eq!(r, ProviderReply::ToolCall { name: "cron".into(), arguments: args });
+        assert_eq!(r, ProviderReply::call("cron", args));
         for bad in ["/remind in ten call", "/remind at 25:99 x", "/remind blursday x", "/remind in 10m"] {
             assert!(matches!(reply(&request("turn origin: USER", bad, true)), ProviderReply::Text(_)), "{bad}");
         }
