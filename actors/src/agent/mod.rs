@@ -2,10 +2,12 @@
 //! conversation, and the origin gates: user-inbound hooks run for USER turns only; the
 //! after-send chain (injected nudges) is skipped for system-generated turns; a CRON turn
 //! cannot use the cron tool. Every tool call of a reply runs, in order, under the model's id,
-//! and is kept in the session with its result.
+//! and is kept in the session with its result; when the model cannot be reached, the embedded
+//! agent stands in (see [`fallback`]).
 
 pub mod broker;
 pub mod calls;
+pub mod fallback;
 pub mod replay;
 pub mod session;
 pub mod session_file;
@@ -53,6 +55,9 @@ pub trait InboundHook {
 
 pub struct AgentLoop {
     pub provider: SharedProvider,
+    /// Answers in the model's place while it cannot be reached: the embedded agent, saying
+    /// so (`None`: the provider's error fails the turn).
+    pub embedded: Option<SharedProvider>,
     pub tools: Vec<Rc<dyn Tool>>,
     pub sessions: SessionStore,
     pub injector: Option<Handle<InjectorService>>,
@@ -123,6 +128,7 @@ impl AgentLoop {
             now,
         };
         let schemas: Vec<_> = self.tools.iter().map(|t| t.schema()).collect();
+        let mut provider = fallback::TurnProvider::new(&self.provider, self.embedded.as_ref());
         let mut reply = None;
         for i in 0..self.max_iterations {
             // Mid-turn user input: merged as user turns before the next model call.
@@ -137,7 +143,7 @@ impl AgentLoop {
                 generation: AGENT_GENERATION,
                 context: None,
             };
-            match self.provider.complete(&call).await {
+            match provider.complete(&call).await {
                 Err(e) => return TurnOutcome::Failed(e.to_string()),
                 Ok(ProviderReply::Text(t)) => {
                     reply = Some(t);

@@ -28,6 +28,7 @@ fn turn(conv: &str, origin: Origin, content: &str, bp: BusyPolicy) -> TurnReques
 fn agent(dir: &std::path::Path, provider: SharedProvider, tools: Vec<Rc<dyn Tool>>) -> AgentLoop {
     AgentLoop {
         provider,
+        embedded: None,
         tools,
         sessions: SessionStore::new(dir.join("sessions")),
         injector: None,

@@ -55,6 +55,7 @@ fn agent(dir: &std::path::Path, server: &MockServer, note: Rc<Note>) -> AgentLoo
     let provider = OpenAiProvider::new(&server.uri(), "m", None, Duration::from_secs(5)).unwrap();
     AgentLoop {
         provider: Rc::new(provider),
+        embedded: None,
         tools: vec![note],
         sessions: SessionStore::new(dir.join("sessions")),
         injector: None,
