@@ -46,6 +46,7 @@ impl TurnHandler for Timed {
 fn agent(dir: &std::path::Path) -> Agent {
     Agent(Rc::new(AgentLoop {
         provider: Rc::new(Instant0),
+        embedded: None,
         tools: Vec::new(),
         sessions: SessionStore::new(dir.join("sessions")),
         injector: None,

@@ -117,6 +117,13 @@ pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvi
     Ok((Rc::new(retrying), Some(breaker)))
 }
 
+/// The embedded agent standing in for a configured model while it cannot be reached; `None`
+/// when the embedded rules are the provider already.
+pub fn stand_in(config: &RavenConfig, provider: &SharedProvider) -> Option<SharedProvider> {
+    let rules = RulesProvider::new(config.general.timezone).with_order(config.general.date_order);
+    (provider.name() != "rules").then(|| Rc::new(rules.standing_in()) as SharedProvider)
+}
+
 /// The outlets `[delivery]` configures: `cli` always, `jsonl` and `webhook` when set.
 pub fn configured_outlets(
     dir: &DataDir,
@@ -286,6 +293,8 @@ impl Engine {
 mod llm_tests;
 #[cfg(test)]
 mod loop_tests;
+#[cfg(test)]
+mod outage_tests;
 #[cfg(test)]
 mod strike_tests;
 #[cfg(test)]

@@ -33,9 +33,7 @@ impl Provider for Scripted {
     fn complete<'a>(&'a self, _: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         self.calls.set(self.calls.get() + 1);
         let r = self.reply.borrow().clone().unwrap_or_else(|| Err(ProviderError::Decode("no reply scripted".into())));
-        Box::pin(
-            async move { r.map(|arguments| ProviderReply::ToolCall { name: "planner_decision".into(), arguments }) },
-        )
+        Box::pin(async move { r.map(|arguments| ProviderReply::call("planner_decision", arguments)) })
     }
 }
 

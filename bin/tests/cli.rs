@@ -207,9 +207,10 @@ fn say_with_no_llm_creates_reminders_and_answers_honestly() {
     assert_eq!(jobs[1]["target"], "cli:local");
     let out = raven(dir.path(), &["say", "how are you?"]);
     assert!(text(&out.stdout).contains("No language model is configured"), "{}", text(&out.stdout));
-    // The conversation was kept as a session.
+    // The conversation was kept as a session: each /remind as the user's line, the cron call,
+    // its result and the answer; the question and its answer.
     let session = std::fs::read_to_string(dir.path().join("sessions/cli_local.jsonl")).unwrap();
-    assert_eq!(session.lines().count(), 6);
+    assert_eq!(session.lines().count(), 10, "{session}");
 }
 
 #[test]

@@ -8,6 +8,12 @@ pub const DECISION_FIELD_BYTES: usize = 4 * 1024;
 pub const RAW_RESPONSE_BYTES: usize = 4 * 1024;
 /// One message of a conversation, as a session line keeps it.
 pub const SESSION_TEXT_BYTES: usize = 64 * 1024;
+/// A tool call's arguments, as a session line keeps them (longer ones are kept as a note).
+pub const TOOL_ARGUMENTS_BYTES: usize = 4 * 1024;
+/// A tool call's id or its tool's name, as a session line keeps it.
+pub const TOOL_ID_BYTES: usize = 256;
+/// The tool calls of one model reply that the agent runs and keeps; later ones are dropped.
+pub const TOOL_CALLS_PER_REPLY: usize = 16;
 /// A message waiting in the outbox.
 pub const OUTBOX_TEXT_BYTES: usize = 16 * 1024;
 /// An error kept beside a waiting message or a dead letter.

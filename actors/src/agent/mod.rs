@@ -1,9 +1,14 @@
 //! The agent loop (spec §13): `run_turn` over the Provider with tools, sessions persisted per
 //! conversation, and the origin gates: user-inbound hooks run for USER turns only; the
 //! after-send chain (injected nudges) is skipped for system-generated turns; a CRON turn
-//! cannot use the cron tool.
+//! cannot use the cron tool. Every tool call of a reply runs, in order, under the model's id,
+//! and is kept in the session with its result; when the model cannot be reached, the embedded
+//! agent stands in (see [`fallback`]).
 
 pub mod broker;
+pub mod calls;
+pub mod fallback;
+pub mod replay;
 pub mod session;
 pub mod session_file;
 pub mod session_layout;
@@ -16,13 +21,13 @@ use crate::executor::injector::{ApplyInjects, InjectorService, PendingInject};
 use crate::feedback::tool::CURRENT_SESSION;
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
 use crate::planner::provider::{
-    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider,
+    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider, ToolCall,
 };
 use crate::spine::{Inbox, TurnHandler, TurnOutcome};
 use crate::supervise::Handle;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::{Origin, TurnRequest};
-use session::SessionStore;
+use session::{SessionLine, SessionStore};
 use std::rc::Rc;
 use tools::{Tool, ToolCtx, TURN_ORIGIN};
 
@@ -50,6 +55,9 @@ pub trait InboundHook {
 
 pub struct AgentLoop {
     pub provider: SharedProvider,
+    /// Answers in the model's place while it cannot be reached: the embedded agent, saying
+    /// so (`None`: the provider's error fails the turn).
+    pub embedded: Option<SharedProvider>,
     pub tools: Vec<Rc<dyn Tool>>,
     pub sessions: SessionStore,
     pub injector: Option<Handle<InjectorService>>,
@@ -120,6 +128,7 @@ impl AgentLoop {
             now,
         };
         let schemas: Vec<_> = self.tools.iter().map(|t| t.schema()).collect();
+        let mut provider = fallback::TurnProvider::new(&self.provider, self.embedded.as_ref());
         let mut reply = None;
         for i in 0..self.max_iterations {
             // Mid-turn user input: merged as user turns before the next model call.
@@ -134,20 +143,15 @@ impl AgentLoop {
                 generation: AGENT_GENERATION,
                 context: None,
             };
-            match self.provider.complete(&call).await {
+            match provider.complete(&call).await {
                 Err(e) => return TurnOutcome::Failed(e.to_string()),
                 Ok(ProviderReply::Text(t)) => {
                     reply = Some(t);
                     break;
                 }
-                Ok(ProviderReply::ToolCall { name, arguments }) => {
-                    let id = format!("call_{i}");
-                    messages.push(ChatMessage::tool_call(&id, &name, &arguments));
-                    let result = match self.tools.iter().find(|t| t.schema().name == name) {
-                        Some(tool) => tool.call(&arguments, &ctx).await,
-                        None => format!("error: no tool named `{name}`"),
-                    };
-                    messages.push(ChatMessage::tool_result(&id, result));
+                Ok(ProviderReply::ToolCalls { calls, text }) => {
+                    let calls = calls::prepared(calls, &format!("raven-{}-{i}", now.timestamp_millis()));
+                    self.run_calls(&text, &calls, &ctx, &mut messages, keep).await;
                 }
             }
         }
@@ -165,6 +169,31 @@ impl AgentLoop {
         let (sent, taken) = injector.call_async(apply).await.unwrap_or((reply, Vec::new()));
         self.injected(channel, chat_id, &taken);
         TurnOutcome::Replied(sent)
+    }
+
+    /// Runs a reply's calls in order. The reply and each result go into the turn's messages
+    /// and, when the turn is kept, into the session, as the model will read them back.
+    async fn run_calls(
+        &self,
+        text: &str,
+        calls: &[ToolCall],
+        ctx: &ToolCtx,
+        messages: &mut Vec<ChatMessage>,
+        keep: bool,
+    ) {
+        let (channel, chat_id) = (ctx.channel.as_str(), ctx.chat_id.as_str());
+        messages.push(ChatMessage::tool_calls(text, calls));
+        if keep {
+            self.keep(channel, chat_id, &SessionLine::calls(text, calls, self.clock.now()));
+        }
+        for call in calls {
+            let id = call.id.as_deref().unwrap_or_default();
+            let result = calls::run(&self.tools, call, ctx).await;
+            if keep {
+                self.keep(channel, chat_id, &SessionLine::result(id, &result, self.clock.now()));
+            }
+            messages.push(ChatMessage::tool_result(id, result));
+        }
     }
 
     /// The user wrote here: what waited for a reaction is engaged.
@@ -192,7 +221,11 @@ impl AgentLoop {
     }
 
     fn persist(&self, channel: &str, chat_id: &str, role: Role, content: &str, at: chrono::DateTime<chrono::Utc>) {
-        if let Err(e) = self.sessions.append(channel, chat_id, role, content, at) {
+        self.keep(channel, chat_id, &SessionLine::new(role, content, at));
+    }
+
+    fn keep(&self, channel: &str, chat_id: &str, line: &SessionLine) {
+        if let Err(e) = self.sessions.append_line(channel, chat_id, line) {
             tracing::warn!("session not saved: {e}");
         }
     }
@@ -307,6 +340,9 @@ impl crate::executor::spawn::SubagentManager for AgentSubagent {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tool_call_tests;
 
 #[cfg(test)]
 mod prune_tests {

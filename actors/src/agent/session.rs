@@ -1,12 +1,14 @@
 //! Sessions persisted per conversation as JSONL: `sessions/<channel>_<chat_id>.jsonl` (each
 //! part encoded, see [`super::session_file`]), one [`SessionLine`] a line (the one schema
-//! every reader and writer uses; the README shows it).
+//! every reader and writer uses; the README shows it). A reply that called tools is kept as
+//! an assistant line with its calls, then one `tool` line per call with its result; the
+//! model reads them back as it sent them (see [`super::replay`]).
 
 use super::session_file;
 use crate::feedback::Source;
-use crate::planner::provider::{ChatMessage, Role};
+use crate::planner::provider::{ChatMessage, Role, ToolCall};
 use chrono::{DateTime, Utc};
-use raven_proto::limits::{cut, SESSION_TEXT_BYTES};
+use raven_proto::limits::{cut, SESSION_TEXT_BYTES, TOOL_ARGUMENTS_BYTES, TOOL_ID_BYTES};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -14,7 +16,8 @@ use std::path::PathBuf;
 /// One message of a conversation. The user's words have the `user` role; everything the
 /// engine says has the `assistant` role, and what it said on its own initiative (a nudge,
 /// a reminder, a menu, a spawn's result, a heartbeat reply) is marked `proactive` with the
-/// id the user and the agent can give feedback on.
+/// id the user and the agent can give feedback on. An assistant line may carry the tool calls
+/// the model made (each with its id); each result is a `tool` line naming the call it answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionLine {
     pub role: Role,
@@ -28,6 +31,12 @@ pub struct SessionLine {
     pub topic: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
+    /// An assistant line: the tools the model called, in its order, each with its id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// A `tool` line: the id of the call whose result `content` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl SessionLine {
@@ -40,7 +49,19 @@ impl SessionLine {
             nudge_id: None,
             topic: None,
             source: None,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
         }
+    }
+
+    /// The model's reply that called `calls` (each with its id), with the text beside them.
+    pub fn calls(text: &str, calls: &[ToolCall], at: DateTime<Utc>) -> Self {
+        SessionLine { tool_calls: calls.to_vec(), ..SessionLine::new(Role::Assistant, text, at) }
+    }
+
+    /// The result of the call `id`.
+    pub fn result(id: &str, result: &str, at: DateTime<Utc>) -> Self {
+        SessionLine { tool_call_id: Some(id.to_owned()), ..SessionLine::new(Role::Tool, result, at) }
     }
 
     /// The user's own words: the only lines that make a conversation active.
@@ -49,10 +70,14 @@ impl SessionLine {
     }
 
     /// How the model reads the line: a proactive message shows its id, source and topic, so
-    /// the agent can call `nudge_feedback` on it.
+    /// the agent can call `nudge_feedback` on it; tool calls and results as they were sent.
     pub fn as_chat(&self) -> ChatMessage {
         match (self.role, &self.nudge_id) {
             (Role::User, _) => ChatMessage::user(&self.content),
+            (Role::Tool, _) => {
+                ChatMessage::tool_result(self.tool_call_id.as_deref().unwrap_or_default(), &self.content)
+            }
+            (_, _) if !self.tool_calls.is_empty() => ChatMessage::tool_calls(&self.content, &self.tool_calls),
             (_, Some(id)) if self.proactive => ChatMessage::assistant(format!(
                 "[proactive {} nudge_id={id} topic={}] {}",
                 self.source.map_or("message", Source::name),
@@ -64,7 +89,10 @@ impl SessionLine {
     }
 }
 
-/// How much of the end of a session file `history` reads: far more than `window` lines.
+/// How much of the end of a session file `history` reads: far more than `window` lines, and
+/// more than the longest line (its text, and [`TOOL_CALLS_PER_REPLY`] calls at their bounds).
+///
+/// [`TOOL_CALLS_PER_REPLY`]: raven_proto::limits::TOOL_CALLS_PER_REPLY
 pub(crate) const TAIL_BYTES: u64 = 256 * 1024;
 
 #[derive(Debug, Clone)]
@@ -99,14 +127,15 @@ impl SessionStore {
             .map(|(_, chat)| chat)
     }
 
-    /// The last `window` user and assistant messages. Only the end of the file is read: a
-    /// conversation that runs for weeks (a daily cron job's) must not cost more each turn.
+    /// The last `window` lines, as the model reads them (tool calls with their results, see
+    /// [`super::replay`]). Only the end of the file is read: a conversation that runs for weeks
+    /// (a daily cron job's) must not cost more each turn.
     pub fn history(&self, channel: &str, chat_id: &str) -> Vec<ChatMessage> {
         let Ok(path) = self.path(channel, chat_id) else { return Vec::new() };
         let text = crate::store::files::tail(&path, TAIL_BYTES).ok().flatten().unwrap_or_default();
         let lines: Vec<SessionLine> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
         let start = lines.len().saturating_sub(self.window);
-        lines[start..].iter().map(SessionLine::as_chat).collect()
+        super::replay::messages(&lines[start..])
     }
 
     pub fn append(
@@ -121,22 +150,48 @@ impl SessionStore {
     }
 
     /// Appends one line (one `write`, so concurrent writers never interleave a line).
-    /// A message over [`SESSION_TEXT_BYTES`] is kept cut, with a note saying how much.
+    /// A message over [`SESSION_TEXT_BYTES`] is kept cut, with a note saying how much; so are
+    /// tool call ids and names over [`TOOL_ID_BYTES`]; arguments over [`TOOL_ARGUMENTS_BYTES`]
+    /// are kept as a note of their size.
     pub fn append_line(&self, channel: &str, chat_id: &str, l: &SessionLine) -> std::io::Result<()> {
         let path = self.path(channel, chat_id)?;
         std::fs::create_dir_all(&self.dir)?;
-        let bounded;
-        let l = match cut(&l.content, SESSION_TEXT_BYTES) {
-            Cow::Borrowed(_) => l,
-            Cow::Owned(content) => {
-                tracing::warn!(file = %path.display(), "a {}-byte message is kept cut to {SESSION_TEXT_BYTES} bytes", l.content.len());
-                bounded = SessionLine { content, ..l.clone() };
-                &bounded
-            }
-        };
-        let mut line = serde_json::to_vec(l)?;
+        if l.content.len() > SESSION_TEXT_BYTES {
+            tracing::warn!(file = %path.display(), "a {}-byte message is kept cut to {SESSION_TEXT_BYTES} bytes", l.content.len());
+        }
+        let mut line = serde_json::to_vec(&bounded(l))?;
         line.push(b'\n');
         crate::store::files::append_whole(&mut crate::store::files::open_append(&path)?, &line)
+    }
+}
+
+/// `l` within the bounds of a line. An id is cut the same way on the call and on its result,
+/// so the two still match.
+fn bounded(l: &SessionLine) -> Cow<'_, SessionLine> {
+    let within = l.content.len() <= SESSION_TEXT_BYTES
+        && l.tool_call_id.as_ref().is_none_or(|id| id.len() <= TOOL_ID_BYTES)
+        && l.tool_calls.iter().all(|c| bounded_call(c) == *c);
+    if within {
+        return Cow::Borrowed(l);
+    }
+    Cow::Owned(SessionLine {
+        content: cut(&l.content, SESSION_TEXT_BYTES).into_owned(),
+        tool_calls: l.tool_calls.iter().map(bounded_call).collect(),
+        tool_call_id: l.tool_call_id.as_deref().map(|id| cut(id, TOOL_ID_BYTES).into_owned()),
+        ..l.clone()
+    })
+}
+
+fn bounded_call(c: &ToolCall) -> ToolCall {
+    let text = c.arguments_text();
+    let arguments = match text.len() > TOOL_ARGUMENTS_BYTES {
+        true => serde_json::json!({"cut": format!("{} bytes of arguments not kept", text.len())}),
+        false => c.arguments.clone(),
+    };
+    ToolCall {
+        id: c.id.as_deref().map(|id| cut(id, TOOL_ID_BYTES).into_owned()),
+        name: cut(&c.name, TOOL_ID_BYTES).into_owned(),
+        arguments,
     }
 }
 

@@ -28,6 +28,7 @@ fn turn(conv: &str, origin: Origin, content: &str, bp: BusyPolicy) -> TurnReques
 fn agent(dir: &std::path::Path, provider: SharedProvider, tools: Vec<Rc<dyn Tool>>) -> AgentLoop {
     AgentLoop {
         provider,
+        embedded: None,
         tools,
         sessions: SessionStore::new(dir.join("sessions")),
         injector: None,
@@ -132,14 +133,13 @@ impl Provider for Echo {
         Box::pin(async move {
             Ok(match (last.role, last.content.as_str()) {
                 (Role::Tool, result) => ProviderReply::Text(format!("done: {result}")),
-                (_, c) if c.starts_with("ask") => ProviderReply::ToolCall {
-                    name: "ask_user".into(),
-                    arguments: json!({"questions": [{"question": "Which one?", "choices": ["red", "blue"], "recommended": "blue", "header": "Colour"}]}),
-                },
-                (_, c) if c.starts_with("schedule") => ProviderReply::ToolCall {
-                    name: "cron".into(),
-                    arguments: json!({"action": "add", "message": "stretch", "in_s": 600}),
-                },
+                (_, c) if c.starts_with("ask") => ProviderReply::call(
+                    "ask_user",
+                    json!({"questions": [{"question": "Which one?", "choices": ["red", "blue"], "recommended": "blue", "header": "Colour"}]}),
+                ),
+                (_, c) if c.starts_with("schedule") => {
+                    ProviderReply::call("cron", json!({"action": "add", "message": "stretch", "in_s": 600}))
+                }
                 _ => ProviderReply::Text("hi".into()),
             })
         })

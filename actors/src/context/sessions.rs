@@ -58,7 +58,10 @@ pub fn active_sessions(dir: &Path, now: DateTime<Utc>, window: Duration) -> std:
             if l.is_user() {
                 last = last.max(Some(l.at));
                 user = user.or(Some(l.content));
-            } else if l.role == crate::planner::provider::Role::Assistant && assistant.is_none() {
+            } else if l.role == crate::planner::provider::Role::Assistant
+                && l.tool_calls.is_empty()
+                && assistant.is_none()
+            {
                 assistant = Some(l.content);
             }
         }

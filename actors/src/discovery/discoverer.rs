@@ -12,9 +12,7 @@ use crate::context::deadlines::parse_deadlines;
 use crate::executor::dispatcher::{render_menu, MenuOption, NudgeDispatcher};
 use crate::feedback::{Dispatch, Source};
 use crate::journal::{DiscoveryRun as DiscoveryLine, Event};
-use crate::planner::provider::{
-    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema,
-};
+use crate::planner::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
 use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::sentinel::DiscoveryHook;
 use crate::store::JsonStateStore;
@@ -219,9 +217,10 @@ impl TaskDiscoverer {
             generation: Generation { max_tokens: 512, temperature: 0.2, caller: Caller::Other },
             context: None,
         };
-        match self.provider.complete(&req).await.map_err(|e| e.to_string())? {
-            ProviderReply::ToolCall { name, arguments } if name == PROPOSE_TOOL => parse_options(&arguments),
-            other => Err(format!("the provider did not propose tasks: {other:?}")),
+        let reply = self.provider.complete(&req).await.map_err(|e| e.to_string())?;
+        match reply.first_call() {
+            Some(call) if call.name == PROPOSE_TOOL => parse_options(&call.arguments),
+            _ => Err(format!("the provider did not propose tasks: {reply:?}")),
         }
     }
 }

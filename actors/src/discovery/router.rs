@@ -5,9 +5,7 @@
 //! untouched to the agent loop.
 
 use super::pending::{PendingDecision, PendingDecisionStore, PendingState};
-use crate::planner::provider::{
-    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema,
-};
+use crate::planner::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
@@ -163,12 +161,12 @@ impl DecisionRouter {
             context: None,
         };
         match provider.complete(&req).await {
-            Ok(ProviderReply::ToolCall { name, arguments }) if name == CLASSIFY_TOOL => {
-                let n = arguments.get("choice")?.as_u64()? as usize;
-                let confidence = arguments.get("confidence")?.as_f64()?;
+            Ok(reply) => {
+                let call = reply.first_call().filter(|c| c.name == CLASSIFY_TOOL)?;
+                let n = call.arguments.get("choice")?.as_u64()? as usize;
+                let confidence = call.arguments.get("confidence")?.as_f64()?;
                 (confidence >= self.threshold).then_some(n)
             }
-            Ok(_) => None,
             Err(e) => {
                 tracing::warn!("the pick classifier failed; the reply passes through: {e}");
                 None

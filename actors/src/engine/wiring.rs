@@ -223,6 +223,7 @@ impl<'a> Wiring<'a> {
             FeedbackReplies { tracker: tracker.clone(), jobs: jobs.clone(), tz: self.tz, clock: clock.clone() };
         let agent = Rc::new(AgentLoop {
             provider: provider.clone(),
+            embedded: super::stand_in(self.config, provider),
             tools,
             sessions: SessionStore::new(self.dir.sessions()),
             injector: Some(x.injector.clone()),

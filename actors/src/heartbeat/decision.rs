@@ -66,10 +66,10 @@ pub enum Decision {
 /// the reason (`no_tool_call`, `unexpected_tool:…`, `bad_args:…`).
 pub fn parse(reply: &ProviderReply) -> Decision {
     let skip = |reason: String| Decision::Skip { reason };
-    let arguments = match reply {
-        ProviderReply::Text(_) => return skip("no_tool_call".into()),
-        ProviderReply::ToolCall { name, .. } if name != TOOL_NAME => return skip(format!("unexpected_tool:{name}")),
-        ProviderReply::ToolCall { arguments, .. } => arguments,
+    let arguments = match reply.first_call() {
+        None => return skip("no_tool_call".into()),
+        Some(call) if call.name != TOOL_NAME => return skip(format!("unexpected_tool:{}", call.name)),
+        Some(call) => &call.arguments,
     };
     let Some(args) = arguments.as_object() else { return skip("bad_args:not an object".into()) };
     let reason = args.get("reason").and_then(Value::as_str).unwrap_or_default().trim().to_owned();
@@ -147,7 +147,7 @@ mod tests {
     use super::*;
 
     fn call(args: Value) -> ProviderReply {
-        ProviderReply::ToolCall { name: TOOL_NAME.into(), arguments: args }
+        ProviderReply::call(TOOL_NAME, args)
     }
 
     #[test]
@@ -161,10 +161,7 @@ mod tests {
             d => panic!("{d:?}"),
         };
         assert_eq!(reason(&ProviderReply::Text("yes, run the tasks".into())), "no_tool_call");
-        assert_eq!(
-            reason(&ProviderReply::ToolCall { name: "planner_decision".into(), arguments: json!({}) }),
-            "unexpected_tool:planner_decision"
-        );
+        assert_eq!(reason(&ProviderReply::call("planner_decision", json!({}))), "unexpected_tool:planner_decision");
         assert_eq!(reason(&call(json!("run"))), "bad_args:not an object");
         assert_eq!(reason(&call(json!({"action": "run", "tasks": [], "reason": "r"}))), "bad_args:run without tasks");
         assert_eq!(reason(&call(json!({"action": "run", "reason": "r"}))), "bad_args:run without tasks");

@@ -12,7 +12,7 @@ pub mod rules;
 
 use crate::context::daily_analysis::{self, DailyAnalysis};
 use crate::supervise::{LocalBoxFuture, Request, ServeAsync, Service};
-use provider::{Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider};
+use provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider};
 use raven_proto::{PlannerContext, PlannerDecision};
 use std::sync::Arc;
 
@@ -62,16 +62,15 @@ impl ProactivePlanner {
     pub async fn decide(&self, ctx: PlannerContext) -> Planned {
         let failed =
             |why: String| Planned { decision: PlannerDecision::skip(format!("planner_error:{why}")), error: Some(why) };
-        match self.provider.complete(&self.request(Arc::new(ctx))).await {
-            Err(e) => failed(e.to_string()),
-            Ok(ProviderReply::Text(_)) => failed("no_tool_call".into()),
-            Ok(ProviderReply::ToolCall { name, .. }) if name != prompts::TOOL_NAME => {
-                failed(format!("unexpected_tool:{name}"))
-            }
-            Ok(ProviderReply::ToolCall { arguments, .. }) if !arguments.is_object() => failed("args_not_object".into()),
-            Ok(ProviderReply::ToolCall { arguments, .. }) => {
-                Planned { decision: PlannerDecision::from_tool_args(&arguments), error: None }
-            }
+        let reply = match self.provider.complete(&self.request(Arc::new(ctx))).await {
+            Err(e) => return failed(e.to_string()),
+            Ok(reply) => reply,
+        };
+        match reply.first_call() {
+            None => failed("no_tool_call".into()),
+            Some(call) if call.name != prompts::TOOL_NAME => failed(format!("unexpected_tool:{}", call.name)),
+            Some(call) if !call.arguments.is_object() => failed("args_not_object".into()),
+            Some(call) => Planned { decision: PlannerDecision::from_tool_args(&call.arguments), error: None },
         }
     }
 }
@@ -89,15 +88,16 @@ impl ProactivePlanner {
             generation: PLANNER_GENERATION,
             context: Some(Arc::new(ctx.clone())),
         };
-        match self.provider.complete(&req).await.map_err(|e| e.to_string())? {
-            ProviderReply::ToolCall { name, arguments } if name == daily_analysis::TOOL_NAME => {
-                let field = |k: &str| arguments.get(k).and_then(serde_json::Value::as_str).map(str::to_owned);
+        let reply = self.provider.complete(&req).await.map_err(|e| e.to_string())?;
+        match reply.first_call() {
+            Some(call) if call.name == daily_analysis::TOOL_NAME => {
+                let field = |k: &str| call.arguments.get(k).and_then(serde_json::Value::as_str).map(str::to_owned);
                 match (field("focus"), field("watch_out")) {
                     (Some(focus), Some(watch_out)) => Ok(DailyAnalysis { date: today, focus, watch_out }),
                     _ => Err("daily_analysis without focus or watch_out".into()),
                 }
             }
-            other => Err(format!("no daily_analysis tool call: {other:?}")),
+            _ => Err(format!("no daily_analysis tool call: {reply:?}")),
         }
     }
 }

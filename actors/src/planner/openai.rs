@@ -2,7 +2,7 @@
 //! llama.cpp server, OpenRouter), over reqwest with rustls.
 
 use super::params::ModelParams;
-use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
+use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply, ToolCall};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -64,6 +64,12 @@ impl OpenAiProvider {
         let mut body = Value::Object(fields);
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools);
+            // The agent runs a reply's calls one after another, not at once; asked for one call
+            // at a time, the model decides each knowing the results of those before it (an
+            // ask_user answer, a job made). Reasoning models refuse the field.
+            if !self.params.reasoning() {
+                body["parallel_tool_calls"] = Value::Bool(false);
+            }
         }
         if let Some(name) = &req.tool_choice {
             body["tool_choice"] = json!({"type": "function", "function": {"name": name}});
@@ -127,8 +133,9 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     header("retry-after").and_then(|v| super::retry::parse_retry_after(v, chrono::Utc::now()))
 }
 
-/// `choices[0].message`: its first tool call, else its text; a reply cut off at the token
-/// limit `limit` (`finish_reason: "length"`) is an error, whatever it holds.
+/// `choices[0].message`: its tool calls in order, each with its id, beside its text, else its
+/// text; a reply cut off at the token limit `limit` (`finish_reason: "length"`) is an error,
+/// whatever it holds.
 pub fn parse_reply(text: &str, limit: u32) -> Result<ProviderReply, ProviderError> {
     let v: Value = serde_json::from_str(text).map_err(|e| ProviderError::Decode(format!("body is not JSON: {e}")))?;
     if v.pointer("/choices/0/finish_reason").and_then(Value::as_str) == Some("length") {
@@ -136,16 +143,27 @@ pub fn parse_reply(text: &str, limit: u32) -> Result<ProviderReply, ProviderErro
     }
     let message =
         v.pointer("/choices/0/message").ok_or_else(|| ProviderError::Decode("no choices[0].message".into()))?;
-    if let Some(call) = message.pointer("/tool_calls/0/function") {
-        let name = call.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let arguments = match call.get("arguments") {
-            Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
-            Some(other) => other.clone(),
-            None => Value::Null,
-        };
-        return Ok(ProviderReply::ToolCall { name, arguments });
+    let text = message.get("content").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let calls: Vec<ToolCall> =
+        message.get("tool_calls").and_then(Value::as_array).into_iter().flatten().filter_map(tool_call).collect();
+    if calls.is_empty() {
+        return Ok(ProviderReply::Text(text));
     }
-    Ok(ProviderReply::Text(message.get("content").and_then(Value::as_str).unwrap_or_default().to_owned()))
+    Ok(ProviderReply::ToolCalls { calls, text })
+}
+
+/// One entry of `tool_calls`: `{id, function: {name, arguments}}` (arguments as JSON text, or
+/// as an object where a server sends one); an empty id is none.
+fn tool_call(entry: &Value) -> Option<ToolCall> {
+    let function = entry.get("function")?;
+    let name = function.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let arguments = match function.get("arguments") {
+        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
+        Some(other) => other.clone(),
+        None => Value::Null,
+    };
+    let id = entry.get("id").and_then(Value::as_str).filter(|id| !id.is_empty()).map(str::to_owned);
+    Some(ToolCall { id, name, arguments })
 }
 
 impl Provider for OpenAiProvider {

@@ -45,15 +45,48 @@ impl ChatMessage {
         ChatMessage::plain(Role::Assistant, content)
     }
 
-    /// The assistant's call of `name` with `arguments`, under the id `id`.
-    pub fn tool_call(id: &str, name: &str, arguments: &Value) -> Self {
-        let call = serde_json::json!([{"id": id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}]);
-        ChatMessage { tool_calls: Some(call), ..ChatMessage::plain(Role::Assistant, "") }
+    /// The assistant's calls, in their order, with the text it wrote beside them. A call is
+    /// sent under its id (whoever runs the calls gives one to a call that came without).
+    pub fn tool_calls(text: &str, calls: &[ToolCall]) -> Self {
+        let calls: Vec<Value> = calls.iter().map(ToolCall::wire).collect();
+        ChatMessage { tool_calls: Some(Value::Array(calls)), ..ChatMessage::plain(Role::Assistant, text) }
     }
 
     /// The result of the call `id`.
     pub fn tool_result(id: &str, content: impl Into<String>) -> Self {
         ChatMessage { tool_call_id: Some(id.to_owned()), ..ChatMessage::plain(Role::Tool, content) }
+    }
+}
+
+/// One call of a tool the model asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The model's own id for the call; `None` when the backend gave none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub name: String,
+    /// As parsed JSON; arguments that are not JSON arrive as `Value::String`.
+    pub arguments: Value,
+}
+
+impl ToolCall {
+    /// A call without an id (what an embedded backend answers).
+    pub fn new(name: impl Into<String>, arguments: Value) -> Self {
+        ToolCall { id: None, name: name.into(), arguments }
+    }
+
+    /// The arguments as the wire carries them: JSON text (text that was not JSON, as it came).
+    pub fn arguments_text(&self) -> String {
+        match &self.arguments {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// `{id, type, function: {name, arguments}}`, as an assistant message lists it.
+    fn wire(&self) -> Value {
+        let id = self.id.as_deref().unwrap_or_default();
+        serde_json::json!({"id": id, "type": "function", "function": {"name": self.name, "arguments": self.arguments_text()}})
     }
 }
 
@@ -98,12 +131,28 @@ pub struct CompletionRequest {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProviderReply {
-    /// `arguments` as parsed JSON; text that is not JSON arrives as `Value::String`.
-    ToolCall {
-        name: String,
-        arguments: Value,
+    /// The tools the model called (at least one), in its order, and any text it wrote beside
+    /// them.
+    ToolCalls {
+        calls: Vec<ToolCall>,
+        text: String,
     },
     Text(String),
+}
+
+impl ProviderReply {
+    /// One call of `name`, no id, no text: what a caller that forces one tool expects.
+    pub fn call(name: impl Into<String>, arguments: Value) -> Self {
+        ProviderReply::ToolCalls { calls: vec![ToolCall::new(name, arguments)], text: String::new() }
+    }
+
+    /// The first call: the one a caller that forces a single tool reads.
+    pub fn first_call(&self) -> Option<&ToolCall> {
+        match self {
+            ProviderReply::ToolCalls { calls, .. } => calls.first(),
+            ProviderReply::Text(_) => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

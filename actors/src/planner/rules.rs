@@ -30,11 +30,44 @@ use serde_json::{json, Value};
 pub struct RulesProvider {
     tz: Tz,
     order: DateOrder,
+    model: NoModel,
+}
+
+/// Why the embedded agent answers: no model is configured, or the configured one cannot be
+/// reached. What it cannot do itself, it says so in those words.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum NoModel {
+    #[default]
+    Configured,
+    Reachable,
+}
+
+impl NoModel {
+    /// The answer to what needs a model.
+    fn unhandled(self) -> &'static str {
+        match self {
+            NoModel::Configured => NO_MODEL,
+            NoModel::Reachable => MODEL_DOWN,
+        }
+    }
+
+    fn why(self) -> &'static str {
+        match self {
+            NoModel::Configured => "No language model is configured",
+            NoModel::Reachable => "The language model cannot be reached right now",
+        }
+    }
 }
 
 impl RulesProvider {
     pub fn new(tz: Tz) -> Self {
-        RulesProvider { tz, order: DateOrder::default() }
+        RulesProvider { tz, order: DateOrder::default(), model: NoModel::Configured }
+    }
+
+    /// As the stand-in for a configured model that cannot be reached.
+    pub fn standing_in(mut self) -> Self {
+        self.model = NoModel::Reachable;
+        self
     }
 
     /// How numeric dates in the user's notes read (`general.date_order`).
@@ -129,11 +162,11 @@ impl Provider for RulesProvider {
             // The heartbeat's phase one reads the file text, not a planner context.
             if req.tool_choice.as_deref() == Some(heartbeat::TOOL_NAME) {
                 let arguments = heartbeat::rules_decision(heartbeat::file_text(req));
-                return Ok(ProviderReply::ToolCall { name: heartbeat::TOOL_NAME.into(), arguments });
+                return Ok(ProviderReply::call(heartbeat::TOOL_NAME, arguments));
             }
             // An agent turn (no planner context, no forced tool): the embedded agent.
             if req.context.is_none() && req.tool_choice.is_none() {
-                return Ok(agent_reply(req, self.tz, self.order));
+                return Ok(agent_reply(req, self.tz, self.order, self.model));
             }
             let ctx = req
                 .context
@@ -141,12 +174,9 @@ impl Provider for RulesProvider {
                 .ok_or_else(|| ProviderError::Decode("the rules provider needs the structured context".into()))?;
             if req.tool_choice.as_deref() == Some(crate::context::daily_analysis::TOOL_NAME) {
                 let arguments = self.analyze(ctx);
-                return Ok(ProviderReply::ToolCall {
-                    name: crate::context::daily_analysis::TOOL_NAME.into(),
-                    arguments,
-                });
+                return Ok(ProviderReply::call(crate::context::daily_analysis::TOOL_NAME, arguments));
             }
-            Ok(ProviderReply::ToolCall { name: TOOL_NAME.into(), arguments: self.decide(ctx) })
+            Ok(ProviderReply::call(TOOL_NAME, self.decide(ctx)))
         })
     }
 }
@@ -164,13 +194,17 @@ pub const NO_MODEL: &str = "No language model is configured, so I can only handl
 `/remind in 10m <text>`, `/remind at 6pm <text>`, `/remind tomorrow at 9 <text>` or \
 `/remind every weekday at 9 <text>`. To talk with me, set `[llm] base_url` (and `api_key_env`) in config.toml.";
 
+pub const MODEL_DOWN: &str = "The language model cannot be reached right now, so I can only handle reminders: \
+`/remind in 10m <text>`, `/remind at 6pm <text>`, `/remind tomorrow at 9 <text>` or \
+`/remind every weekday at 9 <text>`. Anything else, please ask again later.";
+
 /// The embedded agent: what needs no language model. A CRON turn renders its reminder, a
 /// HEARTBEAT turn lists its open tasks (it cannot work on them), a `/remind` creates a cron
-/// job through the cron tool, anything else gets an honest answer.
-fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder) -> ProviderReply {
+/// job through the cron tool, anything else gets an honest answer: why there is no model.
+fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder, model: NoModel) -> ProviderReply {
     use super::provider::Role;
     let system = req.messages.iter().find(|m| m.role == Role::System).map(|m| m.content.as_str()).unwrap_or("");
-    let Some(last) = req.messages.last() else { return ProviderReply::Text(NO_MODEL.into()) };
+    let Some(last) = req.messages.last() else { return ProviderReply::Text(model.unhandled().into()) };
     if last.role == Role::Tool {
         return ProviderReply::Text(format!("Done: {}.", last.content.trim_end_matches('.')));
     }
@@ -183,14 +217,14 @@ fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder) -> ProviderRep
         return ProviderReply::Text(format!("Open tasks in HEARTBEAT.md:\n{}", tasks.join("\n")));
     }
     if system.contains("turn origin: SUBAGENT") {
-        return ProviderReply::Text(format!("No language model is configured, so the task “{text}” was not run."));
+        return ProviderReply::Text(format!("{}, so the task “{text}” was not run.", model.why()));
     }
-    let Some(rest) = text.strip_prefix("/remind") else { return ProviderReply::Text(NO_MODEL.into()) };
+    let Some(rest) = text.strip_prefix("/remind") else { return ProviderReply::Text(model.unhandled().into()) };
     if !req.tools.iter().any(|t| t.name == "cron") {
         return ProviderReply::Text("Reminders need the cron service, which is not running here.".into());
     }
     match parse_remind(rest.trim(), chrono::Utc::now(), tz, order) {
-        Ok(arguments) => ProviderReply::ToolCall { name: "cron".into(), arguments },
+        Ok(arguments) => ProviderReply::call("cron", arguments),
         Err(why) => ProviderReply::Text(format!(
             "{why}\nWrite it as `/remind <when> <text>`, e.g. `/remind in 1h 30m stretch`."
         )),
@@ -228,7 +262,7 @@ mod agent_tests {
     }
 
     fn reply(req: &CompletionRequest) -> ProviderReply {
-        agent_reply(req, chrono_tz::Tz::UTC, DateOrder::MonthFirst)
+        agent_reply(req, chrono_tz::Tz::UTC, DateOrder::MonthFirst, NoModel::Configured)
     }
 
     #[test]
@@ -242,25 +276,16 @@ mod agent_tests {
         let r = reply(&request("turn origin: USER", "/remind in 10m stretch your legs", true));
         assert_eq!(
             r,
-            ProviderReply::ToolCall {
-                name: "cron".into(),
-                arguments: json!({"action": "add", "message": "stretch your legs", "when": "in 10m"})
-            }
+            ProviderReply::call("cron", json!({"action": "add", "message": "stretch your legs", "when": "in 10m"}))
         );
         let r = reply(&request("turn origin: USER", "/remind at 18:30 call mum", true));
-        assert_eq!(
-            r,
-            ProviderReply::ToolCall {
-                name: "cron".into(),
-                arguments: json!({"action": "add", "message": "call mum", "when": "at 18:30"})
-            }
-        );
+        assert_eq!(r, ProviderReply::call("cron", json!({"action": "add", "message": "call mum", "when": "at 18:30"})));
         let r = reply(&request("turn origin: USER", "/remind in 1h 30m stretch", true));
         let args = json!({"action": "add", "message": "stretch", "when": "in 1h 30m"});
-        assert_eq!(r, ProviderReply::ToolCall { name: "cron".into(), arguments: args });
+        assert_eq!(r, ProviderReply::call("cron", args));
         let r = reply(&request("turn origin: USER", "/remind in 10m 2 pills", true));
         let args = json!({"action": "add", "message": "2 pills", "when": "in 10m"});
-        assert_eq!(r, ProviderReply::ToolCall { name: "cron".into(), arguments: args });
+        assert_eq!(r, ProviderReply::call("cron", args));
         for bad in ["/remind in ten call", "/remind at 25:99 x", "/remind blursday x", "/remind in 10m"] {
             assert!(matches!(reply(&request("turn origin: USER", bad, true)), ProviderReply::Text(_)), "{bad}");
         }
@@ -280,5 +305,15 @@ mod agent_tests {
     fn a_plain_message_gets_an_honest_answer() {
         let r = reply(&request("turn origin: USER", "how are you?", true));
         assert_eq!(r, ProviderReply::Text(NO_MODEL.into()));
+    }
+
+    #[test]
+    fn standing_in_for_an_unreachable_model_it_says_so_and_still_schedules() {
+        let down = |text: &str| {
+            agent_reply(&request("turn origin: USER", text, true), Tz::UTC, DateOrder::MonthFirst, NoModel::Reachable)
+        };
+        assert_eq!(down("how are you?"), ProviderReply::Text(MODEL_DOWN.into()));
+        let args = json!({"action": "add", "message": "tea", "when": "in 10m"});
+        assert_eq!(down("/remind in 10m tea"), ProviderReply::call("cron", args));
     }
 }

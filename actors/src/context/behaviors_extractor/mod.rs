@@ -18,9 +18,7 @@ pub use cursor::cursor_path;
 pub use events::{parse_events, BehaviorEvent, AT_FORMAT};
 
 use crate::context::sessions::session_key;
-use crate::planner::provider::{
-    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, SharedProvider, ToolSchema,
-};
+use crate::planner::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
 use crate::store::jsonl;
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
@@ -193,12 +191,11 @@ impl BehaviorsExtractor {
             generation: EXTRACT_GENERATION,
             context: None,
         };
-        match self.provider.complete(&req).await.map_err(|e| e.to_string())? {
-            ProviderReply::ToolCall { name, arguments } if name == TOOL_NAME => {
-                parse_events(&arguments, self.cfg.max_messages.max(1))
-            }
-            ProviderReply::ToolCall { name, .. } => Err(format!("unexpected tool call `{name}`")),
-            ProviderReply::Text(_) => Err("no record_behaviors tool call".into()),
+        let reply = self.provider.complete(&req).await.map_err(|e| e.to_string())?;
+        match reply.first_call() {
+            Some(call) if call.name == TOOL_NAME => parse_events(&call.arguments, self.cfg.max_messages.max(1)),
+            Some(call) => Err(format!("unexpected tool call `{}`", call.name)),
+            None => Err("no record_behaviors tool call".into()),
         }
     }
 

@@ -1,6 +1,6 @@
 use super::*;
 use crate::discovery::pending::tests::t0;
-use crate::planner::provider::{Provider, ProviderError};
+use crate::planner::provider::{Provider, ProviderError, ProviderReply};
 use crate::supervise::LocalBoxFuture;
 use chrono::Duration;
 use std::rc::Rc;
@@ -27,7 +27,7 @@ impl Provider for Classifier {
     }
     fn complete<'a>(&'a self, _: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         let arguments = json!({"choice": self.0, "confidence": self.1});
-        Box::pin(async move { Ok(ProviderReply::ToolCall { name: CLASSIFY_TOOL.into(), arguments }) })
+        Box::pin(async move { Ok(ProviderReply::call(CLASSIFY_TOOL, arguments)) })
     }
 }
 
