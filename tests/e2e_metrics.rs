@@ -84,7 +84,9 @@ fn metrics_parse_and_cover_the_dashboard() {
     for name in ["raven_nudges_total", "raven_deliveries_total", "raven_ticks_total", "raven_gate_denials_total"] {
         assert!(sampled.contains(name), "no sample of {name}:\n{text}");
     }
-    for family in ["raven_cron_fires", "raven_outbox_moves", "raven_feedback_verdicts", "raven_llm_calls"] {
+    for family in
+        ["raven_cron_fires", "raven_outbox_moves", "raven_feedback_verdicts", "raven_llm_calls", "raven_llm_tokens"]
+    {
         assert!(scrape.docs.contains_key(family), "{family} missing:\n{text}");
     }
     assert!(text.contains("raven_outbox_depth 0\n") && text.contains("raven_outbox_dead_letters 0\n"), "{text}");

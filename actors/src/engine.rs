@@ -110,6 +110,7 @@ pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvi
     let openai = OpenAiProvider::new(&llm.base_url, &llm.model, key, Duration::from_secs(llm.timeout_s))
         .map_err(|e| format!("llm provider: {e}"))?
         .with_max_reply_bytes(llm.max_reply_bytes)
+        .with_max_prompt_tokens(llm.max_prompt_tokens)
         .with_params(ModelParams::from_config(llm));
     let breaker = Breaker::new(&llm.breaker, &llm.model, clock.clone());
     let seed = clock.now().timestamp_micros() as u64 ^ u64::from(std::process::id());
@@ -240,6 +241,7 @@ impl Engine {
             None => provider(config, w.clock.clone())?,
         };
         let provider = w.metrics.counters().metered(provider);
+        let provider = w.accounted(provider);
         let provider_name = provider.name().to_owned();
         let planning = w.planning(&provider);
         let mut watches: Vec<FileWatch> = w.watch_attention(planning.assembler.clone()).into_iter().collect();
@@ -290,6 +292,10 @@ impl Engine {
 }
 
 #[cfg(test)]
+mod budget_tests;
+#[cfg(test)]
+mod decision_cache_tests;
+#[cfg(test)]
 mod llm_tests;
 #[cfg(test)]
 mod loop_tests;
@@ -299,6 +305,8 @@ mod outage_tests;
 mod strike_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod token_budget_tests;
 
 /// `raven send`: one message through the hub, and what became of it.
 pub async fn send(hub: &Handle<DeliveryHubService>, target: &str, text: &str) -> raven_proto::control::ControlResponse {

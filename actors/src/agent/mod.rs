@@ -115,8 +115,11 @@ impl AgentLoop {
         // user's words: nothing of it is stored here; what reaches the user is written as a
         // proactive line by the delivery. The engine's own conversations keep everything.
         let keep = !req.origin.is_system_generated() || SYSTEM_CHANNELS.contains(&channel);
-        let mut messages = vec![ChatMessage::system(format!("{SYSTEM_PROMPT}\n{}", origin_note(req.origin)))];
-        messages.extend(self.sessions.history(channel, chat_id));
+        let system = format!("{SYSTEM_PROMPT}\n{}", origin_note(req.origin));
+        let schemas: Vec<_> = self.tools.iter().map(|t| t.schema()).collect();
+        let history = self.history_within_budget(channel, chat_id, &system, &req.content, &schemas);
+        let mut messages = vec![ChatMessage::system(system)];
+        messages.extend(history);
         messages.push(ChatMessage::user(&req.content));
         if keep {
             self.persist(channel, chat_id, Role::User, &req.content, now);
@@ -127,7 +130,6 @@ impl AgentLoop {
             chat_id: chat_id.into(),
             now,
         };
-        let schemas: Vec<_> = self.tools.iter().map(|t| t.schema()).collect();
         let mut provider = fallback::TurnProvider::new(&self.provider, self.embedded.as_ref());
         let mut reply = None;
         for i in 0..self.max_iterations {
@@ -194,6 +196,23 @@ impl AgentLoop {
             }
             messages.push(ChatMessage::tool_result(id, result));
         }
+    }
+
+    /// The conversation so far, its newest messages within the prompt budget once the system
+    /// prompt, the tools and the new message are paid for.
+    fn history_within_budget(
+        &self,
+        channel: &str,
+        chat_id: &str,
+        system: &str,
+        content: &str,
+        schemas: &[crate::planner::provider::ToolSchema],
+    ) -> Vec<ChatMessage> {
+        let budget = self.provider.prompt_budget();
+        let tools: Vec<String> = schemas.iter().map(|s| format!("{}{}", s.description, s.parameters)).collect();
+        let fixed = [system, content].into_iter().chain(tools.iter().map(String::as_str));
+        let allowance = budget.left_after(fixed, 2);
+        crate::planner::budget::conversation::newest_within(self.sessions.history(channel, chat_id), &budget, allowance)
     }
 
     /// The user wrote here: what waited for a reaction is engaged.

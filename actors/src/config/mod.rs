@@ -368,6 +368,12 @@ pub struct LlmConfig {
     pub timeout_s: u64,
     /// A reply body larger than this is a logged failure, never stored.
     pub max_reply_bytes: usize,
+    /// Every prompt (the Planner, discovery, the heartbeat, the agent) is built within this
+    /// many tokens (see `planner::budget` for what is kept first).
+    pub max_prompt_tokens: u32,
+    /// Tokens a local day that the proactive roles may spend (0: no limit); once spent they
+    /// skip, the user's own turns never do.
+    pub daily_token_budget: u64,
     /// Whether the model is a reasoning model (no temperature, `max_completion_tokens`, the
     /// lowest reasoning effort); unset, it is guessed from `model`.
     pub reasoning: Option<bool>,
@@ -386,6 +392,8 @@ impl Default for LlmConfig {
             api_key_env: "OPENAI_API_KEY".into(),
             timeout_s: 30,
             max_reply_bytes: crate::planner::openai::MAX_REPLY_BYTES,
+            max_prompt_tokens: crate::planner::budget::DEFAULT_MAX_PROMPT_TOKENS,
+            daily_token_budget: 0,
             reasoning: None,
             planner: RoleParams::default(),
             agent: RoleParams::default(),

@@ -4,7 +4,8 @@
 //!
 //! Everything the engine reads is copied (config.toml, workspace/, user_memory/, sentinel/,
 //! cron/, sessions/, the outbox). Never copied: the control socket and every lock file, so
-//! the copy neither reaches nor looks held by a running supervisor. Links are followed and
+//! the copy neither reaches nor looks held by a running supervisor; and the decision cache
+//! (the skip cache and the last decision), which a dry run neither reads nor writes. Links are followed and
 //! their targets copied: a write in the copy can never land in a file the link points at.
 
 use super::DataDir;
@@ -57,9 +58,13 @@ fn failed(path: &Path) -> impl FnOnce(std::io::Error) -> DryRunError {
     move |source| DryRunError::Copy { path, source }
 }
 
-/// The supervisor's socket and lock, and every lock file beside a store.
+/// The supervisor's socket and lock, every lock file beside a store, and the decision cache
+/// (a dry run neither reads nor changes the real skip cache and last decision).
 fn skipped(name: &OsStr) -> bool {
-    name == "raven.sock" || name == "raven.lock" || name.to_string_lossy().ends_with(".lock")
+    name == "raven.sock"
+        || name == "raven.lock"
+        || name == crate::sentinel::decision_cache::FILE_NAME
+        || name.to_string_lossy().ends_with(".lock")
 }
 
 /// Copies the regular files and dirs under `from` into `to` (which exists), following links;

@@ -184,35 +184,33 @@ impl TaskDiscoverer {
             // The end of the log from its first whole line; a byte that is not UTF-8 spoils
             // its own line, not the history.
             let tail = crate::store::files::tail(&self.history_md, HISTORY_TAIL).ok().flatten();
-            self.llm_options(memory, tail.as_deref().unwrap_or_default(), heartbeat).await?
+            self.llm_options(memory, tail.as_deref().unwrap_or_default(), heartbeat, now).await?
         };
         options.truncate(self.cfg.max_options.max(1));
         Ok(options)
     }
 
-    async fn llm_options(&self, memory: &str, history: &str, heartbeat: &str) -> Result<Vec<Choice>, String> {
+    async fn llm_options(
+        &self,
+        memory: &str,
+        history: &str,
+        heartbeat: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Choice>, String> {
+        let system = format!(
+            "Propose up to {} concrete tasks you could do for the user today, from their notes. \
+             Call propose_tasks; each option is a reply (text to tell them) or a spawn (a task \
+             for a helper agent); set confirm for anything with side effects.",
+            self.cfg.max_options
+        );
+        let tool = propose_schema();
+        let budget = self.provider.prompt_budget();
+        let schema = tool.parameters.to_string();
+        let allowance = budget.left_after([system.as_str(), schema.as_str(), tool.description.as_str()], 2);
+        let user = super::prompt::render(&budget, allowance, memory, history, heartbeat, now, self.tz, self.order);
         let req = CompletionRequest {
-            messages: vec![
-                ChatMessage::system(format!(
-                    "Propose up to {} concrete tasks you could do for the user today, from their notes. \
-                     Call propose_tasks; each option is a reply (text to tell them) or a spawn (a task \
-                     for a helper agent); set confirm for anything with side effects.",
-                    self.cfg.max_options
-                )),
-                ChatMessage::user(format!(
-                    "MEMORY.md:\n{memory}\n\nRecent history:\n{history}\n\nHEARTBEAT.md:\n{heartbeat}"
-                )),
-            ],
-            tools: vec![ToolSchema {
-                name: PROPOSE_TOOL.into(),
-                description: "The menu of tasks.".into(),
-                parameters: json!({"type": "object", "properties": {"options": {"type": "array", "items": {
-                    "type": "object", "properties": {
-                        "title": {"type": "string"}, "reason": {"type": "string"},
-                        "kind": {"type": "string", "enum": ["reply", "spawn"]},
-                        "text": {"type": "string"}, "task": {"type": "string"}, "confirm": {"type": "boolean"}},
-                    "required": ["title", "reason", "kind"]}}}, "required": ["options"]}),
-            }],
+            messages: vec![ChatMessage::system(system), ChatMessage::user(user)],
+            tools: vec![tool],
             tool_choice: Some(PROPOSE_TOOL.into()),
             generation: Generation { max_tokens: 512, temperature: 0.2, caller: Caller::Other },
             context: None,
@@ -222,6 +220,20 @@ impl TaskDiscoverer {
             Some(call) if call.name == PROPOSE_TOOL => parse_options(&call.arguments),
             _ => Err(format!("the provider did not propose tasks: {reply:?}")),
         }
+    }
+}
+
+/// The `propose_tasks` tool.
+fn propose_schema() -> ToolSchema {
+    ToolSchema {
+        name: PROPOSE_TOOL.into(),
+        description: "The menu of tasks.".into(),
+        parameters: json!({"type": "object", "properties": {"options": {"type": "array", "items": {
+                    "type": "object", "properties": {
+                        "title": {"type": "string"}, "reason": {"type": "string"},
+                        "kind": {"type": "string", "enum": ["reply", "spawn"]},
+                        "text": {"type": "string"}, "task": {"type": "string"}, "confirm": {"type": "boolean"}},
+                    "required": ["title", "reason", "kind"]}}}, "required": ["options"]}),
     }
 }
 

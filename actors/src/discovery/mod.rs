@@ -8,6 +8,7 @@ pub mod action;
 pub mod consumer;
 pub mod discoverer;
 pub mod pending;
+pub mod prompt;
 pub mod restraint;
 pub mod router;
 

@@ -108,9 +108,23 @@ impl<'a> Wiring<'a> {
         Ok(start(policy, &self.metrics, self.restart("NudgePolicy")))
     }
 
+    /// The provider, its tokens counted per local day, metered and journaled, and the
+    /// proactive roles held to `llm.daily_token_budget`.
+    pub(super) fn accounted(&self, inner: SharedProvider) -> SharedProvider {
+        Rc::new(crate::planner::accounted::Accounted {
+            inner,
+            ledger: crate::planner::daily_tokens::DailyTokens::new(self.dir.sentinel_dir().join("llm_tokens.json")),
+            budget: self.config.llm.daily_token_budget,
+            clock: self.clock.clone(),
+            tz: self.tz,
+            journal: self.journal.clone(),
+        })
+    }
+
     pub(super) fn planning(&self, provider: &SharedProvider) -> Planning {
         let (dir, config, tz) = (self.dir, self.config, self.tz);
-        let planner = PlannerService::new(ProactivePlanner::new(provider.clone()));
+        let planner =
+            PlannerService::new(ProactivePlanner::new(provider.clone()).with_order(config.general.date_order));
         let planner = start(planner, &self.metrics, self.restart("Planner"));
         let calendar = crate::context::calendar::calendar_hook(dir.root(), &config.context.calendar, tz);
         let assembler = ContextAssembler::new(dir, config.context.clone()).with_zone(tz).with_calendar(calendar);
@@ -341,6 +355,7 @@ impl<'a> Wiring<'a> {
             quiet: std::iter::once(config.policy.quiet_hours).chain(config.policy.extra_quiet_hours.clone()).collect(),
         });
         let runner = runner.with_preferences(ProactivityPreferencesReader::for_data_dir(dir));
+        let runner = runner.with_decision_cache(crate::sentinel::decision_cache::DecisionCache::in_dir(dir));
         let runner = self.behaviors(runner.with_journal(self.journal.clone()), provider);
         let runner = RunnerService::new(runner).with_triggers(TriggerStore::new(dir.triggers()));
         start(runner, &self.metrics, self.restart("SentinelRunner"))

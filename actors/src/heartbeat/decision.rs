@@ -8,6 +8,7 @@
 //! `{"action": "run" | "skip", "tasks": ["…"], "reason": "…"}` (`tasks` non-empty on run).
 //! The embedded rules provider answers it with [`open_tasks`].
 
+use crate::planner::budget::PromptBudget;
 use crate::planner::provider::{Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, ToolSchema};
 use serde_json::{json, Value};
 
@@ -41,14 +42,15 @@ pub fn tool_schema() -> ToolSchema {
     }
 }
 
-/// The forced call for the file text `heartbeat_md`.
-pub fn request(heartbeat_md: &str) -> CompletionRequest {
+/// The forced call for the file text `heartbeat_md`, its first lines within `budget`.
+pub fn request(heartbeat_md: &str, budget: &PromptBudget) -> CompletionRequest {
+    let tool = tool_schema();
+    let schema = tool.parameters.to_string();
+    let allowance = budget.left_after([SYSTEM_PROMPT, FILE_HEADING, schema.as_str(), tool.description.as_str()], 2);
+    let text = budget.first_lines(heartbeat_md, allowance);
     CompletionRequest {
-        messages: vec![
-            ChatMessage::system(SYSTEM_PROMPT),
-            ChatMessage::user(format!("{FILE_HEADING}\n{heartbeat_md}")),
-        ],
-        tools: vec![tool_schema()],
+        messages: vec![ChatMessage::system(SYSTEM_PROMPT), ChatMessage::user(format!("{FILE_HEADING}\n{text}"))],
+        tools: vec![tool],
         tool_choice: Some(TOOL_NAME.into()),
         generation: DECISION_GENERATION,
         context: None,
@@ -188,7 +190,7 @@ mod tests {
 
     #[test]
     fn the_file_text_is_the_last_user_message_after_the_heading() {
-        assert_eq!(file_text(&request("- [ ] a\n- [x] b")), "- [ ] a\n- [x] b");
-        assert_eq!(request("x").tool_choice.as_deref(), Some(TOOL_NAME));
+        assert_eq!(file_text(&request("- [ ] a\n- [x] b", &Default::default())), "- [ ] a\n- [x] b");
+        assert_eq!(request("x", &Default::default()).tool_choice.as_deref(), Some(TOOL_NAME));
     }
 }

@@ -198,7 +198,7 @@ impl Inner {
                 Err(e) => return HeartbeatOutcome::Failed(format!("the gate is unavailable: {e}")),
             }
         }
-        let reply = match d.provider.complete(&decision::request(&text)).await {
+        let reply = match d.provider.complete(&decision::request(&text, &d.provider.prompt_budget())).await {
             Ok(r) => r,
             Err(e) => return HeartbeatOutcome::Failed(format!("{}: {e}", decision::TOOL_NAME)),
         };

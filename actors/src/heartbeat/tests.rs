@@ -272,13 +272,13 @@ async fn a_text_answer_or_bad_arguments_skip_and_a_provider_error_fails() {
 async fn the_rules_provider_runs_unchecked_tasks_and_skips_checked_ones() {
     let rules = RulesProvider::new(chrono_tz::Tz::UTC);
     let md = "# Heartbeat\n- [ ] water the plants\n* [ ] check the backup log\n- [x] pay rent\n";
-    let reply = rules.complete(&decision::request(md)).await.unwrap();
+    let reply = rules.complete(&decision::request(md, &Default::default())).await.unwrap();
     let call = reply.first_call().expect("a tool call");
     assert_eq!(call.name, decision::TOOL_NAME);
     assert_eq!(call.arguments["action"], "run");
     assert_eq!(call.arguments["tasks"], json!(["water the plants", "check the backup log"]));
     let done = "# Heartbeat\n- [x] pay rent\n* [x] call mum\nAll quiet this week.\n";
-    let reply = rules.complete(&decision::request(done)).await.unwrap();
+    let reply = rules.complete(&decision::request(done, &Default::default())).await.unwrap();
     assert!(matches!(decision::parse(&reply), Decision::Skip { .. }), "{reply:?}");
 
     // Through the service: the run decision becomes one turn.

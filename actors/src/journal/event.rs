@@ -33,6 +33,7 @@ pub enum Event {
     Config(ConfigReload),
     Heartbeat(HeartbeatRun),
     Discovery(DiscoveryRun),
+    LlmUsage(LlmUsage),
 }
 
 /// A Sentinel tick: the planner's decision, the route taken and how it ended.
@@ -147,6 +148,16 @@ pub struct DiscoveryRun {
     pub reason: Option<String>,
 }
 
+/// The tokens one LLM call used (as its reply said, else its prompt as counted), by role
+/// (planner, agent, heartbeat, other), and the local day's total after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmUsage {
+    pub role: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub day_total: u64,
+}
+
 /// config.toml changed under a running process: what it took, what waits for a restart, or
 /// why the file was not taken (the running config stays).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -250,6 +261,7 @@ impl Event {
             Event::Config(_) => "config",
             Event::Heartbeat(_) => "heartbeat",
             Event::Discovery(_) => "discovery",
+            Event::LlmUsage(_) => "llm_usage",
         }
     }
 }
@@ -263,7 +275,7 @@ impl Entry {
             Event::Outbox(o) => o.nudge_id.as_deref(),
             Event::Verdict(v) => Some(&v.nudge_id),
             Event::Discovery(d) => d.menu_id.as_deref(),
-            Event::Gate(_) | Event::Cron(_) | Event::Config(_) | Event::Heartbeat(_) => None,
+            Event::Gate(_) | Event::Cron(_) | Event::Config(_) | Event::Heartbeat(_) | Event::LlmUsage(_) => None,
         }
     }
 
@@ -273,7 +285,12 @@ impl Entry {
             Event::Delivery(d) => Some(&d.topic),
             Event::Outbox(o) => o.topic.as_deref(),
             Event::Verdict(v) => v.topic.as_deref(),
-            Event::Tick(_) | Event::Cron(_) | Event::Config(_) | Event::Heartbeat(_) | Event::Discovery(_) => None,
+            Event::Tick(_)
+            | Event::Cron(_)
+            | Event::Config(_)
+            | Event::Heartbeat(_)
+            | Event::Discovery(_)
+            | Event::LlmUsage(_) => None,
         }
     }
 

@@ -21,7 +21,8 @@ mod read;
 mod tests;
 
 pub use event::{
-    ConfigReload, CronFire, Delivery, DiscoveryRun, Entry, Event, Gate, HeartbeatRun, OutboxMove, Tick, VerdictGiven,
+    ConfigReload, CronFire, Delivery, DiscoveryRun, Entry, Event, Gate, HeartbeatRun, LlmUsage, OutboxMove, Tick,
+    VerdictGiven,
 };
 pub use read::{read_all, rotated, JournalReader};
 

@@ -1,7 +1,10 @@
 //! ProactivePlanner (spec §4): `(ctx, provider) -> PlannerDecision`, a pure decision that
 //! degrades every failure to skip and never fails.
 
+pub mod accounted;
 pub mod breaker;
+pub mod budget;
+pub mod daily_tokens;
 pub mod openai;
 pub mod params;
 pub mod prompts;
@@ -9,6 +12,7 @@ pub mod provider;
 pub mod retry;
 pub mod retrying;
 pub mod rules;
+pub mod usage;
 
 use crate::context::daily_analysis::{self, DailyAnalysis};
 use crate::supervise::{LocalBoxFuture, Request, ServeAsync, Service};
@@ -22,6 +26,8 @@ pub const PLANNER_GENERATION: Generation = Generation { max_tokens: 400, tempera
 #[derive(Clone)]
 pub struct ProactivePlanner {
     provider: SharedProvider,
+    /// How dates in MEMORY.md are read (which items are due soon, for the bounded prompt).
+    order: crate::time::DateOrder,
 }
 
 /// A decision, and whether it is the fallback skip of a failure (the runner's deadline
@@ -34,7 +40,22 @@ pub struct Planned {
 
 impl ProactivePlanner {
     pub fn new(provider: SharedProvider) -> Self {
-        ProactivePlanner { provider }
+        ProactivePlanner { provider, order: crate::time::DateOrder::default() }
+    }
+
+    /// How `5/6` in the user's notes reads.
+    pub fn with_order(mut self, order: crate::time::DateOrder) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// The context as the provider reads it, within its prompt budget (the system prompt
+    /// `system` and the tool schema `tool` paid for first).
+    fn bounded_context(&self, ctx: &PlannerContext, system: &str, tool: &provider::ToolSchema) -> String {
+        let budget = self.provider.prompt_budget();
+        let schema = tool.parameters.to_string();
+        let allowance = budget.left_after([system, schema.as_str(), tool.description.as_str()], 2);
+        budget::planner::render(ctx, &budget, allowance, self.order)
     }
 
     pub fn provider_name(&self) -> &str {
@@ -45,12 +66,13 @@ impl ProactivePlanner {
     /// and is rendered as text only for a provider that reads it.
     pub fn request(&self, ctx: Arc<PlannerContext>) -> CompletionRequest {
         let mut messages = vec![ChatMessage::system(prompts::SYSTEM_PROMPT)];
+        let tool = prompts::tool_schema();
         if self.provider.reads_prompt() {
-            messages.push(ChatMessage::user(prompts::render_context(&ctx)));
+            messages.push(ChatMessage::user(self.bounded_context(&ctx, prompts::SYSTEM_PROMPT, &tool)));
         }
         CompletionRequest {
             messages,
-            tools: vec![prompts::tool_schema()],
+            tools: vec![tool],
             tool_choice: Some(prompts::TOOL_NAME.into()),
             generation: PLANNER_GENERATION,
             context: Some(ctx),
@@ -78,12 +100,13 @@ impl ProactivePlanner {
 impl ProactivePlanner {
     /// The DailyAnalysisService's one call of the day.
     pub async fn analyze_day(&self, ctx: &PlannerContext, today: chrono::NaiveDate) -> Result<DailyAnalysis, String> {
+        let tool = prompts::analysis_schema();
         let req = CompletionRequest {
             messages: vec![
                 ChatMessage::system(prompts::ANALYSIS_PROMPT),
-                ChatMessage::user(prompts::render_context(ctx)),
+                ChatMessage::user(self.bounded_context(ctx, prompts::ANALYSIS_PROMPT, &tool)),
             ],
-            tools: vec![prompts::analysis_schema()],
+            tools: vec![tool],
             tool_choice: Some(daily_analysis::TOOL_NAME.into()),
             generation: PLANNER_GENERATION,
             context: Some(Arc::new(ctx.clone())),

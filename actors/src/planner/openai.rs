@@ -1,6 +1,7 @@
 //! Any OpenAI-compatible `POST {base_url}/chat/completions` (OpenAI, Ollama, vLLM,
 //! llama.cpp server, OpenRouter), over reqwest with rustls.
 
+use super::budget::PromptBudget;
 use super::params::ModelParams;
 use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply, ToolCall};
 use futures_util::future::LocalBoxFuture;
@@ -16,6 +17,7 @@ pub struct OpenAiProvider {
     timeout: Duration,
     max_reply_bytes: usize,
     params: ModelParams,
+    budget: PromptBudget,
 }
 
 /// The largest reply body read by default: far above any completion, far below what would
@@ -34,12 +36,19 @@ impl OpenAiProvider {
             timeout,
             max_reply_bytes: MAX_REPLY_BYTES,
             params: ModelParams::guess(model, base_url),
+            budget: PromptBudget::for_model(model, super::budget::DEFAULT_MAX_PROMPT_TOKENS),
         })
     }
 
     /// A reply body over `bytes` is a failure, read no further and never stored.
     pub fn with_max_reply_bytes(mut self, bytes: usize) -> Self {
         self.max_reply_bytes = bytes;
+        self
+    }
+
+    /// Prompts for it are built within `max_tokens`, counted with the model's tokenizer.
+    pub fn with_max_prompt_tokens(mut self, max_tokens: u32) -> Self {
+        self.budget.max_tokens = max_tokens;
         self
     }
 
@@ -90,6 +99,9 @@ impl OpenAiProvider {
         if !status.is_success() {
             let body: String = text.chars().take(300).collect();
             return Err(ProviderError::Http { status: status.as_u16(), body, retry_after });
+        }
+        if let Some(usage) = super::usage::Usage::from_body(&text) {
+            super::usage::report(usage);
         }
         let reply = parse_reply(&text, self.params.resolve(req.generation).max_tokens);
         if let Err(e @ ProviderError::CutOff { .. }) = &reply {
@@ -169,6 +181,10 @@ fn tool_call(entry: &Value) -> Option<ToolCall> {
 impl Provider for OpenAiProvider {
     fn name(&self) -> &str {
         "openai"
+    }
+
+    fn prompt_budget(&self) -> PromptBudget {
+        self.budget
     }
 
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {

@@ -43,14 +43,41 @@ pub fn tool_schema() -> ToolSchema {
     }
 }
 
-/// The context as the Planner reads it.
+/// The context as the Planner reads it, whole (what [`super::budget`] bounds).
 pub fn render_context(ctx: &PlannerContext) -> String {
     // Sized up front: memory and history can be megabytes, and growing by doubling copies them.
     let big = ctx.memory_md.len() + ctx.history_md_recent.len() + ctx.attention_md.len() + ctx.behaviors_recent.len();
     let mut out = String::with_capacity(big + 4096);
+    out.push_str(&frame(ctx));
+    section(&mut out, "Fire history (last 7 days)", fire_lines(ctx));
+    section(&mut out, "Active sessions", session_lines(ctx));
+    section(&mut out, "Routines", routine_lines(ctx));
+    section(&mut out, "Calendar", calendar_lines(ctx));
+    for (title, body) in [
+        ("Attention", ctx.attention_md.as_str()),
+        ("Recent behaviour", ctx.behaviors_recent.as_str()),
+        ("Memory", &*ctx.memory_md),
+        ("Recent history", ctx.history_md_recent.as_str()),
+    ] {
+        if !body.trim().is_empty() {
+            let _ = writeln!(out, "# {title}\n{}\n", body.trim_end());
+        }
+    }
+    out
+}
+
+/// A time of the context, in the user's zone.
+fn local_of(ctx: &PlannerContext) -> impl Fn(chrono::DateTime<chrono::Utc>) -> String {
+    let tz: chrono_tz::Tz = ctx.timezone.parse().unwrap_or(chrono_tz::Tz::UTC);
+    move |t| crate::time::local(t, tz)
+}
+
+/// Now, the gate and the last decision: what every rendering shows first.
+pub fn frame(ctx: &PlannerContext) -> String {
+    let mut out = String::new();
     let p = &ctx.nudge_policy_state;
     let tz: chrono_tz::Tz = ctx.timezone.parse().unwrap_or(chrono_tz::Tz::UTC);
-    let at = |t: chrono::DateTime<chrono::Utc>| crate::time::local(t, tz);
+    let at = local_of(ctx);
     let now = ctx.now.with_timezone(&tz);
     let _ =
         writeln!(out, "# Now\n{} ({}, local time in {tz}, UTC{})\n", at(ctx.now), now.format("%A"), now.format("%:z"));
@@ -69,23 +96,33 @@ pub fn render_context(ctx: &PlannerContext) -> String {
         let _ = writeln!(out, "- the user dismissed a nudge; cooldown until {}", at(until));
     }
     out.push('\n');
-    section(
-        &mut out,
-        "Fire history (last 7 days)",
-        ctx.fire_history.iter().map(|(topic, h)| {
+    if let Some(d) = &ctx.last_decision {
+        let _ = writeln!(out, "# Last decision\n{} ({}): {}\n", d.action, d.priority, d.reason);
+    }
+    out
+}
+
+pub fn fire_lines(ctx: &PlannerContext) -> Vec<String> {
+    let at = local_of(ctx);
+    ctx.fire_history
+        .iter()
+        .map(|(topic, h)| {
             format!(
                 "- {topic}: fired {}x, last {}, accepted {}, dismissed {}",
                 h.fired,
-                h.last_fired.map(at).unwrap_or_default(),
+                h.last_fired.map(&at).unwrap_or_default(),
                 h.accepted,
                 h.dismissed
             )
-        }),
-    );
-    section(
-        &mut out,
-        "Active sessions",
-        ctx.active_sessions.iter().map(|s| {
+        })
+        .collect()
+}
+
+pub fn session_lines(ctx: &PlannerContext) -> Vec<String> {
+    let at = local_of(ctx);
+    ctx.active_sessions
+        .iter()
+        .map(|s| {
             format!(
                 "- {} (last active {}): user said {:?}; assistant said {:?}",
                 s.session_key,
@@ -93,32 +130,20 @@ pub fn render_context(ctx: &PlannerContext) -> String {
                 s.last_user_message.as_deref().unwrap_or(""),
                 s.last_assistant_message.as_deref().unwrap_or("")
             )
-        }),
-    );
-    section(
-        &mut out,
-        "Routines",
-        ctx.routines.iter().map(|r| format!("- {} around {:02}:00 ({} days)", r.topic, r.hour, r.days_seen)),
-    );
-    section(&mut out, "Calendar", ctx.calendar.iter().map(|c| format!("- {} at {}", c.title, at(c.starts_at))));
-    if let Some(d) = &ctx.last_decision {
-        let _ = writeln!(out, "# Last decision\n{} ({}): {}\n", d.action, d.priority, d.reason);
-    }
-    for (title, body) in [
-        ("Attention", ctx.attention_md.as_str()),
-        ("Recent behaviour", ctx.behaviors_recent.as_str()),
-        ("Memory", &*ctx.memory_md),
-        ("Recent history", ctx.history_md_recent.as_str()),
-    ] {
-        if !body.trim().is_empty() {
-            let _ = writeln!(out, "# {title}\n{}\n", body.trim_end());
-        }
-    }
-    out
+        })
+        .collect()
 }
 
-fn section(out: &mut String, title: &str, lines: impl Iterator<Item = String>) {
-    let lines: Vec<String> = lines.collect();
+pub fn routine_lines(ctx: &PlannerContext) -> Vec<String> {
+    ctx.routines.iter().map(|r| format!("- {} around {:02}:00 ({} days)", r.topic, r.hour, r.days_seen)).collect()
+}
+
+pub fn calendar_lines(ctx: &PlannerContext) -> Vec<String> {
+    let at = local_of(ctx);
+    ctx.calendar.iter().map(|c| format!("- {} at {}", c.title, at(c.starts_at))).collect()
+}
+
+fn section(out: &mut String, title: &str, lines: Vec<String>) {
     if !lines.is_empty() {
         let _ = writeln!(out, "# {title}\n{}\n", lines.join("\n"));
     }

@@ -1,6 +1,7 @@
 //! The one call shape every LLM backend answers: messages + tools → a tool call or text.
 //! Errors are values.
 
+use super::budget::PromptBudget;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::PlannerContext;
 use serde::{Deserialize, Serialize};
@@ -176,6 +177,8 @@ pub enum ProviderError {
     CutOff { limit: u32 },
     #[error("provider is marked down until {until} after {failures} failed requests in a row; not called")]
     Down { until: chrono::DateTime<chrono::Utc>, failures: u32 },
+    #[error("the daily token budget is spent ({spent} of {budget} tokens today, `llm.daily_token_budget`); proactive calls wait for the next day")]
+    BudgetSpent { spent: u64, budget: u64 },
 }
 
 pub trait Provider: 'static {
@@ -186,6 +189,11 @@ pub trait Provider: 'static {
     /// alone (the embedded rules) is spared rendering megabytes of text it never reads.
     fn reads_prompt(&self) -> bool {
         true
+    }
+
+    /// How many tokens a prompt for it may take, and how they are counted.
+    fn prompt_budget(&self) -> PromptBudget {
+        PromptBudget::default()
     }
 
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>>;
@@ -213,6 +221,10 @@ impl Provider for Counted {
 
     fn reads_prompt(&self) -> bool {
         self.inner.reads_prompt()
+    }
+
+    fn prompt_budget(&self) -> PromptBudget {
+        self.inner.prompt_budget()
     }
 
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {

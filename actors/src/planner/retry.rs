@@ -36,7 +36,7 @@ pub fn retryable(e: &ProviderError) -> bool {
         ProviderError::Http { status, .. } => matches!(status, 408 | 429 | 500..=599),
         ProviderError::Timeout(_) | ProviderError::Transport(_) => true,
         ProviderError::Decode(_) | ProviderError::TooLarge { .. } | ProviderError::CutOff { .. } => false,
-        ProviderError::Down { .. } => false,
+        ProviderError::Down { .. } | ProviderError::BudgetSpent { .. } => false,
     }
 }
 

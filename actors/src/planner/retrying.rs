@@ -71,6 +71,10 @@ impl Provider for Retrying {
         self.inner.reads_prompt()
     }
 
+    fn prompt_budget(&self) -> crate::planner::budget::PromptBudget {
+        self.inner.prompt_budget()
+    }
+
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         Box::pin(self.call(req))
     }

@@ -1,5 +1,6 @@
 //! The Sentinel: the tick loop that decides whether and how to reach the user.
 
+pub mod decision_cache;
 pub mod next_gate;
 pub mod router;
 pub mod runner;

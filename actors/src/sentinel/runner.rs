@@ -1,5 +1,6 @@
 //! SentinelRunner (spec §2): one tick in the spec's exact order, degrading at every layer.
 
+use super::decision_cache::{DecisionCache, Remembered, SkipCache};
 use super::router::{DiscoveryHook, Router};
 use crate::clock::SharedClock;
 use crate::config::SentinelConfig;
@@ -58,15 +59,12 @@ pub struct RunnerStats {
     pub daily_analyses: u64,
 }
 
-struct SkipCache {
-    signature: u64,
-    at: DateTime<Utc>,
-}
-
 pub struct SentinelRunner {
     d: RunnerDeps,
     analysis: Option<DailyAnalysis>,
     skip_cache: Option<SkipCache>,
+    /// Where the skip cache and the last decision are shared with other processes.
+    cache: DecisionCache,
     /// Where this tick's dated items stand (see [`deadline_phase`]), part of the skip signature.
     phase: u64,
     seq: u64,
@@ -87,6 +85,7 @@ impl SentinelRunner {
             d: deps,
             analysis: None,
             skip_cache: None,
+            cache: DecisionCache::default(),
             phase: 0,
             seq: 0,
             stats: RunnerStats::default(),
@@ -102,6 +101,12 @@ impl SentinelRunner {
     /// Each tick's outcome (and each deferred decision sent) goes to the decision journal.
     pub fn with_journal(mut self, journal: Journal) -> Self {
         self.journal = journal;
+        self
+    }
+
+    /// The skip cache and the last decision are read from and written to `cache` each tick.
+    pub fn with_decision_cache(mut self, cache: DecisionCache) -> Self {
+        self.cache = cache;
         self
     }
 
@@ -245,8 +250,9 @@ impl SentinelRunner {
         }
     }
 
-    pub async fn tick_with_context(&mut self, ctx: PlannerContext) -> TickOutcome {
+    pub async fn tick_with_context(&mut self, mut ctx: PlannerContext) -> TickOutcome {
         self.stats.ticks += 1;
+        self.recall(&mut ctx);
         let now = ctx.now;
         let mut notes = Vec::new();
         self.maybe_cleanup_feedback(now, &mut notes);
@@ -317,11 +323,21 @@ impl SentinelRunner {
         let mut outcome = self.route(decision.clone(), topic, route, notes).await;
         self.skip_cache =
             (decision.action == Action::Skip).then(|| SkipCache { signature: self.signature(ctx), at: ctx.now });
+        self.cache.save(Remembered { skip: self.skip_cache.clone(), last_decision: Some(decision.clone()) });
         self.remember(decision).await;
         if outcome.route.is_empty() {
             outcome.route = route.into();
         }
         outcome
+    }
+
+    /// What the last tick of any process on this data dir left: its skip cache and decision.
+    fn recall(&mut self, ctx: &mut PlannerContext) {
+        let Some(r) = self.cache.load() else { return };
+        self.skip_cache = r.skip;
+        if r.last_decision.is_some() {
+            ctx.last_decision = r.last_decision;
+        }
     }
 
     async fn remember(&self, decision: PlannerDecision) {

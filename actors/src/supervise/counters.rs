@@ -34,6 +34,7 @@ pub struct Counters {
     outbox_moves: Family<Labels, Counter>,
     verdicts: Family<Labels, Counter>,
     llm_calls: Family<Labels, Counter>,
+    llm_tokens: Family<Labels, Counter>,
 }
 
 impl Default for Counters {
@@ -47,7 +48,13 @@ impl Default for Counters {
             outbox_moves: Family::default(),
             verdicts: Family::default(),
             llm_calls: Family::default(),
+            llm_tokens: Family::default(),
         };
+        for role in ["planner", "agent", "heartbeat", "other"] {
+            for kind in ["prompt", "completion"] {
+                let _ = c.llm_tokens.get_or_create(&labels([("role", role), ("kind", kind)]));
+            }
+        }
         c.at_zero(&c.ticks, "outcome", &TICK_OUTCOMES);
         c.at_zero(&c.outbox_moves, "move", &OUTBOX_MOVES);
         c.at_zero(&c.verdicts, "verdict", &VERDICTS);
@@ -97,6 +104,13 @@ impl Counters {
             Event::Verdict(v) => {
                 self.verdicts.get_or_create(&labels([("verdict", &v.verdict)])).inc();
             }
+            Event::LlmUsage(u) => {
+                let count = |kind: &str, n: u64| {
+                    self.llm_tokens.get_or_create(&labels([("role", u.role.as_str()), ("kind", kind)])).inc_by(n);
+                };
+                count("prompt", u.prompt_tokens);
+                count("completion", u.completion_tokens);
+            }
             Event::Config(_) | Event::Heartbeat(_) | Event::Discovery(_) => {}
         }
     }
@@ -117,6 +131,7 @@ impl Counters {
             Err(ProviderError::TooLarge { .. }) => "too_large",
             Err(ProviderError::CutOff { .. }) => "cut_off",
             Err(ProviderError::Down { .. }) => "provider_down",
+            Err(ProviderError::BudgetSpent { .. }) => "budget_spent",
         };
         self.llm_calls.get_or_create(&labels([("result", result)])).inc();
     }
@@ -135,6 +150,11 @@ impl Counters {
         );
         r.register("raven_feedback_verdicts", "Feedback verdicts on messages", self.verdicts.clone());
         r.register("raven_llm_calls", "LLM provider calls by result", self.llm_calls.clone());
+        r.register(
+            "raven_llm_tokens",
+            "LLM tokens used, by role and kind (prompt, completion)",
+            self.llm_tokens.clone(),
+        );
     }
 
     /// The provider, its calls counted here.
@@ -156,6 +176,10 @@ impl Provider for Metered {
 
     fn reads_prompt(&self) -> bool {
         self.inner.reads_prompt()
+    }
+
+    fn prompt_budget(&self) -> crate::planner::budget::PromptBudget {
+        self.inner.prompt_budget()
     }
 
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {

@@ -53,6 +53,10 @@ fn text(event: &Event) -> String {
         Event::Config(c) => config(c),
         Event::Heartbeat(h) => heartbeat(h),
         Event::Discovery(d) => discovery(d),
+        Event::LlmUsage(u) => format!(
+            "{}: {} prompt + {} completion tokens ({} today)",
+            u.role, u.prompt_tokens, u.completion_tokens, u.day_total
+        ),
     }
 }
 

@@ -1,0 +1,87 @@
+//! The daily token budget through the wired engine, against a server on 127.0.0.1 that reports
+//! each reply's usage, on the manual clock: once the day's tokens are spent the Planner makes
+//! no request (a skip with the reason), the user's own turn still runs; the usage is journaled.
+
+use super::*;
+use crate::clock::{Clock, ManualClock};
+use crate::sentinel::Tick;
+use crate::spine::TurnOutcome;
+use chrono::{Duration as D, TimeZone, Utc};
+use raven_proto::Action;
+use serde_json::json;
+use wiremock::matchers::{body_string_contains, method};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+fn usage() -> serde_json::Value {
+    json!({"prompt_tokens": 900, "completion_tokens": 20, "total_tokens": 920})
+}
+
+async fn server() -> MockServer {
+    let server = MockServer::start().await;
+    let args = json!({"action": "skip", "reason": "nothing now", "proactivity_score": 0.1});
+    let planner = json!({"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "planner_decision", "arguments": args.to_string()}}]}}],
+        "usage": usage()});
+    let text = json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": "Hello!"}}], "usage": usage()});
+    let for_planner = ResponseTemplate::new(200).set_body_json(planner);
+    Mock::given(method("POST"))
+        .and(body_string_contains("planner_decision\"}"))
+        .respond_with(for_planner)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST")).respond_with(ResponseTemplate::new(200).set_body_json(text)).mount(&server).await;
+    server
+}
+
+async fn requests(server: &MockServer) -> usize {
+    server.received_requests().await.unwrap().len()
+}
+
+#[actix_rt::test]
+async fn once_the_days_tokens_are_spent_the_planner_skips_and_the_user_still_gets_an_answer() {
+    let server = server().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap());
+    let mut config = RavenConfig::default();
+    config.llm.base_url = format!("{}/v1", server.uri());
+    config.llm.daily_token_budget = 1_000;
+    config.sentinel.skip_cache_ttl_s = 0;
+    config.discovery.enabled = false;
+    let engine = Engine::start(&DataDir::new(tmp.path()), &config, clock.shared()).unwrap();
+
+    engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(requests(&server).await, 1, "920 tokens of 1,000 spent");
+    clock.advance(D::minutes(30));
+    engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(requests(&server).await, 2, "1,840 spent: over the budget");
+    clock.advance(D::minutes(30));
+    let tick = engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(requests(&server).await, 2, "the Planner asked no one");
+    assert_eq!(tick.decision.action, Action::Skip);
+    assert!(tick.decision.reason.contains("daily token budget is spent"), "{tick:?}");
+
+    let req = raven_proto::TurnRequest::new(
+        "u1",
+        raven_proto::Origin::User,
+        "cli:local",
+        "cli",
+        "local",
+        "hi",
+        raven_proto::BusyPolicy::Append,
+        clock.now(),
+    );
+    let (_, rx) = engine.scheduler.submit_wait(req);
+    assert_eq!(rx.await.unwrap(), TurnOutcome::Replied("Hello!".into()), "the user's turn is never refused");
+    assert_eq!(requests(&server).await, 3);
+
+    let journal = std::fs::read_to_string(DataDir::new(tmp.path()).journal()).unwrap();
+    let usage_lines: Vec<&str> = journal.lines().filter(|l| l.contains("\"kind\":\"llm_usage\"")).collect();
+    assert_eq!(usage_lines.len(), 3, "{journal}");
+    assert!(
+        usage_lines[2].contains("\"role\":\"agent\"") && usage_lines[2].contains("\"day_total\":2760"),
+        "{journal}"
+    );
+    clock.advance(D::days(1));
+    engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(requests(&server).await, 4, "a new day, a new budget");
+}

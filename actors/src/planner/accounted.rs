@@ -1,0 +1,109 @@
+//! Token accounting and the daily budget, around the provider: each call's usage (as the reply
+//! reported it, see [`usage`](super::usage); else its prompt counted by the budget's counter)
+//! is added to the local day's spending in the data dir, counted in `raven_llm_tokens_total`
+//! by role and kind, and journaled. Once `llm.daily_token_budget` is spent, the proactive
+//! roles' calls fail at once with [`ProviderError::BudgetSpent`] (logged), so each degrades as
+//! for any provider error: the Planner's tick skips (after its deadline fallback), a cron turn
+//! delivers the job's own text, the heartbeat skips. The user's own turns are never refused.
+
+use super::daily_tokens::DailyTokens;
+use super::provider::{Caller, CompletionRequest, Provider, ProviderError, ProviderReply, SharedProvider};
+use super::usage::{measure, Usage};
+use crate::agent::tools::TURN_ORIGIN;
+use crate::clock::SharedClock;
+use crate::journal::{Event, Journal, LlmUsage};
+use futures_util::future::LocalBoxFuture;
+use raven_proto::Origin;
+
+pub struct Accounted {
+    pub inner: SharedProvider,
+    pub ledger: DailyTokens,
+    /// Tokens a local day for the proactive roles; 0: no limit.
+    pub budget: u64,
+    pub clock: SharedClock,
+    pub tz: chrono_tz::Tz,
+    pub journal: Journal,
+}
+
+/// Who spends, for the ledger and the metrics, and whether the call is proactive (refused
+/// once the day's budget is spent). An agent turn is the user's unless the engine started it.
+pub fn role_of(caller: Caller) -> (&'static str, bool) {
+    match caller {
+        Caller::Planner => ("planner", true),
+        Caller::Heartbeat => ("heartbeat", true),
+        Caller::Other => ("other", true),
+        Caller::Agent => match TURN_ORIGIN.try_with(|o| *o) {
+            Ok(Origin::User) | Err(_) => ("agent", false),
+            Ok(_) => ("agent", true),
+        },
+    }
+}
+
+impl Accounted {
+    fn today(&self) -> chrono::NaiveDate {
+        self.clock.now().with_timezone(&self.tz).date_naive()
+    }
+
+    /// `Err` when the call is proactive and the day's budget is spent.
+    fn admit(&self, role: &str, proactive: bool) -> Result<(), ProviderError> {
+        if !proactive || self.budget == 0 {
+            return Ok(());
+        }
+        let spent = self.ledger.spent(self.today()).unwrap_or_else(|e| {
+            tracing::warn!("the day's token spending is not read: {e}");
+            0
+        });
+        if spent < self.budget {
+            return Ok(());
+        }
+        let refused = ProviderError::BudgetSpent { spent, budget: self.budget };
+        tracing::warn!(role, "{refused}");
+        Err(refused)
+    }
+
+    fn record(&self, role: &'static str, usage: Usage) {
+        let day_total = self.ledger.add(self.today(), role, usage.total()).unwrap_or_else(|e| {
+            tracing::warn!("the day's token spending is not kept: {e}");
+            0
+        });
+        let line =
+            LlmUsage { role: role.into(), prompt_tokens: usage.prompt, completion_tokens: usage.completion, day_total };
+        self.journal.record(self.clock.now(), Some("llm"), Event::LlmUsage(line));
+    }
+
+    async fn call(&self, req: &CompletionRequest) -> Result<ProviderReply, ProviderError> {
+        let (role, proactive) = role_of(req.generation.caller);
+        self.admit(role, proactive)?;
+        let (reply, usage) = measure(self.inner.complete(req)).await;
+        let usage = usage.or_else(|| reply.is_ok().then(|| self.estimated(req)));
+        if let Some(u) = usage {
+            self.record(role, u);
+        }
+        reply
+    }
+
+    /// A reply that said nothing of its usage: its prompt, counted as the budget counts.
+    fn estimated(&self, req: &CompletionRequest) -> Usage {
+        let budget = self.inner.prompt_budget();
+        let prompt: usize = req.messages.iter().map(|m| budget.count(&m.content)).sum();
+        Usage { prompt: prompt as u64, completion: 0 }
+    }
+}
+
+impl Provider for Accounted {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn reads_prompt(&self) -> bool {
+        self.inner.reads_prompt()
+    }
+
+    fn prompt_budget(&self) -> super::budget::PromptBudget {
+        self.inner.prompt_budget()
+    }
+
+    fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+        Box::pin(self.call(req))
+    }
+}

@@ -1,0 +1,77 @@
+//! The unchanged-context skip cache and the last decision, kept in the data dir
+//! (`sentinel/decision_cache.json`, under the state store's lock), so every process on one
+//! data dir shares them: a one-shot `raven tick` after a skip with nothing changed makes no
+//! Planner call either. A dry run (`raven tick --at`) works on a copy without this file, so
+//! it neither reads nor changes the real one.
+//!
+//! The signature is a hash by the standard library's fixed-key hasher: a build that hashes
+//! differently only costs one Planner call.
+
+use crate::data_dir::DataDir;
+use crate::store::JsonStateStore;
+use chrono::{DateTime, Utc};
+use raven_proto::PlannerDecision;
+use serde::{Deserialize, Serialize};
+
+/// The file's name, which a dry run's copy leaves out.
+pub const FILE_NAME: &str = "decision_cache.json";
+const SECTION: &str = "decision_cache";
+
+/// A skip, and the context it was made on: trusted while the signature holds and the cache
+/// is younger than `sentinel.skip_cache_ttl_s`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkipCache {
+    pub signature: u64,
+    pub at: DateTime<Utc>,
+}
+
+/// What one tick leaves for the next, in any process.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Remembered {
+    #[serde(default)]
+    pub skip: Option<SkipCache>,
+    #[serde(default)]
+    pub last_decision: Option<PlannerDecision>,
+}
+
+/// The store of [`Remembered`]; off, it keeps nothing (the runner remembers in memory only).
+#[derive(Default)]
+pub struct DecisionCache {
+    store: Option<JsonStateStore>,
+    /// What the file held when last read or written: the same again is not written (an idle
+    /// engine writes nothing).
+    seen: Option<Remembered>,
+}
+
+impl DecisionCache {
+    pub fn in_dir(dir: &DataDir) -> Self {
+        DecisionCache { store: Some(JsonStateStore::new(dir.sentinel_dir().join(FILE_NAME))), seen: None }
+    }
+
+    /// What the last tick of any process left; `None` when off or unreadable (logged).
+    pub fn load(&mut self) -> Option<Remembered> {
+        let store = self.store.as_ref()?;
+        match store.read::<Remembered>(SECTION) {
+            Ok((r, _)) => {
+                self.seen = Some(r.clone());
+                Some(r)
+            }
+            Err(e) => {
+                tracing::warn!("the decision cache is not read: {e}");
+                None
+            }
+        }
+    }
+
+    /// Keeps `remembered` for the next tick of any process (unless the file holds it already).
+    pub fn save(&mut self, remembered: Remembered) {
+        let Some(store) = &self.store else { return };
+        if self.seen.as_ref() == Some(&remembered) {
+            return;
+        }
+        match store.update(SECTION, |r: &mut Remembered| *r = remembered.clone()) {
+            Ok(()) => self.seen = Some(remembered),
+            Err(e) => tracing::warn!("the decision cache is not kept: {e}"),
+        }
+    }
+}
