@@ -56,6 +56,8 @@ fn agent(dir: &std::path::Path) -> Agent {
         conversations: None,
         feedback: None,
         history: None,
+        knowledge: None,
+        micro: raven_actors::agent::MicroLimits::default(),
     }))
 }
 

@@ -8,10 +8,15 @@
 pub mod broker;
 pub mod calls;
 pub mod fallback;
+pub mod knowledge;
+pub mod memory_tools;
+pub mod notes;
 pub mod replay;
 pub mod session;
 pub mod session_file;
 pub mod session_layout;
+mod spend;
+pub mod subagent;
 pub mod tools;
 
 use crate::clock::SharedClock;
@@ -21,14 +26,16 @@ use crate::executor::injector::{ApplyInjects, InjectorService, PendingInject};
 use crate::feedback::tool::CURRENT_SESSION;
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
 use crate::planner::provider::{
-    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider, ToolCall,
+    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider, ToolCall, ToolSchema,
 };
 use crate::spine::{Inbox, TurnHandler, TurnOutcome};
 use crate::supervise::Handle;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::{Origin, TurnRequest};
 use session::{SessionLine, SessionStore};
+use spend::Spend;
 use std::rc::Rc;
+pub use subagent::{AgentSubagent, SUBAGENT_RUNS_KEPT};
 use tools::{Tool, ToolCtx, TURN_ORIGIN};
 
 pub const AGENT_GENERATION: Generation = Generation { max_tokens: 1024, temperature: 0.3, caller: Caller::Agent };
@@ -70,6 +77,24 @@ pub struct AgentLoop {
     pub feedback: Option<Rc<NudgeFeedbackTracker>>,
     /// `workspace/history.md`: one line per user message that reaches the agent.
     pub history: Option<Rc<dyn HistorySink>>,
+    /// What a turn is told of the user (`None`: the conversation alone).
+    pub knowledge: Option<knowledge::Knowledge>,
+    /// A micro-agent's run (a SUBAGENT turn): its iterations and tokens.
+    pub micro: MicroLimits,
+}
+
+/// The limits of a micro-agent's run (`agent.subagent_max_iterations`, `subagent_max_tokens`).
+#[derive(Debug, Clone, Copy)]
+pub struct MicroLimits {
+    pub max_iterations: usize,
+    pub max_tokens: u64,
+}
+
+impl Default for MicroLimits {
+    fn default() -> Self {
+        let c = crate::config::AgentConfig::default();
+        MicroLimits { max_iterations: c.subagent_max_iterations, max_tokens: c.subagent_max_tokens }
+    }
 }
 
 /// Takes the user's messages that reach the agent (the routine learner's input).
@@ -115,12 +140,9 @@ impl AgentLoop {
         // user's words: nothing of it is stored here; what reaches the user is written as a
         // proactive line by the delivery. The engine's own conversations keep everything.
         let keep = !req.origin.is_system_generated() || SYSTEM_CHANNELS.contains(&channel);
-        let system = format!("{SYSTEM_PROMPT}\n{}", origin_note(req.origin));
-        let schemas: Vec<_> = self.tools.iter().map(|t| t.schema()).collect();
-        let history = self.history_within_budget(channel, chat_id, &system, &req.content, &schemas);
-        let mut messages = vec![ChatMessage::system(system)];
-        messages.extend(history);
-        messages.push(ChatMessage::user(&req.content));
+        let tools = self.tools_for(req.origin);
+        let schemas: Vec<_> = tools.iter().map(|t| t.schema()).collect();
+        let mut messages = self.opening(&req, &schemas, now);
         if keep {
             self.persist(channel, chat_id, Role::User, &req.content, now);
         }
@@ -132,7 +154,12 @@ impl AgentLoop {
         };
         let mut provider = fallback::TurnProvider::new(&self.provider, self.embedded.as_ref());
         let mut reply = None;
-        for i in 0..self.max_iterations {
+        let mut spend = Spend::of(req.origin, self.max_iterations, self.micro);
+        for i in 0..spend.iterations {
+            if let Some(stop) = spend.exhausted() {
+                reply = Some(stop);
+                break;
+            }
             // Mid-turn user input: merged as user turns before the next model call.
             for injected in inbox.drain() {
                 self.persist(channel, chat_id, Role::User, &injected, self.clock.now());
@@ -145,7 +172,9 @@ impl AgentLoop {
                 generation: AGENT_GENERATION,
                 context: None,
             };
-            match provider.complete(&call).await {
+            let (answer, usage) = crate::planner::usage::measure(provider.complete(&call)).await;
+            spend.add(usage, &call, &self.provider.prompt_budget());
+            match answer {
                 Err(e) => return TurnOutcome::Failed(e.to_string()),
                 Ok(ProviderReply::Text(t)) => {
                     reply = Some(t);
@@ -153,11 +182,11 @@ impl AgentLoop {
                 }
                 Ok(ProviderReply::ToolCalls { calls, text }) => {
                     let calls = calls::prepared(calls, &format!("raven-{}-{i}", now.timestamp_millis()));
-                    self.run_calls(&text, &calls, &ctx, &mut messages, keep).await;
+                    self.run_calls(&tools, &text, &calls, &ctx, &mut messages, keep).await;
                 }
             }
         }
-        let reply = reply.unwrap_or_else(|| format!("(stopped after {} tool calls)", self.max_iterations));
+        let reply = reply.unwrap_or_else(|| format!("(stopped after {} tool calls)", spend.iterations));
         if keep {
             self.persist(channel, chat_id, Role::Assistant, &reply, self.clock.now());
         }
@@ -177,6 +206,7 @@ impl AgentLoop {
     /// and, when the turn is kept, into the session, as the model will read them back.
     async fn run_calls(
         &self,
+        tools: &[Rc<dyn Tool>],
         text: &str,
         calls: &[ToolCall],
         ctx: &ToolCtx,
@@ -190,7 +220,7 @@ impl AgentLoop {
         }
         for call in calls {
             let id = call.id.as_deref().unwrap_or_default();
-            let result = calls::run(&self.tools, call, ctx).await;
+            let result = calls::run(tools, call, ctx).await;
             if keep {
                 self.keep(channel, chat_id, &SessionLine::result(id, &result, self.clock.now()));
             }
@@ -198,21 +228,39 @@ impl AgentLoop {
         }
     }
 
-    /// The conversation so far, its newest messages within the prompt budget once the system
-    /// prompt, the tools and the new message are paid for.
-    fn history_within_budget(
+    /// The tools a turn of `origin` may use: a micro-agent's run gets the ones that write no
+    /// file of the user's.
+    fn tools_for(&self, origin: Origin) -> Vec<Rc<dyn Tool>> {
+        let micro = origin == Origin::Subagent;
+        self.tools.iter().filter(|t| !micro || t.for_micro_agent()).cloned().collect()
+    }
+
+    /// The system prompt, what the turn knows of the user and the conversation so far, and
+    /// the new message: within the prompt budget once the tools are paid for.
+    fn opening(
         &self,
-        channel: &str,
-        chat_id: &str,
-        system: &str,
-        content: &str,
-        schemas: &[crate::planner::provider::ToolSchema],
+        req: &TurnRequest,
+        schemas: &[ToolSchema],
+        now: chrono::DateTime<chrono::Utc>,
     ) -> Vec<ChatMessage> {
+        let system = format!("{SYSTEM_PROMPT}\n{}", origin_note(req.origin));
         let budget = self.provider.prompt_budget();
         let tools: Vec<String> = schemas.iter().map(|s| format!("{}{}", s.description, s.parameters)).collect();
-        let fixed = [system, content].into_iter().chain(tools.iter().map(String::as_str));
+        let fixed = [system.as_str(), req.content.as_str()].into_iter().chain(tools.iter().map(String::as_str));
         let allowance = budget.left_after(fixed, 2);
-        crate::planner::budget::conversation::newest_within(self.sessions.history(channel, chat_id), &budget, allowance)
+        let history = self.sessions.history(&req.channel, &req.chat_id);
+        let (note, history) = match self.knowledge.as_ref().filter(|_| self.provider.reads_prompt()) {
+            Some(k) => {
+                let p = k.prompt(history, &req.content, now, &budget, allowance);
+                (p.note, p.history)
+            }
+            None => (String::new(), crate::planner::budget::conversation::newest_within(history, &budget, allowance)),
+        };
+        let system = if note.is_empty() { system } else { format!("{system}\n\n{note}") };
+        let mut messages = vec![ChatMessage::system(system)];
+        messages.extend(history);
+        messages.push(ChatMessage::user(&req.content));
+        messages
     }
 
     /// The user wrote here: what waited for a reaction is engaged.
@@ -283,105 +331,11 @@ pub fn dispatch_inbound(
     (Inbound::Routed(routed), Some(rx))
 }
 
-/// The real SubagentManager: a SUBAGENT turn (its own conversation) submitted to the spine,
-/// so it runs in the system pool beside cron and heartbeat turns; ProactiveSpawn delivers its
-/// result to the originating channel.
-pub struct AgentSubagent {
-    scheduler: crate::spine::Scheduler,
-    clock: crate::clock::SharedClock,
-    /// Where the runs' conversations are kept: the newest [`SUBAGENT_RUNS_KEPT`] of them.
-    sessions: std::path::PathBuf,
-    seq: std::cell::Cell<u64>,
-}
-
-/// Subagent conversations kept (for a look at what a run did); older ones are removed when a
-/// new run starts.
-pub const SUBAGENT_RUNS_KEPT: usize = 50;
-
-impl AgentSubagent {
-    pub fn new(
-        scheduler: crate::spine::Scheduler,
-        clock: crate::clock::SharedClock,
-        sessions: std::path::PathBuf,
-    ) -> Self {
-        AgentSubagent { scheduler, clock, sessions, seq: Default::default() }
-    }
-}
-
-/// Removes all but the newest `keep` subagent conversations in `dir`.
-fn prune_subagent_runs(dir: &std::path::Path, keep: usize) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut runs: Vec<(std::time::SystemTime, std::path::PathBuf)> = entries
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("subagent_"))
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .collect();
-    runs.sort();
-    let over = runs.len().saturating_sub(keep);
-    for (_, path) in runs.into_iter().take(over) {
-        if let Err(e) = std::fs::remove_file(&path) {
-            tracing::warn!("an old subagent conversation was not removed: {}: {e}", path.display());
-        }
-    }
-}
-
-impl crate::executor::spawn::SubagentManager for AgentSubagent {
-    fn spawn<'a>(
-        &'a self,
-        task: &'a str,
-        channel: &'a str,
-        chat_id: &'a str,
-    ) -> LocalBoxFuture<'a, Result<String, String>> {
-        Box::pin(async move {
-            self.seq.set(self.seq.get() + 1);
-            prune_subagent_runs(&self.sessions, SUBAGENT_RUNS_KEPT.saturating_sub(1));
-            let n = format!("{}-{}", std::process::id(), self.seq.get());
-            let req = TurnRequest::new(
-                format!("spawn-{n}"),
-                Origin::Subagent,
-                format!("subagent:{n}"),
-                "subagent",
-                n.clone(),
-                format!("{task}\n(for {channel}:{chat_id})"),
-                raven_proto::BusyPolicy::Append,
-                self.clock.now(),
-            );
-            let (_, outcome) = self.scheduler.submit_wait(req);
-            match outcome.await {
-                Ok(TurnOutcome::Replied(text)) => Ok(text),
-                Ok(TurnOutcome::Failed(e)) => Err(e),
-                Ok(TurnOutcome::Interrupted) => Err("interrupted".into()),
-                Err(_) => Err("the spine dropped the turn".into()),
-            }
-        })
-    }
-}
+#[cfg(test)]
+mod knowledge_tests;
 
 #[cfg(test)]
 mod tests;
 
 #[cfg(test)]
 mod tool_call_tests;
-
-#[cfg(test)]
-mod prune_tests {
-    #[test]
-    fn only_the_newest_subagent_runs_are_kept_and_other_conversations_are_left_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        for i in 0..5 {
-            let p = dir.path().join(format!("subagent_1-{i}.jsonl"));
-            std::fs::write(&p, "{}").unwrap();
-            let f = std::fs::File::options().append(true).open(&p).unwrap();
-            f.set_modified(old + std::time::Duration::from_secs(i)).unwrap();
-        }
-        std::fs::write(dir.path().join("cli_local.jsonl"), "{}").unwrap();
-        super::prune_subagent_runs(dir.path(), 2);
-        let mut left: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        left.sort();
-        assert_eq!(left, ["cli_local.jsonl", "subagent_1-3.jsonl", "subagent_1-4.jsonl"]);
-    }
-}

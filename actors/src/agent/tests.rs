@@ -38,6 +38,8 @@ fn agent(dir: &std::path::Path, provider: SharedProvider, tools: Vec<Rc<dyn Tool
         conversations: None,
         feedback: None,
         history: None,
+        knowledge: None,
+        micro: super::MicroLimits::default(),
     }
 }
 

@@ -65,6 +65,8 @@ fn agent(dir: &std::path::Path, server: &MockServer, note: Rc<Note>) -> AgentLoo
         conversations: None,
         feedback: None,
         history: None,
+        knowledge: None,
+        micro: super::MicroLimits::default(),
     }
 }
 

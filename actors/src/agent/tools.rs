@@ -26,6 +26,11 @@ pub struct ToolCtx {
 
 pub trait Tool {
     fn schema(&self) -> ToolSchema;
+    /// Whether a micro-agent (a `spawn_agent` run) may use it: not a tool that writes the
+    /// user's own files.
+    fn for_micro_agent(&self) -> bool {
+        true
+    }
     fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String>;
 }
 

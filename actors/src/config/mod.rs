@@ -342,6 +342,11 @@ impl Default for CronConfig {
 pub struct AgentConfig {
     /// Tool-loop iterations per turn.
     pub max_iterations: usize,
+    /// Tool-loop iterations of a micro-agent's run (`spawn_agent`).
+    pub subagent_max_iterations: usize,
+    /// Tokens (prompt and completion, as the replies report them, else counted) a
+    /// micro-agent's run may spend; the run stops at its next step once spent.
+    pub subagent_max_tokens: u64,
     /// Concurrent user turns (a turn waiting on ask_user holds its slot).
     pub user_pool: usize,
     /// Concurrent proactive turns (sentinel, cron, heartbeat, subagent).
@@ -352,7 +357,14 @@ pub struct AgentConfig {
 
 impl Default for AgentConfig {
     fn default() -> Self {
-        AgentConfig { max_iterations: 8, user_pool: 4, system_pool: 2, ask_user_timeout_s: 600 }
+        AgentConfig {
+            max_iterations: 8,
+            user_pool: 4,
+            system_pool: 2,
+            ask_user_timeout_s: 600,
+            subagent_max_iterations: 4,
+            subagent_max_tokens: 16_000,
+        }
     }
 }
 

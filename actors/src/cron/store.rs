@@ -4,11 +4,11 @@
 //! (or of its `state`) that this version does not know are written back as they were read.
 
 use super::pause::Paused;
-use crate::store::{lock_path_for, write_atomic, write_atomic_if, FileLock, Stamp};
+use crate::store::edits::{replace_unless_edited, Replaced, Snapshot, RACY};
+use crate::store::{lock_path_for, FileLock, Stamp};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -103,8 +103,6 @@ pub enum JobsError {
     Conflict { path: PathBuf },
 }
 
-/// How long a file must have been unchanged for a parse of it to be cached.
-const RACY: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The file as an update left it, and its version on disk.
 #[derive(Debug, Clone)]
@@ -220,10 +218,8 @@ impl JobsStore {
         between: impl FnOnce(),
     ) -> Result<(R, View), JobsError> {
         let lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
-        // The file as read, held open: an edit saved in place lands in it, and can still be
-        // seen there after the rename below has unlinked it.
-        let read = File::open(&self.path).ok();
-        let read_version = read.as_ref().and_then(Stamp::of_file);
+        // The file as read, held open: an edit saved in place lands in it (see `store::edits`).
+        let snapshot = Snapshot::take(&self.path);
         let mut file = self.read_locked(&lock)?;
         let before = file.clone();
         let out = f(&mut file);
@@ -235,22 +231,10 @@ impl JobsStore {
             *self.cache() = None;
             // A hand edit takes no lock: if one landed since the read, replacing the file now
             // would throw it away. Leave it; the caller tries again on the edited file.
-            let unchanged = || {
-                let unchanged = Stamp::of(&self.path) == read_version;
-                if unchanged {
-                    between();
-                }
-                unchanged
+            let written = match replace_unless_edited(&self.path, &snapshot, &bytes, between).map_err(|e| self.io(e))? {
+                Replaced::Written(w) => w,
+                Replaced::Edited => return Err(JobsError::Conflict { path: self.path.clone() }),
             };
-            let Some(written) = write_atomic_if(&self.path, &bytes, unchanged).map_err(|e| self.io(e))? else {
-                return Err(JobsError::Conflict { path: self.path.clone() });
-            };
-            // The check and the rename are two steps: an in-place save between them went into
-            // the file just unlinked. Put it back, and give way to it as above.
-            if let Some(read) = read.filter(|r| Stamp::of_file(r) != read_version) {
-                self.put_back(&read)?;
-                return Err(JobsError::Conflict { path: self.path.clone() });
-            }
             // Cached under the version written, not the path's: an edit saved in place since
             // the rename has another version, so the cache cannot hide it.
             if let (Some(revision), Some(stamp)) = (revision, written.stamp) {
@@ -259,24 +243,6 @@ impl JobsStore {
             stamp = written.stamp;
         }
         Ok((out, View { file, stamp }))
-    }
-
-    /// Writes the content of `read` (a replaced file an editor saved into) back in place, once
-    /// the save looks finished: the file still for a moment, a second at most. Rare, so it
-    /// may wait.
-    fn put_back(&self, read: &File) -> Result<(), JobsError> {
-        use std::io::{Read, Seek};
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
-        while Stamp::of_file(read).is_some_and(|s| s.age() <= RACY) && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        let mut bytes = Vec::new();
-        let mut read = read;
-        read.seek(std::io::SeekFrom::Start(0)).and_then(|_| read.read_to_end(&mut bytes)).map_err(|e| self.io(e))?;
-        write_atomic(&self.path, &bytes).map_err(|e| self.io(e))?;
-        *self.cache() = None;
-        tracing::warn!("{}: an edit saved while an update replaced the file was put back", self.path.display());
-        Ok(())
     }
 
     /// The version of the file on disk, to skip re-reading an unchanged one.

@@ -242,6 +242,24 @@ async fn the_user_s_pick_wins_over_quotas_and_quiet_hours_and_is_recorded() {
 }
 
 #[actix_rt::test]
+async fn the_same_pick_twice_within_the_dedup_window_is_refused_at_layer_10_and_its_menu_stays_open() {
+    use crate::discovery::ChoiceAction;
+    let day = Day::new();
+    day.clock.set(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    let tip = || ChoiceAction::Reply { text: "Try 25-minute blocks".into() };
+    offer(&day, "Tips for focus", tip());
+    assert_eq!(day.say("1").await, "“Tips for focus”:\n\n— Try 25-minute blocks");
+    day.clock.set(Utc.with_ymd_and_hms(2026, 3, 2, 12, 10, 0).unwrap());
+    let id = offer(&day, "Tips for focus", tip());
+    let again = day.say("1").await;
+    assert!(again.starts_with("Not now: the same content was sent at"), "layer 10 holds: {again}");
+    assert!(again.ends_with(&format!("(menu {id} is still open)")), "{again}");
+    // Still open: the next pick is routed to the menu, not to the agent.
+    let other = day.say("2").await;
+    assert!(other.starts_with("Not now: the same content") && other.contains(&id), "{other}");
+}
+
+#[actix_rt::test]
 async fn a_pick_that_does_not_run_leaves_its_menu_open_and_says_why() {
     use crate::discovery::ChoiceAction;
     let day = Day::new();

@@ -130,8 +130,10 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
     let mut config = RavenConfig::default();
     config.delivery.jsonl_path = "out.jsonl".into();
     // The planner asks for a spawn. The subagent's turn gets the same scripted answer, a
-    // `planner_decision` call of a tool it does not have, until its iteration cap: what that
-    // turn produced is still the result delivered to jsonl:me.
+    // `planner_decision` call of a tool it does not have, until its own iteration cap (the
+    // micro-agent's, not the agent's): what that turn produced is still the result delivered
+    // to jsonl:me.
+    config.agent.subagent_max_iterations = 3;
     let p = Scripted::answering(serde_json::json!({"action": "spawn_agent", "reason": "r", "proactivity_score": 0.9,
         "spawn_task": "Summarise the week", "target_session": "jsonl:me"}));
     let o = Overrides { provider: Some(Rc::new(p.clone())), ..Overrides::default() };
@@ -150,7 +152,7 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
     }
     let delivered = std::fs::read_to_string(&out_file).unwrap();
     assert!(
-        delivered.contains("\"chat_id\":\"me\"") && delivered.contains("stopped after 8 tool calls"),
+        delivered.contains("\"chat_id\":\"me\"") && delivered.contains("stopped after 3 tool calls"),
         "{delivered}"
     );
     // The subagent ran in its own conversation; the user's session got its result only, as

@@ -4,8 +4,11 @@
 
 use super::{configured_outlets, WakingSubagent};
 use crate::agent::broker::{AskUserTool, QuestionBroker};
+use crate::agent::knowledge::Knowledge;
+use crate::agent::memory_tools::{ListJobsTool, ReadMemoryTool, RememberTool, SearchHistoryTool};
+use crate::agent::notes::MemoryNotes;
 use crate::agent::tools::{CronTool, FeedbackTool, Tool};
-use crate::agent::{session::SessionStore, Agent, AgentLoop, AgentSubagent, HistorySink};
+use crate::agent::{session::SessionStore, Agent, AgentLoop, AgentSubagent, HistorySink, MicroLimits};
 use crate::config::{LiveConfig, RavenConfig};
 use crate::context::attention::{producers, AttentionUpdater};
 use crate::context::routines::{HistoryHook, HistoryWriter};
@@ -213,10 +216,16 @@ impl<'a> Wiring<'a> {
     pub(super) fn tools(&self, delivery: &Delivery, broker: &Rc<QuestionBroker>) -> Vec<Rc<dyn Tool>> {
         let (config, store) = (self.config, delivery.jobs.clone());
         let cron = JobsCron { store, tz: self.tz, order: config.general.date_order, channels: Channels::of(config) };
+        let jobs: Rc<dyn crate::agent::tools::CronJobs> = Rc::new(cron);
+        let (dir, tz) = (self.dir, self.tz);
         vec![
             Rc::new(FeedbackTool { tracker: delivery.tracker.clone() }),
             Rc::new(AskUserTool { broker: broker.clone() }),
-            Rc::new(CronTool { jobs: Rc::new(cron) }),
+            Rc::new(CronTool { jobs: jobs.clone() }),
+            Rc::new(ReadMemoryTool { memory: dir.memory() }),
+            Rc::new(RememberTool { notes: MemoryNotes { path: dir.memory(), tz } }),
+            Rc::new(SearchHistoryTool { history: dir.history(), sessions: dir.sessions(), tz }),
+            Rc::new(ListJobsTool { jobs }),
         ]
     }
 
@@ -247,6 +256,16 @@ impl<'a> Wiring<'a> {
             conversations: Some(delivery.conversations.clone()),
             feedback: Some(tracker.clone()),
             history: self.history(),
+            knowledge: Some(Knowledge {
+                memory: self.dir.memory(),
+                sessions: self.dir.sessions(),
+                tz: self.tz,
+                order: config.general.date_order,
+            }),
+            micro: MicroLimits {
+                max_iterations: config.agent.subagent_max_iterations,
+                max_tokens: config.agent.subagent_max_tokens,
+            },
         });
         let pools = OriginPools::new(config.agent.user_pool, config.agent.system_pool);
         let scheduler = Scheduler::new(Rc::new(Agent(agent)), pools).metered(&self.metrics, "Spine");

@@ -39,14 +39,19 @@ pub fn report(usage: Usage) {
     });
 }
 
-/// Runs `call`, answering its result and the usage its requests reported.
+/// Runs `call`, answering its result and the usage its requests reported (which is also
+/// reported to a measure around this one: the agent's around the accounting's).
 pub async fn measure<T>(call: impl std::future::Future<Output = T>) -> (T, Option<Usage>) {
-    REPORTED
+    let (out, usage) = REPORTED
         .scope(Cell::new(None), async move {
             let out = call.await;
             (out, REPORTED.with(Cell::get))
         })
-        .await
+        .await;
+    if let Some(u) = usage {
+        report(u);
+    }
+    (out, usage)
 }
 
 #[cfg(test)]
@@ -62,6 +67,8 @@ mod tests {
         })
         .await;
         assert_eq!(usage, Some(Usage { prompt: 121, completion: 10 }));
+        let (_, outer) = measure(async { measure(async { report(Usage { prompt: 5, completion: 1 }) }).await }).await;
+        assert_eq!(outer, Some(Usage { prompt: 5, completion: 1 }), "a measure around a measure sees its usage");
         assert_eq!(Usage::from_body(r#"{"choices": []}"#), None);
         report(Usage::default());
     }

@@ -9,6 +9,7 @@
 //! [`unknown`] for the rule).
 
 mod atomic;
+pub mod edits;
 pub mod files;
 pub mod jsonl;
 pub mod owners;
