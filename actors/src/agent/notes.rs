@@ -126,6 +126,16 @@ mod tests {
     }
 
     #[test]
+    fn the_dates_of_kept_notes_are_no_deadlines() {
+        let text = "# Me\n- [ ] taxes due 2026-03-03\n## Notes from Raven\n- 2026-03-02: code 4711\n## Errands\n- x\n";
+        let memory: std::sync::Arc<str> = text.into();
+        let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
+        let due = crate::context::deadlines::parse_deadlines(&memory, now, chrono_tz::UTC, Default::default());
+        let titles: Vec<&str> = due.iter().map(|d| d.title.as_str()).collect();
+        assert_eq!(titles, ["taxes"], "the note's date is not a deadline");
+    }
+
+    #[test]
     fn an_empty_note_a_missing_file_and_a_file_that_is_not_text() {
         let tmp = tempfile::tempdir().unwrap();
         let at = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();

@@ -103,7 +103,6 @@ pub enum JobsError {
     Conflict { path: PathBuf },
 }
 
-
 /// The file as an update left it, and its version on disk.
 #[derive(Debug, Clone)]
 pub struct View {

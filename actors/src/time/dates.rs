@@ -118,12 +118,32 @@ fn read_dates(
 ) -> Vec<FoundDate> {
     cache::read_through(text, shared, now, tz, order, || {
         let reader = Reader { now, today: now.with_timezone(&tz).date_naive(), tz, order };
+        let mut notes = KeptNotes::default();
         text.lines()
             .enumerate()
-            .filter(|(_, line)| may_hold_date(line))
+            .filter(|(_, line)| !notes.inside(line) && may_hold_date(line))
             .filter_map(|(index, line)| reader.read(line, index + 1))
             .collect()
     })
+}
+
+/// Where the lines of the `## Notes from Raven` section of MEMORY.md are: the facts the agent
+/// kept, each dated when it was kept, so their dates are no deadlines and are not read. The
+/// section runs from its heading line to the next heading of level 1 or 2 (told by the line
+/// alone: what is read here is only dates).
+#[derive(Default)]
+struct KeptNotes {
+    inside: bool,
+}
+
+impl KeptNotes {
+    /// Whether `line` (taken in file order) is in the section.
+    fn inside(&mut self, line: &str) -> bool {
+        if line.starts_with("# ") || line.starts_with("## ") {
+            self.inside = line.trim_end() == "## Notes from Raven";
+        }
+        self.inside
+    }
 }
 
 /// Every occurrence of a Duty within `[from, to)`, or the single date of the others when it
