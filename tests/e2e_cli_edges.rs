@@ -153,3 +153,16 @@ fn the_ready_line_says_what_runs_and_what_to_do_next() {
     assert!(log.contains("model: the embedded rules"), "{log}");
     assert!(log.contains("`raven repl` to talk to it"), "{log}");
 }
+
+#[test]
+fn intervals_print_as_people_say_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    for (every, text) in [("10m", "stretch"), ("90m", "walk")] {
+        let out = support::raven(dir, &["cron", "add", "--every", every, text]);
+        assert!(out.status.success(), "{out:?}");
+    }
+    let list = String::from_utf8_lossy(&support::raven(dir, &["cron", "list"]).stdout).into_owned();
+    assert!(list.contains("  every 10m  ") && list.contains("  every 1h 30m  "), "{list}");
+    assert!(!list.contains("600s") && !list.contains("5400s"), "{list}");
+}

@@ -150,3 +150,18 @@ fn every_answer_is_json_and_health_says_who_answers() {
     assert_eq!(health["supervisor"], "ok", "{body}");
     drop(supervisor);
 }
+
+#[test]
+fn metrics_public_opens_metrics_and_nothing_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let config = "[gateway]\nlisten = \"127.0.0.1:0\"\nmetrics_public = true\n";
+    let supervisor = support::Killed(support::up(dir, config, &[("RAVEN_GATEWAY_SECRET", SECRET)]));
+    let (addr, _) = gateway(dir, None);
+    let (code, body) = http(&addr, "GET", "/metrics", None, b"");
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("raven_actor_messages_received_total"), "{body}");
+    let (code, _) = http(&addr, "POST", "/inbound", None, br#"{"chat_id": "ann", "text": "hi"}"#);
+    assert_eq!(code, 401, "the inbound path still wants the secret");
+    drop(supervisor);
+}

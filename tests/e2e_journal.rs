@@ -110,3 +110,37 @@ fn a_supervisor_tick_prints_the_outcome_with_its_layer_and_reason() {
     assert!(result.contains("not delivered: denied at layer "), "{second}");
     assert!(second.lines().any(|l| l.starts_with("decision: nudge")), "{second}");
 }
+
+/// In the user's zone (Asia/Kolkata, UTC+05:30, not the machine's UTC), by topic, and with
+/// the escape sequences of the user's own text kept off the terminal: `raven tick`, `raven
+/// log` and `raven why <topic>`.
+#[test]
+fn log_and_why_speak_the_users_zone_find_a_topic_and_keep_escapes_off_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let tz = chrono_tz::Asia::Kolkata;
+    let config = "[general]\ntimezone = \"Asia/Kolkata\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
+    std::fs::write(dir.join("config.toml"), config).unwrap();
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).with_timezone(&tz).format("%Y-%m-%d %H:%M");
+    let memory = format!("- [ ] Call the bank \x1b[31mnow\x1b[0m \x1b]0;x\x07due: {due}\n");
+    std::fs::write(dir.join("workspace/MEMORY.md"), memory).unwrap();
+    let before = chrono::Utc::now().with_timezone(&tz);
+    let tick = ok(dir, &["tick"]);
+    let after = chrono::Utc::now().with_timezone(&tz);
+    assert!(tick.contains("[raven ⏰ ") && !tick.contains('\x1b') && !tick.contains('\x07'), "{tick:?}");
+    ok(dir, &["tick"]);
+
+    let log = ok(dir, &["log"]);
+    assert!(!log.contains('\x1b') && !log.contains('\x07'), "{log:?}");
+    let times = [before.format("%H:%M").to_string(), after.format("%H:%M").to_string()];
+    let delivery = log.lines().find(|l| l.contains(" delivery ")).unwrap_or_else(|| panic!("{log}"));
+    assert!(times.iter().any(|t| delivery.starts_with(t.as_str())), "local time {times:?}: {log}");
+    assert!(log.contains(&format!("── {} ──", before.format("%a %Y-%m-%d"))), "{log}");
+
+    assert!(delivery.contains("] bank → cli:local"), "{delivery}");
+    let why = ok(dir, &["why", "bank"]);
+    assert!(why.lines().any(|l| l.contains(" delivery ")), "{why}");
+    assert!(why.lines().any(|l| l.contains(" gate ") && l.contains("deny at layer ")), "the held-back second: {why}");
+    assert!(!why.contains('\x1b'), "{why:?}");
+}

@@ -85,3 +85,20 @@ async fn once_the_days_tokens_are_spent_the_planner_skips_and_the_user_still_get
     engine.runner.call_async(Tick).await.unwrap();
     assert_eq!(requests(&server).await, 4, "a new day, a new budget");
 }
+
+#[actix_rt::test]
+async fn the_embedded_rules_spend_no_tokens_and_nothing_is_counted_or_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    std::fs::create_dir_all(dir.memory().parent().unwrap()).unwrap();
+    std::fs::write(dir.memory(), "- [ ] Call the bank due: 2026-03-02 10:20\n").unwrap();
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap());
+    let mut config = RavenConfig::default();
+    config.llm.daily_token_budget = 1;
+    let engine = Engine::start(&dir, &config, clock.shared()).unwrap();
+    let tick = engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(tick.decision.action, Action::Nudge, "a budget of 1 token holds nothing back: {tick:?}");
+    assert!(!dir.sentinel_dir().join("llm_tokens.json").exists());
+    let journal = std::fs::read_to_string(dir.root().join("journal.jsonl")).unwrap();
+    assert!(!journal.contains("llm_usage"), "{journal}");
+}

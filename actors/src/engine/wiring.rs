@@ -112,8 +112,12 @@ impl<'a> Wiring<'a> {
     }
 
     /// The provider, its tokens counted per local day, metered and journaled, and the
-    /// proactive roles held to `llm.daily_token_budget`.
+    /// proactive roles held to `llm.daily_token_budget`; the embedded rules, which spend no
+    /// tokens, as they are (nothing counted, nothing written).
     pub(super) fn accounted(&self, inner: SharedProvider) -> SharedProvider {
+        if !inner.reads_prompt() {
+            return inner;
+        }
         Rc::new(crate::planner::accounted::Accounted {
             inner,
             ledger: crate::planner::daily_tokens::DailyTokens::new(self.dir.sentinel_dir().join("llm_tokens.json")),

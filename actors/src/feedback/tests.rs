@@ -287,7 +287,18 @@ fn a_byte_that_is_not_utf8_spoils_one_line_and_learning_goes_on() {
 }
 
 /// Counts the warnings emitted on the thread it is the default of.
-struct Warnings(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+/// Collects the message of every warn event.
+struct Warnings(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+struct Message<'a>(&'a mut String);
+
+impl tracing::field::Visit for Message<'_> {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            *self.0 = format!("{value:?}");
+        }
+    }
+}
 
 impl tracing::Subscriber for Warnings {
     fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
@@ -300,7 +311,9 @@ impl tracing::Subscriber for Warnings {
     fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
     fn event(&self, event: &tracing::Event<'_>) {
         if *event.metadata().level() == tracing::Level::WARN {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut message = String::new();
+            event.record(&mut Message(&mut message));
+            self.0.lock().unwrap().push(message);
         }
     }
     fn enter(&self, _: &tracing::span::Id) {}
@@ -313,12 +326,15 @@ fn an_unreadable_line_is_reported_once_however_often_the_log_is_read() {
     let t = tracker(dir.path());
     sent(&t, "a", "water", "cli:1", true, t0());
     push_raw(t.path(), b"{torn");
-    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    tracing::subscriber::with_default(Warnings(count.clone()), || {
+    let warned = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    tracing::subscriber::with_default(Warnings(warned.clone()), || {
         for _ in 0..5 {
             assert_eq!(t.records().unwrap().len(), 1);
             assert_eq!(tracker(dir.path()).records().unwrap().len(), 1, "another tracker of the same log");
         }
     });
-    assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let warned = warned.lock().unwrap();
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    let named = format!("{}: line 2 is skipped", t.path().display());
+    assert!(warned[0].starts_with(&named), "the file and the line are named: {warned:?}");
 }

@@ -14,6 +14,10 @@ const STOPWORDS: &[&str] = &[
 /// letters, lower-cased, a plural `s` dropped; on a tie the later word wins, since English
 /// puts the object last: "drink a glass of water" is about water), or `"general"`. "Take your medication" and "Reminder: medications at 9" share "medication".
 pub fn topic_of(content: &str) -> String {
+    // An escape sequence is not words (`\x1b[31m` would make a topic of `31m…`).
+    if content.contains('\x1b') {
+        return topic_of(&crate::executor::terminal::sanitize(content));
+    }
     // Hot path of every check: it works on slices of the input and allocates once, for
     // the winner.
     let mut best: Option<(usize, &str)> = None;
@@ -102,6 +106,11 @@ mod tests {
         assert_eq!(topic_of("Call mom about the dentist appointment"), "appointment");
         assert_eq!(topic_of("hi"), "general");
         assert_eq!(topic_of("12345 678"), "general");
+    }
+
+    #[test]
+    fn escape_sequences_are_not_words() {
+        assert_eq!(topic_of("Call the bank \x1b[31mnow\x1b[0m \x1b]0;title\x07"), "bank");
     }
 
     #[test]

@@ -103,16 +103,19 @@ async fn catch_up(engine: &Engine) -> Result<(), String> {
     }
     for d in engine.runner.call_async(PollDeferred).await.map_err(|e| e.to_string())? {
         let how = d.result.and_then(|r| r.error).unwrap_or_else(|| "delivered".into());
-        println!("deferred: {} ({how})", d.route);
+        println!("{}", raven_actors::executor::terminal::sanitize(&format!("deferred: {} ({how})", d.route)));
     }
     Ok(())
 }
 
+/// The tick's outcome, its lines taken out of escape sequences (a reason quotes the user's
+/// own text).
 fn print_outcome(outcome: &TickOutcome, provider: &str) {
-    println!("route:    {}", outcome.route);
-    outcome.describe().iter().for_each(|l| println!("{l}"));
+    use raven_actors::executor::terminal::sanitize;
+    println!("route:    {}", sanitize(&outcome.route));
+    outcome.describe().iter().for_each(|l| println!("{}", sanitize(l)));
     println!("provider: {provider}");
     for n in &outcome.notes {
-        println!("note:     {n}");
+        println!("note:     {}", sanitize(n));
     }
 }
