@@ -99,3 +99,31 @@ fn pid_of(dir: &Path) -> u32 {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("status --json parses");
     v["supervisor"]["pid"].as_u64().expect("a pid") as u32
 }
+
+/// A `[policy]` change reaches the running supervisor at its next tick: a deadline the open
+/// policy let through is held back by quiet hours set while it runs (the tick's quiet-hours
+/// fast path), by the same supervisor.
+#[test]
+fn a_changed_policy_holds_the_next_tick_of_the_running_supervisor() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let memory = format!("- [ ] Call the bank due: {due}\n- [ ] Water the garden due: {due}\n");
+    std::fs::write(dir.join("workspace/MEMORY.md"), memory).unwrap();
+    let open = BEFORE.replace(
+        "[cron]",
+        "[policy]\nsession_cooldown_minutes = 0\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n[cron]",
+    );
+    let up = support::Killed(support::up(dir, &open, &[]));
+    support::wait_ready(dir);
+    let first = out(&support::raven(dir, &["tick"]));
+    assert!(first.contains("the supervisor's tick") && first.contains("delivered"), "{first}");
+
+    let quiet = open.replace("end = \"00:00\"", "end = \"23:59\"");
+    let line = rewrite_and_wait(dir, &quiet);
+    assert!(line["applied"].as_array().unwrap().iter().any(|k| k.as_str().unwrap().starts_with("policy")), "{line}");
+    let second = out(&support::raven(dir, &["tick"]));
+    assert!(second.contains("fast_path:quiet_hours"), "the new quiet hours hold it now: {second}");
+    assert_eq!(up.0.id(), pid_of(dir), "the same supervisor, never restarted");
+}

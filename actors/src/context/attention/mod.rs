@@ -58,13 +58,20 @@ pub struct AttentionUpdater {
     path: PathBuf,
     lock_path: PathBuf,
     producers: Vec<Box<dyn Producer>>,
+    /// The file as the last update left it and the bodies spliced into it: the same bodies
+    /// into the same text change nothing, so they are not spliced again (a CommonMark parse
+    /// of the file per section, every tick, otherwise).
+    last: std::sync::Mutex<Option<Spliced>>,
 }
+
+/// A file as an update left it, and the `(section, body)` pairs spliced into it.
+type Spliced = (String, Vec<(&'static str, String)>);
 
 impl AttentionUpdater {
     pub fn new(path: impl Into<PathBuf>, producers: Vec<Box<dyn Producer>>) -> Self {
         let path = path.into();
         let lock_path = lock_path_for(&path);
-        AttentionUpdater { path, lock_path, producers }
+        AttentionUpdater { path, lock_path, producers, last: Default::default() }
     }
 
     pub fn path(&self) -> &Path {
@@ -96,9 +103,13 @@ impl AttentionUpdater {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(e) => return Err(e),
         };
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if last.as_ref().is_some_and(|(text, spliced)| *text == current && *spliced == bodies) {
+            return Ok(report);
+        }
         let start = if current.is_empty() { "# Attention\n\n".to_owned() } else { current.clone() };
         let mut next = start;
-        for (section, body) in bodies {
+        for (section, body) in bodies.iter().cloned() {
             match sections::splice(&next, section, &body) {
                 Ok(text) => next = text,
                 Err(e) => {
@@ -111,6 +122,8 @@ impl AttentionUpdater {
             write_atomic(&self.path, next.as_bytes())?;
             report.written = true;
         }
+        // A section that failed is tried again next time.
+        *last = report.failed.is_empty().then_some((next, bodies));
         Ok(report)
     }
 }

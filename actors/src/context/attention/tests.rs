@@ -57,6 +57,22 @@ fn a_second_identical_tick_leaves_the_file_and_its_mtime_alone() {
 }
 
 #[test]
+fn a_section_edited_by_hand_between_two_identical_ticks_is_written_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("attention.md");
+    let u = AttentionUpdater::new(&path, producers::defaults());
+    u.update(&input()).unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    let edited = written.replace("- medication around 09:00", "- (cleared by hand)");
+    std::fs::write(&path, format!("{edited}\n## Mine\nmy own words\n")).unwrap();
+    assert!(u.update(&input()).unwrap().written, "the same bodies, but not the same file");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("- medication around 09:00") && !text.contains("(cleared by hand)"), "{text}");
+    assert!(text.ends_with("## Mine\nmy own words\n"), "{text}");
+    assert!(!u.update(&input()).unwrap().written);
+}
+
+#[test]
 fn a_failing_producer_keeps_its_old_section_and_the_others_update() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("attention.md");
