@@ -4,7 +4,7 @@
 //! the other notes of MEMORY.md most relevant to the message (see [`crate::planner::budget`]).
 //! A provider that renders no prompt (the embedded rules) is given none of it.
 
-use crate::context::sessions::SYSTEM_CHANNELS;
+use crate::planner::budget::conversation;
 use crate::planner::budget::fit::{Fitter, Keep};
 use crate::planner::budget::memory::MemoryParts;
 use crate::planner::budget::PromptBudget;
@@ -68,8 +68,8 @@ impl Knowledge {
         let head_left = head.left();
         let mut note = head.finish();
         let spent = allowance / HEAD_SHARE - head_left;
-        let history = crate::planner::budget::conversation::newest_within(history, budget, allowance - spent);
-        let used: usize = history.iter().map(|m| budget.count(&m.content) + 8).sum();
+        let history = conversation::newest_within(history, budget, allowance - spent);
+        let used: usize = history.iter().map(|m| conversation::cost(m, budget)).sum();
         let mut rest = Fitter::new(budget.counter, (allowance - spent).saturating_sub(used));
         rest.ranked("MEMORY.md (the notes most relevant now)", &parts.lines, &parts.relevant, false);
         note.push_str(&rest.finish());
@@ -90,18 +90,12 @@ impl Knowledge {
     /// The newest proactive messages of the user's conversations within the window, oldest
     /// first, each with where and when it went.
     fn proactive(&self, now: DateTime<Utc>) -> Vec<String> {
-        let Ok(entries) = std::fs::read_dir(&self.sessions) else { return Vec::new() };
         let mut said: Vec<(DateTime<Utc>, String)> = Vec::new();
-        for entry in entries.flatten() {
-            let Some(key) = crate::context::sessions::session_key(&entry.file_name().to_string_lossy()) else {
-                continue;
-            };
-            if SYSTEM_CHANNELS.iter().any(|c| key.split_once(':').is_some_and(|(ch, _)| ch == *c)) {
-                continue;
-            }
-            let Ok(Some(text)) = crate::store::files::tail(&entry.path(), 64 * 1024) else { continue };
-            let lines = text.lines().rev().take(50).filter_map(|l| serde_json::from_str::<SessionLine>(l).ok());
-            for l in lines.filter(|l| l.proactive && now - l.at <= PROACTIVE_WINDOW) {
+        for (key, path) in crate::context::sessions::user_sessions(&self.sessions).unwrap_or_default() {
+            let Ok(Some(text)) = crate::store::files::tail(&path, 64 * 1024) else { continue };
+            for l in
+                crate::context::sessions::last_lines(&text).filter(|l| l.proactive && now - l.at <= PROACTIVE_WINDOW)
+            {
                 said.push((l.at, self.shown(&key, &l)));
             }
         }

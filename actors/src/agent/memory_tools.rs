@@ -7,7 +7,6 @@
 use super::notes::MemoryNotes;
 use super::session::SessionLine;
 use super::tools::{CronJobs, Tool, ToolCtx};
-use crate::context::sessions::SYSTEM_CHANNELS;
 use crate::planner::provider::{Role, ToolSchema};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{json, Value};
@@ -167,15 +166,8 @@ impl SearchHistoryTool {
             };
             out.push((when.to_owned(), format!("- {when} you said: {}", cut(text.trim(), MATCH_CHARS))));
         }
-        let Ok(entries) = std::fs::read_dir(&self.sessions) else { return out };
-        for entry in entries.flatten() {
-            let Some(key) = crate::context::sessions::session_key(&entry.file_name().to_string_lossy()) else {
-                continue;
-            };
-            if SYSTEM_CHANNELS.iter().any(|c| key.split_once(':').is_some_and(|(ch, _)| ch == *c)) {
-                continue;
-            }
-            let text = crate::store::files::tail(&entry.path(), SESSION_TAIL).ok().flatten().unwrap_or_default();
+        for (key, path) in crate::context::sessions::user_sessions(&self.sessions).unwrap_or_default() {
+            let text = crate::store::files::tail(&path, SESSION_TAIL).ok().flatten().unwrap_or_default();
             let said = text.lines().filter_map(|l| serde_json::from_str::<SessionLine>(l).ok());
             for l in said.filter(|l| l.role == Role::Assistant && l.tool_calls.is_empty() && hit(&l.content)) {
                 let when = crate::time::local(l.at, self.tz);

@@ -17,8 +17,25 @@ pub fn session_key(file_name: &str) -> Option<String> {
     Some(format!("{channel}:{chat}"))
 }
 
-fn lines(text: &str) -> impl Iterator<Item = SessionLine> + '_ {
+/// The last 50 lines of a session file's text that parse, newest first.
+pub fn last_lines(text: &str) -> impl Iterator<Item = SessionLine> + '_ {
     text.lines().rev().take(50).filter_map(|l| serde_json::from_str::<SessionLine>(l).ok())
+}
+
+/// The user's conversations in `dir`, as `(channel:chat_id, file)`: every session file but
+/// the engine's own conversations (a heartbeat, a cron job's, a subagent's). A missing dir
+/// has none.
+pub fn user_sessions(dir: &Path) -> std::io::Result<Vec<(String, std::path::PathBuf)>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    Ok(entries
+        .flatten()
+        .filter_map(|entry| Some((session_key(&entry.file_name().to_string_lossy())?, entry.path())))
+        .filter(|(key, _)| !SYSTEM_CHANNELS.iter().any(|c| key.split_once(':').is_some_and(|(ch, _)| ch == *c)))
+        .collect())
 }
 
 /// When the user last wrote in the session `channel:chat_id`, from its file.
@@ -26,35 +43,23 @@ pub fn last_activity(dir: &Path, session_key: &str) -> Option<DateTime<Utc>> {
     let (channel, chat) = session_key.split_once(':')?;
     let name = crate::agent::session_file::file_name(channel, chat).ok()?;
     let text = crate::store::files::tail(&dir.join(name), 64 * 1024).ok()??;
-    lines(&text).filter(SessionLine::is_user).map(|l| l.at).max()
+    last_lines(&text).filter(SessionLine::is_user).map(|l| l.at).max()
 }
 
 /// Reads every session file's tail; a session is active when its last message is within
 /// `window` of `now`. Unreadable files are skipped.
 pub fn active_sessions(dir: &Path, now: DateTime<Utc>, window: Duration) -> std::io::Result<Vec<ActiveSession>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
     let mut out = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(key) = session_key(&name) else {
-            continue;
-        };
-        // The engine's own conversations (a heartbeat, a cron job's, a subagent's) are not a
-        // user to reach: a nudge aimed there would find no outlet.
-        if SYSTEM_CHANNELS.iter().any(|c| key.split_once(':').is_some_and(|(ch, _)| ch == *c)) {
-            continue;
-        }
+    // The engine's own conversations are not a user to reach: a nudge aimed there would find
+    // no outlet.
+    for (key, path) in user_sessions(dir)? {
         // The last 50 lines are all that is looked at: read the end only.
-        let Ok(Some(text)) = crate::store::files::tail(&entry.path(), 64 * 1024) else {
+        let Ok(Some(text)) = crate::store::files::tail(&path, 64 * 1024) else {
             continue;
         };
         let mut last: Option<DateTime<Utc>> = None;
         let (mut user, mut assistant) = (None, None);
-        for l in lines(&text) {
+        for l in last_lines(&text) {
             if l.is_user() {
                 last = last.max(Some(l.at));
                 user = user.or(Some(l.content));

@@ -10,8 +10,7 @@ pub fn newest_within(history: Vec<ChatMessage>, budget: &PromptBudget, allowance
     let mut left = allowance;
     let mut start = history.len();
     for (i, m) in history.iter().enumerate().rev() {
-        let calls = m.tool_calls.as_ref().map(|c| c.to_string()).unwrap_or_default();
-        let cost = budget.count(&m.content) + budget.count(&calls) + super::PER_MESSAGE;
+        let cost = cost(m, budget);
         if cost > left {
             break;
         }
@@ -22,6 +21,12 @@ pub fn newest_within(history: Vec<ChatMessage>, budget: &PromptBudget, allowance
     let orphans = kept.iter().take_while(|m| m.role == Role::Tool).count();
     kept.drain(..orphans);
     kept
+}
+
+/// What one message of a conversation takes: its text, its tool calls, and the message itself.
+pub fn cost(m: &ChatMessage, budget: &PromptBudget) -> usize {
+    let calls = m.tool_calls.as_ref().map(|c| c.to_string()).unwrap_or_default();
+    budget.count(&m.content) + budget.count(&calls) + super::PER_MESSAGE
 }
 
 #[cfg(test)]
