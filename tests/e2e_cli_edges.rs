@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 fn a_closed_pipe_ends_the_command_quietly() {
     let tmp = tempfile::tempdir().unwrap();
     let mut child = Command::new(support::raven_bin())
+        .env("RAVEN_CLI_ALWAYS", "1")
         .arg("--data-dir")
         .arg(tmp.path())
         .args(["policy", "explain", "--content", "water the plants"])
@@ -32,6 +33,7 @@ fn log_lines_written_to_a_file_carry_no_colour_codes() {
     std::fs::create_dir_all(tmp.path().join("sentinel")).unwrap();
     std::fs::write(tmp.path().join("sentinel/feedback.jsonl"), "not json\n").unwrap();
     let out = Command::new(support::raven_bin())
+        .env("RAVEN_CLI_ALWAYS", "1")
         .arg("--data-dir")
         .arg(tmp.path())
         .args(["policy", "explain", "--content", "x"])
@@ -109,12 +111,17 @@ fn job_ids_are_short_and_a_unique_prefix_names_a_job() {
 #[test]
 fn completions_are_printed_for_each_shell() {
     for (shell, marker) in [("bash", "_raven()"), ("zsh", "#compdef raven"), ("fish", "complete -c raven")] {
-        let out = Command::new(support::raven_bin()).args(["completions", shell]).output().unwrap();
+        let out = Command::new(support::raven_bin())
+            .env("RAVEN_CLI_ALWAYS", "1")
+            .args(["completions", shell])
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{shell}: {out:?}");
         let script = String::from_utf8_lossy(&out.stdout);
         assert!(script.contains(marker) && script.contains("cron"), "{shell}: {script}");
     }
-    let out = Command::new(support::raven_bin()).args(["completions", "nosh"]).output().unwrap();
+    let out =
+        Command::new(support::raven_bin()).env("RAVEN_CLI_ALWAYS", "1").args(["completions", "nosh"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 

@@ -54,6 +54,7 @@ fn delivered(dir: &Path) -> Vec<(String, String)> {
 /// `raven <command>` on `dir`, started with its output discarded (stdin kept open).
 fn start(dir: &Path, command: &str) -> std::process::Child {
     Command::new(support::raven_bin())
+        .env("RAVEN_CLI_ALWAYS", "1")
         .arg("--data-dir")
         .arg(dir)
         .arg(command)

@@ -64,6 +64,7 @@ fn the_repl_attaches_to_a_running_supervisor() {
     data_dir(dir);
     let up = support::Killed(
         Command::new(support::raven_bin())
+            .env("RAVEN_CLI_ALWAYS", "1")
             .arg("--data-dir")
             .arg(dir)
             .arg("up")
@@ -164,6 +165,7 @@ fn piped_input_is_answered_line_by_line() {
     let dir = tmp.path();
     data_dir(dir);
     let mut child = Command::new(support::raven_bin())
+        .env("RAVEN_CLI_ALWAYS", "1")
         .arg("--data-dir")
         .arg(dir)
         .arg("repl")

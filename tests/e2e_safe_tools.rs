@@ -38,6 +38,7 @@ fn week() -> String {
 /// would be made in it.
 fn simulate(home: &Path, args: &[&str]) -> Output {
     Command::new(support::raven_bin())
+        .env("RAVEN_CLI_ALWAYS", "1")
         .arg("simulate")
         .args(args)
         .env_remove("RAVEN_HOME")
@@ -70,6 +71,7 @@ fn simulate_refuses_a_named_data_dir_and_leaves_it_byte_for_byte() {
     let said = text(&run.stderr);
     assert!(said.contains("never touches a real data dir") && said.contains("--keep-data"), "{said}");
     let by_env = Command::new(support::raven_bin())
+        .env("RAVEN_CLI_ALWAYS", "1")
         .args(["simulate", &week(), "--days", "1", "--out", &reports])
         .env("RAVEN_HOME", dir.path())
         .output()

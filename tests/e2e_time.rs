@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 
 fn raven_in(zone: &str, dir: &Path, args: &[&str]) -> Output {
     Command::new(support::raven_bin())
+        .env("RAVEN_CLI_ALWAYS", "1")
         .arg("--data-dir")
         .arg(dir)
         .args(args)

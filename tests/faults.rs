@@ -207,6 +207,7 @@ fn a_read_only_data_dir_is_a_clear_error_and_leaves_every_file_whole() {
     let before = snapshot(&dir);
     let run = |args: &[&str]| {
         let mut c = std::process::Command::new(&bin);
+        c.env("RAVEN_CLI_ALWAYS", "1");
         c.arg("--data-dir").arg(&dir).args(args).env_remove("RAVEN_HOME");
         if as_root {
             c.uid(65534).gid(65534);

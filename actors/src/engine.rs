@@ -157,8 +157,8 @@ fn own_channels(config: &RavenConfig, o: &Overrides) -> Vec<String> {
     hosted_channels(config).into_iter().filter(|c| !o.remote_channels.contains(c) && !overridden(c)).collect()
 }
 
-/// The channels of the configured outlets that face the outside (all but `cli`): what the
-/// gateway process hosts when it runs.
+/// The channels of the configured outlets that face the outside (all but `cli`), and the
+/// enabled chat channels (`[channels.*]`): what the gateway process hosts when it runs.
 pub fn hosted_channels(config: &RavenConfig) -> Vec<String> {
     let d = &config.delivery;
     let mut out = Vec::new();
@@ -168,6 +168,7 @@ pub fn hosted_channels(config: &RavenConfig) -> Vec<String> {
     if !d.webhook_url.trim().is_empty() {
         out.push("webhook".to_owned());
     }
+    out.extend(config.channels.enabled().into_iter().map(String::from));
     out
 }
 

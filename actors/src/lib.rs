@@ -2,6 +2,7 @@
 //! named as in the spec.
 
 pub mod agent;
+pub mod channels;
 pub mod clock;
 pub mod config;
 pub mod context;

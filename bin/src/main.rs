@@ -32,6 +32,12 @@ enum Command {
     /// neutral. Or mute a topic (`--stop`), unmute it (`--ok`), or hold every proactive
     /// message but cron for a while (`--snooze`).
     Feedback(commands::feedback::FeedbackArgs),
+    /// The chat channels (Telegram, Matrix, ntfy, email): their health; `test <name>` sends a
+    /// test message.
+    Channels {
+        #[command(subcommand)]
+        command: Option<commands::channels::ChannelsCommand>,
+    },
     /// What waits in the outbox for an outlet (`--dead`: the dead letters); `drop` takes them.
     Outbox(commands::outbox::OutboxArgs),
     /// The user's scheduled jobs (cron/jobs.json).
@@ -135,6 +141,7 @@ fn main() -> ExitCode {
         Command::Cron(c) => commands::cron::run(c, &dir),
         Command::Feedback(a) => commands::feedback::run(a, &dir),
         Command::Outbox(a) => commands::outbox::run(a, &dir),
+        Command::Channels { command } => commands::channels::run(command, &dir),
         Command::Log(a) => commands::log::run(a, &dir),
         Command::Why { item } => commands::why::run(item, &dir),
         Command::Memory(c) => commands::memory::run(c, &dir),

@@ -8,6 +8,9 @@ pub const SENTINEL_ORIGIN: &str = "_sentinel_origin";
 
 /// The extra carrying a proactive message's nudge id (an outlet may show its short form).
 pub const NUDGE_ID: &str = "nudge_id";
+/// Extras key: `"true"` on a proactive message the feedback loop rates (a channel shows its
+/// feedback buttons).
+pub const RATED: &str = "rated";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboundText {

@@ -1,11 +1,15 @@
 //! `config.toml`: every knob of the spec with the spec's default. A missing file means all
 //! defaults; an unknown or ill-typed key is an error naming the key and the file.
 
+mod channels;
 mod live;
 mod llm;
 mod provenance;
 mod time_of_day;
 
+pub use channels::{
+    ChannelsConfig, EmailConfig, MatrixConfig, NtfyConfig, SmtpSecurity, TelegramConfig, CHANNEL_NAMES,
+};
 pub use live::{LiveConfig, Reload};
 pub use llm::{BreakerConfig, RetryConfig, RoleParams};
 pub use provenance::{Origin as ValueOrigin, Provenance};
@@ -33,6 +37,7 @@ pub struct RavenConfig {
     pub cron: CronConfig,
     pub heartbeat: crate::heartbeat::HeartbeatConfig,
     pub discovery: DiscoveryConfig,
+    pub channels: ChannelsConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -176,6 +181,10 @@ pub struct DeliveryConfig {
     pub outbox_ttl_nudge_h: i64,
     /// At most this many messages wait in the outbox; past it the oldest becomes a dead letter.
     pub outbox_max: usize,
+    /// A message for `cli` counts as delivered even when no one watches the terminal (no REPL
+    /// attached, stdout not a terminal). Off: it goes to the first enabled channel instead, or
+    /// waits in the outbox.
+    pub cli_always: bool,
 }
 
 impl Default for DeliveryConfig {
@@ -191,6 +200,7 @@ impl Default for DeliveryConfig {
             outbox_backoff_s: 30,
             outbox_ttl_nudge_h: 6,
             outbox_max: 10_000,
+            cli_always: false,
         }
     }
 }
@@ -246,6 +256,9 @@ pub struct GatewayConfig {
     pub header_timeout_s: u64,
     /// A request body must arrive within this of its head.
     pub body_timeout_s: u64,
+    /// The address the user's phone reaches this gateway at (`https://raven.example.org`):
+    /// the base of the signed feedback links in push notifications. Empty: no such buttons.
+    pub public_url: String,
 }
 
 impl Default for GatewayConfig {
@@ -261,6 +274,7 @@ impl Default for GatewayConfig {
             max_connections: 256,
             header_timeout_s: 5,
             body_timeout_s: 10,
+            public_url: String::new(),
         }
     }
 }
@@ -699,6 +713,7 @@ impl RavenConfig {
             params.check(role)?;
         }
         llm::check_retry(&self.llm.retry, &self.llm.breaker)?;
+        self.channels.check()?;
         if self.sentinel.interval_s == 0 {
             return Err("`sentinel.interval_s` must be at least 1".into());
         }

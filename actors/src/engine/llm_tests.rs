@@ -28,6 +28,7 @@ fn engine_against(server: &MockServer, tmp: &tempfile::TempDir) -> (Engine, Manu
     config.sentinel.skip_cache_ttl_s = 0;
     config.discovery.enabled = false;
     config.delivery.jsonl_path = "out.jsonl".into();
+    config.delivery.default_targets = vec!["jsonl:me".into()];
     (Engine::start(&dir, &config, clock.shared()).unwrap(), clock)
 }
 

@@ -138,6 +138,9 @@ async fn an_unattended_engine_leaves_nothing_ignored_and_a_seen_nudge_is_ignored
     let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap());
     let mut config = RavenConfig::default();
     config.delivery.jsonl_path = "out.jsonl".into();
+    // Counted as delivered though no one watches (without it, the nudge would wait in the
+    // outbox: `executor::watched`); still, no one saw it, so it is never `ignored`.
+    config.delivery.cli_always = true;
     let say = |target: &str| json!({"action": "nudge", "reason": "r", "proactivity_score": 0.9, "nudge_message": format!("Water for {target}"), "target_session": target});
     let provider = Scripted::answering(say("cli:local"));
     // The cli outlet as `raven up` has it with stdout not a terminal and no REPL attached.

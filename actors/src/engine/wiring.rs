@@ -171,6 +171,7 @@ impl<'a> Wiring<'a> {
         let hub = DeliveryHubService::new(outbox, self.clock.clone(), backoff, Some(policy.clone()))
             .with_conversations(conversations.clone())
             .with_channels(Channels::of(config))
+            .with_watched(crate::executor::watched::Watched::of(config))
             .with_limits(chrono::Duration::hours(d.outbox_ttl_nudge_h), d.outbox_max)
             .with_journal(journal);
         let hub = start(hub, &self.metrics, self.restart("DeliveryHub"));

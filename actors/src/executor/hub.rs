@@ -34,6 +34,8 @@ pub struct DeliveryHubService {
     /// The channels that have (or will have) an outlet; `None`: any channel may get one later.
     channels: Option<super::targets::Channels>,
     journal: Journal,
+    /// Where a message for a terminal no one watches goes.
+    watched: super::watched::Watched,
 }
 
 impl DeliveryHubService {
@@ -55,7 +57,15 @@ impl DeliveryHubService {
             max_waiting: 10_000,
             channels: None,
             journal: Journal::off(),
+            watched: super::watched::Watched { cli_always: true, fallback: None },
         }
+    }
+
+    /// A message for `cli` counts only when someone watches (see [`super::watched`]); by
+    /// default it always counts.
+    pub fn with_watched(mut self, watched: super::watched::Watched) -> Self {
+        self.watched = watched;
+        self
     }
 
     /// Each outbox move (queued, delivered later, dropped, dead letter) goes to the journal.
@@ -137,6 +147,9 @@ impl Post {
     /// A proactive message; its id goes with it (an outlet may show it).
     pub fn proactive(mut text: OutboundText, fire: Option<Nudge>, said: Dispatch) -> Self {
         text.extras.insert(raven_proto::NUDGE_ID.to_owned(), said.nudge_id.clone());
+        if said.source.is_rated() {
+            text.extras.insert(raven_proto::RATED.to_owned(), "true".to_owned());
+        }
         Post { text, fire, said: Some(said), expires_at: None }
     }
 
@@ -182,7 +195,11 @@ impl ServeAsync<Post> for DeliveryHubService {
         let rated = said.as_ref().is_some_and(|d| d.source.is_rated());
         let source = said.as_ref().map(|d| d.source.name());
         let (nudge_ttl, max) = (self.nudge_ttl, self.max_waiting);
-        let outlet = self.outlets.get(&text.channel).cloned();
+        let (text, routed) = self.watched.route(text, &self.outlets);
+        let (outlet, unwatched) = match routed {
+            Ok(o) => (o, None),
+            Err(e) => (None, Some(e)),
+        };
         let unknown = self.channels.as_ref().and_then(|c| c.check(&text.channel).err());
         let store = self.store.clone();
         let now = self.clock.now();
@@ -190,10 +207,11 @@ impl ServeAsync<Post> for DeliveryHubService {
         let conversations = self.conversations.clone();
         let journal = self.journal.clone();
         Box::pin(async move {
-            let error = match (&outlet, unknown) {
-                (None, Some(why)) => OutletError::Refused(why),
-                (None, None) => OutletError::Transient(format!("no outlet for channel `{}` (yet)", text.channel)),
-                (Some(o), _) => match o.deliver(&text).await {
+            let error = match (unwatched, &outlet, unknown) {
+                (Some(waits), _, _) => waits,
+                (None, None, Some(why)) => OutletError::Refused(why),
+                (None, None, None) => OutletError::Transient(format!("no outlet for channel `{}` (yet)", text.channel)),
+                (None, Some(o), _) => match o.deliver(&text).await {
                     Ok(()) => {
                         record_said(&conversations, &said, outlet.as_ref(), &text, now);
                         return Ok(());
@@ -201,8 +219,8 @@ impl ServeAsync<Post> for DeliveryHubService {
                     Err(e) => e,
                 },
             };
-            if let OutletError::Refused(why) = &error {
-                tracing::warn!(delivery = %text.delivery_id, "outlet refused the message: {why}");
+            let refused_by_outlet = outlet.is_some() && matches!(error, OutletError::Refused(_));
+            if matches!(error, OutletError::Refused(_)) && !refused_by_outlet {
                 return Err(PostError::Dropped(error.to_string()));
             }
             let entry = OutboxEntry {
@@ -216,6 +234,16 @@ impl ServeAsync<Post> for DeliveryHubService {
                 said,
                 expires_at: expires_at.or(rated.then(|| now + nudge_ttl)),
             };
+            if refused_by_outlet {
+                // Refused for good by the service (a 5xx from a mail server, say): kept as a
+                // dead letter, where `raven outbox` shows it, not dropped unseen.
+                let dead = Event::outbox("dead_letter", &entry, Some(error.to_string()));
+                store
+                    .update(SECTION, |o: &mut Outbox| o.refused(entry, now, error.to_string()))
+                    .map_err(|e| PostError::Dropped(format!("{error}; and the outbox failed: {e}")))?;
+                journal.record(now, source, dead);
+                return Err(PostError::Dropped(error.to_string()));
+            }
             let queued = Event::outbox("queued", &entry, Some(error.to_string()));
             store
                 .update(SECTION, |o: &mut Outbox| o.admit(entry, max, now))
@@ -245,6 +273,7 @@ impl Request for RetryOutbox {
 impl ServeAsync<RetryOutbox> for DeliveryHubService {
     fn serve_async(&mut self, _: RetryOutbox) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
         let outlets = self.outlets.clone();
+        let watched = self.watched.clone();
         let policy = self.policy.clone();
         let conversations = self.conversations.clone();
         let store = self.store.clone();
@@ -283,7 +312,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                 .map_err(|e| e.to_string())?;
             let mut results = Vec::new();
             for e in &leased {
-                let r = deliver_late(&outlets, policy.as_ref(), e).await;
+                let r = deliver_late(&outlets, &watched, policy.as_ref(), e).await;
                 results.push((e.text.delivery_id.clone(), r));
             }
             for e in &leased {
@@ -301,6 +330,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
             store
                 .update(SECTION, |o: &mut Outbox| {
                     let mut report = RetryReport::default();
+                    let mut refused = Vec::new();
                     o.entries.retain_mut(|e| {
                         let Some((_, r)) = results.iter().find(|(id, _)| *id == e.text.delivery_id) else {
                             report.still_queued += 1;
@@ -313,8 +343,8 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                                 false
                             }
                             Err(OutletError::Refused(why)) => {
-                                tracing::warn!(delivery = %e.text.delivery_id, "dropped from the outbox: {why}");
-                                journal.record(now, source_of(e), Event::outbox("dropped", e, Some(why.clone())));
+                                journal.record(now, source_of(e), Event::outbox("dead_letter", e, Some(why.clone())));
+                                refused.push((e.clone(), why.clone()));
                                 false
                             }
                             Err(err) => {
@@ -328,6 +358,9 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                             }
                         }
                     });
+                    for (e, why) in refused {
+                        o.refused(e, now, format!("refused: {why}"));
+                    }
                     report
                 })
                 .map_err(|e| e.to_string())
@@ -345,12 +378,16 @@ fn source_of(e: &OutboxEntry) -> Option<&'static str> {
 /// back now waits with the rest, until it expires.
 async fn deliver_late(
     outlets: &HashMap<String, Arc<dyn Outlet>>,
+    watched: &super::watched::Watched,
     policy: Option<&Handle<NudgePolicyService>>,
     e: &OutboxEntry,
 ) -> Result<(), OutletError> {
     let Some(outlet) = outlets.get(&e.text.channel) else {
         return Err(OutletError::Transient(format!("no outlet for channel `{}`", e.text.channel)));
     };
+    if watched.unseen(&e.text, Some(outlet)) {
+        return Err(OutletError::Transient(super::watched::NO_ONE_WATCHES.into()));
+    }
     let reservation = match (&e.fire, policy) {
         (Some(nudge), Some(policy)) => match policy.call(Reserve(nudge.clone())).await {
             Ok(Ok(Reservation::Held(_, fire))) => Some((policy, fire)),

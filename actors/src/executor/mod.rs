@@ -12,6 +12,7 @@ pub mod remote;
 pub mod spawn;
 pub mod targets;
 pub mod terminal;
+pub mod watched;
 
 use crate::feedback::{Dispatch, Source};
 use crate::sentinel::Router;

@@ -59,6 +59,11 @@ impl Outbox {
         self.dead.drain(..over);
     }
 
+    /// `entry`, refused for good by its outlet, as a dead letter.
+    pub fn refused(&mut self, entry: OutboxEntry, at: DateTime<Utc>, why: String) {
+        self.bury(entry, at, why);
+    }
+
     /// Queues `entry` (one copy per target and text); past `max` waiting, the oldest becomes a
     /// dead letter.
     /// A message over [`OUTBOX_TEXT_BYTES`] waits cut, with a note saying how much.

@@ -43,11 +43,13 @@ pub struct CliOutlet {
 impl CliOutlet {
     pub fn stdout() -> Self {
         use std::io::IsTerminal;
-        CliOutlet { terminal: std::io::stdout().is_terminal(), ..CliOutlet::to_writer(Box::new(std::io::stdout())) }
+        let terminal = std::io::stdout().is_terminal();
+        CliOutlet { out: Some(Mutex::new(Box::new(std::io::stdout()))), bus: None, terminal }
     }
 
+    /// To `w`, which its caller shows someone: what it writes counts as seen.
     pub fn to_writer(w: Box<dyn Write + Send>) -> Self {
-        CliOutlet { out: Some(Mutex::new(w)), bus: None, terminal: false }
+        CliOutlet { out: Some(Mutex::new(w)), bus: None, terminal: true }
     }
 
     /// Only to the subscribers of `bus` (an embedded REPL prints them between prompts).

@@ -1,3 +1,4 @@
+pub mod channels;
 pub mod config;
 pub mod cron;
 pub mod discover;

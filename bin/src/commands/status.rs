@@ -50,6 +50,33 @@ pub fn llm_lines(llm: Option<&LlmHealth>, tz: chrono_tz::Tz) -> String {
     out
 }
 
+/// One chat channel's health in words.
+pub fn channel_health(h: &raven_actors::channels::health::ChannelHealth) -> String {
+    let mut line = format!("{}; {} delivered, {} failed", h.state, h.delivered, h.failed);
+    if h.restarts > 0 {
+        line.push_str(&format!(", {} restarts", h.restarts));
+    }
+    if let Some(e) = h.last_error.as_deref().filter(|_| h.state != "ok") {
+        line.push_str(&format!("; last error: {e}"));
+    }
+    line
+}
+
+/// The chat channels: each enabled one and its health, or how to add one.
+fn channel_lines(dir: &DataDir) -> String {
+    let enabled = super::load_config(dir).map(|c| c.channels.enabled()).unwrap_or_default();
+    if enabled.is_empty() {
+        return format!("channels: none; {}\n", super::channels::how_to_add());
+    }
+    let health = raven_actors::channels::health::HealthBoard::read(dir);
+    let mut out = String::from("channels:\n");
+    for name in enabled {
+        let h = health.get(name).map(channel_health).unwrap_or_else(|| "not started".into());
+        out.push_str(&format!("  {name}: {h}\n"));
+    }
+    out
+}
+
 pub fn run(dir: &DataDir, json: bool) -> Result<(), String> {
     let socket = dir.socket();
     actix_rt::System::new().block_on(async move {
@@ -64,6 +91,7 @@ pub fn run(dir: &DataDir, json: bool) -> Result<(), String> {
                     "actors": actors,
                     "upcoming": upcoming,
                     "llm": llm,
+                    "channels": raven_actors::channels::health::HealthBoard::read(dir),
                 });
                 println!("{status}");
                 Ok(())
@@ -78,6 +106,7 @@ pub fn run(dir: &DataDir, json: bool) -> Result<(), String> {
                 let tz = super::load_config(dir).map(|c| c.general.timezone).unwrap_or(chrono_tz::Tz::UTC);
                 print!("{}", upcoming_lines(&upcoming, tz));
                 print!("{}", llm_lines(llm.as_ref(), tz));
+                print!("{}", channel_lines(dir));
                 Ok(())
             }
             ControlResponse::Error { message } => Err(message),

@@ -53,6 +53,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
             g.timezone_source
         ));
         super::note(what_runs(&config, &engine.provider_name));
+        super::note(reaches(&config));
         wait_for_signal().await;
         super::note("raven: stopping");
         server.abort();
@@ -100,6 +101,17 @@ fn what_runs(config: &raven_actors::config::RavenConfig, provider: &str) -> Stri
          reminder, `raven status` to see it, `raven log` for what it decided",
         on_off(config.heartbeat.enabled, config.heartbeat.interval_s),
     )
+}
+
+/// Where nudges reach the user: the enabled chat channels, or how to add one.
+fn reaches(config: &raven_actors::config::RavenConfig) -> String {
+    match config.channels.enabled() {
+        none if none.is_empty() => format!("raven: {}", super::channels::how_to_add()),
+        some => format!(
+            "raven: nudges reach you on {} (`raven channels` shows their health, `raven channels test <name>` sends a test)",
+            some.join(", ")
+        ),
+    }
 }
 
 /// The supervisor's own config: its zone is its own to resolve (a stale zone file of a killed

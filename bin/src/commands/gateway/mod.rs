@@ -5,8 +5,10 @@
 //! It also hosts the outbound outlets (jsonl, webhook): the supervisor's DeliveryHub hands it
 //! each delivery for them over one long-lived connection, re-made when the supervisor restarts.
 
+mod channels;
 mod outlets;
 mod serve;
+mod tap;
 
 use super::load_config;
 use axum::body::Bytes;
@@ -49,6 +51,8 @@ struct Gateway {
     /// `POST /feedback` writes here (the supervisor's next tick, and `raven policy explain`,
     /// read it).
     feedback: raven_actors::feedback::NudgeFeedbackTracker,
+    /// The signed single-use links of push notifications' feedback buttons.
+    taps: raven_actors::channels::taps::TapLinks,
 }
 
 #[derive(Deserialize)]
@@ -217,15 +221,20 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
     if secret.is_none() {
         tracing::warn!("no {} set: POST /inbound and /feedback answer 503 until one is", g.secret_env);
     }
-    let feedback = raven_actors::feedback::NudgeFeedbackTracker::new(
-        dir.feedback(),
-        config.feedback.clone(),
-        config.general.timezone,
-    );
-    let state = Arc::new(Gateway { socket: dir.socket(), secret, metrics_public: g.metrics_public, feedback });
+    let tracker = || {
+        raven_actors::feedback::NudgeFeedbackTracker::new(
+            dir.feedback(),
+            config.feedback.clone(),
+            config.general.timezone,
+        )
+    };
+    let (feedback, chat_feedback) = (tracker(), tracker());
+    let taps = raven_actors::channels::taps::TapLinks::open(dir).map_err(|e| e.to_string())?;
+    let state = Arc::new(Gateway { socket: dir.socket(), secret, metrics_public: g.metrics_public, feedback, taps });
     let app = Router::new()
         .route("/inbound", post(inbound))
         .route("/feedback", post(feedback_verdict))
+        .route("/tap/{token}", get(tap::tap).post(tap::tap))
         .route("/metrics", get(metrics))
         .route("/health", get(health))
         .fallback(not_found)
@@ -254,7 +263,8 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
             let timeout = std::time::Duration::from_secs(orphan_timeout_s.max(1));
             actix_rt::spawn(leave_when_orphaned(dir.socket(), timeout));
         }
-        let hosted = outlets::Hosted::of(dir, &config)?;
+        let chats = channels::start(dir, &config, chat_feedback);
+        let hosted = outlets::Hosted::of(dir, &config, chats)?;
         let _watch = hosted.follow_config(dir);
         if !hosted.is_empty() {
             actix_rt::spawn(outlets::host(dir.socket(), hosted));

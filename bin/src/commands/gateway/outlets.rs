@@ -1,7 +1,8 @@
-//! The outlets the gateway hosts (jsonl, webhook): the supervisor's DeliveryHub pushes each
-//! delivery for their channels over one connection, and each is delivered here and answered.
-//! Their settings follow config.toml: a change to `[delivery]` builds them anew for the next
-//! delivery; the set of channels is fixed at start (adding one needs a restart).
+//! The outlets the gateway hosts (jsonl, webhook, and the chat channels of `[channels.*]`):
+//! the supervisor's DeliveryHub pushes each delivery for their channels over one connection,
+//! and each is delivered here and answered. The settings of jsonl and webhook follow
+//! config.toml: a change to `[delivery]` builds them anew for the next delivery; the set of
+//! channels, and the chat channels' settings, are fixed at start (a change needs a restart).
 
 use raven_actors::config::LiveConfig;
 use raven_actors::data_dir::DataDir;
@@ -19,15 +20,28 @@ use std::sync::{Arc, RwLock};
 pub struct Hosted {
     channels: Vec<String>,
     outlets: Arc<RwLock<Vec<Arc<dyn Outlet>>>>,
+    /// The chat channels' adapters, and why each enabled one that is not there could not start.
+    chats: Arc<Vec<Arc<dyn Outlet>>>,
+    broken: Arc<Vec<(String, String)>>,
     live: LiveConfig,
 }
 
 impl Hosted {
     /// The configured outlets whose channels the gateway hosts.
-    pub fn of(dir: &DataDir, config: &raven_actors::config::RavenConfig) -> Result<Hosted, String> {
+    pub fn of(
+        dir: &DataDir,
+        config: &raven_actors::config::RavenConfig,
+        chats: super::channels::Channels,
+    ) -> Result<Hosted, String> {
         let channels = hosted_channels(config);
         let outlets = build(dir, config, &channels)?;
-        Ok(Hosted { channels, outlets: Arc::new(RwLock::new(outlets)), live: LiveConfig::new(config.clone()) })
+        Ok(Hosted {
+            channels,
+            outlets: Arc::new(RwLock::new(outlets)),
+            chats: Arc::new(chats.outlets),
+            broken: Arc::new(chats.broken),
+            live: LiveConfig::new(config.clone()),
+        })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -36,8 +50,16 @@ impl Hosted {
 
     /// The outlet of `channel` as it stands now.
     fn get(&self, channel: &str) -> Option<Arc<dyn Outlet>> {
+        if let Some(chat) = self.chats.iter().find(|o| o.channel() == channel) {
+            return Some(chat.clone());
+        }
         let outlets = self.outlets.read().unwrap_or_else(|p| p.into_inner());
         outlets.iter().find(|o| o.channel() == channel).cloned()
+    }
+
+    /// Why `channel`, enabled, has no adapter (its messages wait for it in the outbox).
+    fn broken(&self, channel: &str) -> Option<String> {
+        self.broken.iter().find(|(c, _)| c == channel).map(|(c, why)| format!("the {c} channel cannot start: {why}"))
     }
 
     /// Rebuilds the outlets when `[delivery]` changes in the data dir's config.toml (kept
@@ -91,10 +113,12 @@ pub async fn host(socket: PathBuf, hosted: Hosted) {
                 while let Some(p) = pushed.recv().await {
                     let Pushed::Deliver { id, text } = p else { continue };
                     let (client, outlet) = (client.clone(), hosted.get(&text.channel));
+                    let broken = hosted.broken(&text.channel);
                     actix_rt::spawn(async move {
-                        let (error, transient) = match outlet {
-                            None => (Some(format!("the gateway hosts no `{}` outlet", text.channel)), false),
-                            Some(o) => match o.deliver(&text).await {
+                        let (error, transient) = match (outlet, broken) {
+                            (None, Some(why)) => (Some(why), true),
+                            (None, None) => (Some(format!("the gateway hosts no `{}` outlet", text.channel)), false),
+                            (Some(o), _) => match o.deliver(&text).await {
                                 Ok(()) => (None, false),
                                 Err(OutletError::Transient(e)) => (Some(e), true),
                                 Err(OutletError::Refused(e)) => (Some(e), false),

@@ -1,0 +1,107 @@
+//! How the gateway runs its adapters: each one's listening loop under its own supervision (a
+//! loop that fails waits and starts again, doubling its pause; one that panics is counted
+//! and started again), and each one's sending behind [`Hosted`], where a panic is a failed
+//! delivery the outbox retries. One adapter's trouble never reaches another.
+//! `RAVEN_FAULT=channel:<name>:<n>` makes the n-th run of a channel's loop panic as it starts
+//! (`<n>+`: every run from the n-th on).
+
+use super::health::HealthBoard;
+use super::{Adapter, ChannelError, Inbox};
+use crate::executor::outlets::{Outlet, OutletError};
+use futures_util::future::LocalBoxFuture;
+use futures_util::FutureExt;
+use raven_proto::OutboundText;
+use std::panic::AssertUnwindSafe;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const FIRST_PAUSE: Duration = Duration::from_millis(200);
+const MAX_PAUSE: Duration = Duration::from_secs(30);
+/// A run that lasted this long was healthy: the next failure starts from the first pause.
+const HEALTHY_RUN: Duration = Duration::from_secs(60);
+
+/// An adapter as the outlet the gateway hands deliveries to.
+pub struct Hosted {
+    adapter: Arc<dyn Adapter>,
+    health: HealthBoard,
+}
+
+impl Hosted {
+    pub fn new(adapter: Arc<dyn Adapter>, health: HealthBoard) -> Self {
+        health.ok(adapter.channel());
+        Hosted { adapter, health }
+    }
+}
+
+impl Outlet for Hosted {
+    fn channel(&self) -> &str {
+        self.adapter.channel()
+    }
+
+    fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
+        Box::pin(async move {
+            let name = self.adapter.channel();
+            let sent = AssertUnwindSafe(self.adapter.deliver(text)).catch_unwind().await;
+            match sent {
+                Ok(Ok(())) => self.health.update(name, |h| {
+                    h.state = "ok".into();
+                    h.delivered += 1;
+                }),
+                Ok(Err(ref e)) => self.health.update(name, |h| {
+                    h.state = "failing".into();
+                    h.failed += 1;
+                    h.last_error = Some(e.to_string());
+                }),
+                Err(_) => self.health.update(name, |h| {
+                    h.restarts += 1;
+                    h.failed += 1;
+                    h.last_error = Some("the adapter panicked while sending".into());
+                }),
+            }
+            sent.unwrap_or_else(|_| Err(OutletError::Transient(format!("the {name} adapter failed while sending"))))
+        })
+    }
+}
+
+/// Runs `adapter`'s listening loop for ever, started again whenever it ends.
+pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: HealthBoard) {
+    let name = adapter.channel().to_owned();
+    let fault =
+        std::env::var("RAVEN_FAULT").ok().and_then(|s| crate::supervise::parse_fault(&s, &format!("channel:{name}")));
+    let (mut pause, mut runs) = (FIRST_PAUSE, 0u64);
+    loop {
+        runs += 1;
+        let started = Instant::now();
+        let faulty = fault.is_some_and(|(at, onwards)| runs == at || (onwards && runs >= at));
+        let run = async {
+            if faulty {
+                panic!("fault injected in channel {name} at run {runs}");
+            }
+            adapter.listen(&*inbox).await
+        };
+        match AssertUnwindSafe(run).catch_unwind().await {
+            Ok(Ok(())) => tracing::warn!(channel = %name, "the channel stopped listening; starting it again"),
+            Ok(Err(e)) => {
+                tracing::warn!(channel = %name, "the channel failed: {e}; trying again in {pause:?}");
+                health.failing(&name, &e.to_string());
+                if matches!(e, ChannelError::Config(_) | ChannelError::Refused(_)) {
+                    pause = MAX_PAUSE;
+                }
+            }
+            Err(_) => {
+                tracing::error!(channel = %name, "the channel panicked; starting it again");
+                health.update(&name, |h| {
+                    h.state = "restarting".into();
+                    h.restarts += 1;
+                    h.last_error = Some("the adapter panicked".into());
+                });
+            }
+        }
+        if started.elapsed() >= HEALTHY_RUN {
+            pause = FIRST_PAUSE;
+        }
+        actix_rt::time::sleep(pause).await;
+        pause = (pause * 2).min(MAX_PAUSE);
+    }
+}

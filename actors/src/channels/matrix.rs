@@ -1,0 +1,273 @@
+//! Matrix, through the client-server API (no end-to-end encryption: the room must be an
+//! unencrypted one). The bot logs in with an access token or a password (the token it gets
+//! is kept in `gateway/matrix.json` with the `/sync` position, so a restart neither repeats
+//! nor loses an event and a resent message keeps its transaction id). Text messages from the
+//! allowed users in the configured room are USER turns; a reaction (👍, 👎, ⏰) to one of
+//! Raven's nudges is a verdict. A nudge is sent with its delivery id as the transaction id,
+//! so a redelivery is not shown twice.
+
+use super::access::Allowed;
+use super::state::ChannelState;
+use super::{Adapter, ChannelError, Inbox};
+use crate::config::MatrixConfig;
+use crate::data_dir::DataDir;
+use crate::executor::outlets::{Outlet, OutletError};
+use futures_util::future::LocalBoxFuture;
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use raven_proto::OutboundText;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Event ids remembered (handled ones, and Raven's own nudges by event id).
+const KEPT: usize = 500;
+
+/// What survives a restart.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct Saved {
+    access_token: Option<String>,
+    next_batch: Option<String>,
+    /// Events already handed to the supervisor.
+    handled: Vec<String>,
+    /// Raven's nudges in the room: event id → short nudge id (what a reaction rates).
+    nudges: Vec<(String, String)>,
+}
+
+pub struct Matrix {
+    client: reqwest::Client,
+    base: String,
+    user_id: String,
+    room_id: String,
+    token_env: Option<String>,
+    password: Option<String>,
+    allowed: Allowed,
+    sync_timeout_s: u64,
+    state: ChannelState,
+    saved: Mutex<Saved>,
+}
+
+fn enc(s: &str) -> String {
+    utf8_percent_encode(s, NON_ALPHANUMERIC).to_string()
+}
+
+impl Matrix {
+    pub fn new(dir: &DataDir, c: &MatrixConfig) -> Result<Self, ChannelError> {
+        let token_env = std::env::var(&c.access_token_env).ok().filter(|t| !t.trim().is_empty());
+        let password = std::env::var(&c.password_env).ok().filter(|t| !t.is_empty());
+        if token_env.is_none() && password.is_none() {
+            return Err(ChannelError::Config(format!(
+                "set the environment variable {} (an access token) or {} (the bot's password)",
+                c.access_token_env, c.password_env
+            )));
+        }
+        let state = ChannelState::new(dir, "matrix");
+        let saved: Saved = state.load();
+        Ok(Matrix {
+            client: super::http_client(Duration::from_secs(c.sync_timeout_s + 15))?,
+            base: c.homeserver.trim_end_matches('/').to_owned(),
+            user_id: c.user_id.clone(),
+            room_id: c.room_id.clone(),
+            token_env,
+            password,
+            allowed: Allowed::new("matrix", &c.allowed_users),
+            sync_timeout_s: c.sync_timeout_s,
+            state,
+            saved: Mutex::new(saved),
+        })
+    }
+
+    fn saved(&self) -> std::sync::MutexGuard<'_, Saved> {
+        self.saved.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn save(&self) -> Result<(), ChannelError> {
+        let saved = self.saved().clone();
+        self.state.save(&saved).map_err(|e| ChannelError::Transient(format!("gateway/matrix.json: {e}")))
+    }
+
+    /// The access token: the configured one, the one kept from the last login, or a new login.
+    async fn token(&self) -> Result<String, ChannelError> {
+        if let Some(t) = &self.token_env {
+            return Ok(t.clone());
+        }
+        if let Some(t) = self.saved().access_token.clone() {
+            return Ok(t);
+        }
+        let body = json!({
+            "type": "m.login.password",
+            "identifier": {"type": "m.id.user", "user": self.user_id},
+            "password": self.password.clone().unwrap_or_default(),
+            "initial_device_display_name": "Raven",
+        });
+        let answer = self.request(reqwest::Method::POST, "/login", None, Some(&body)).await?;
+        let token =
+            answer["access_token"].as_str().ok_or_else(|| ChannelError::Refused("login gave no token".into()))?;
+        self.saved().access_token = Some(token.to_owned());
+        self.save()?;
+        Ok(token.to_owned())
+    }
+
+    /// One client-server API call under `/_matrix/client/v3`.
+    async fn request(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Result<Value, ChannelError> {
+        let mut req = self.client.request(method, format!("{}/_matrix/client/v3{path}", self.base));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let sent = req.send().await.map_err(|e| ChannelError::Transient(format!("matrix: {}", e.without_url())))?;
+        let status = sent.status();
+        let answer: Value = sent.json().await.unwrap_or(Value::Null);
+        if status.is_success() {
+            return Ok(answer);
+        }
+        let code = answer["errcode"].as_str().unwrap_or_default();
+        let why = format!("matrix {path}: {status} {code} {}", answer["error"].as_str().unwrap_or_default());
+        if code == "M_UNKNOWN_TOKEN" && self.token_env.is_none() {
+            // A password login can be made again: the next attempt logs in anew.
+            self.saved().access_token = None;
+            return Err(ChannelError::Transient(why));
+        }
+        match status.as_u16() {
+            429 | 500.. => Err(ChannelError::Transient(why)),
+            _ => Err(ChannelError::Refused(why)),
+        }
+    }
+
+    /// One `/sync` and the room's new events, in order; the position moves once all are
+    /// handled. The very first sync only takes the position (old history is not answered).
+    async fn sync(&self, inbox: &dyn Inbox) -> Result<(), ChannelError> {
+        let token = self.token().await?;
+        let since = self.saved().next_batch.clone();
+        let filter =
+            json!({"room": {"rooms": [self.room_id], "timeline": {"limit": 100}}, "presence": {"not_types": ["*"]}});
+        let mut path = format!("/sync?filter={}", enc(&filter.to_string()));
+        if let Some(s) = &since {
+            path.push_str(&format!("&since={}&timeout={}", enc(s), self.sync_timeout_s * 1000));
+        }
+        let answer = self.request(reqwest::Method::GET, &path, Some(&token), None).await?;
+        inbox.alive("matrix");
+        if since.is_some() {
+            let events =
+                answer["rooms"]["join"][&self.room_id]["timeline"]["events"].as_array().cloned().unwrap_or_default();
+            for event in &events {
+                self.handle(event, inbox).await?;
+            }
+        }
+        if let Some(next) = answer["next_batch"].as_str() {
+            self.saved().next_batch = Some(next.to_owned());
+            self.save()?;
+        }
+        Ok(())
+    }
+
+    async fn handle(&self, event: &Value, inbox: &dyn Inbox) -> Result<(), ChannelError> {
+        let id = event["event_id"].as_str().unwrap_or_default().to_owned();
+        let sender = event["sender"].as_str().unwrap_or_default();
+        if id.is_empty() || sender == self.user_id || self.saved().handled.contains(&id) {
+            return Ok(());
+        }
+        if self.allowed.admits(sender) {
+            let content = &event["content"];
+            match event["type"].as_str() {
+                Some("m.room.message") if content["msgtype"] == "m.text" => {
+                    let body = content["body"].as_str().unwrap_or_default();
+                    if !body.trim().is_empty() {
+                        inbox.message("matrix", &self.room_id, body).await?;
+                    }
+                }
+                Some("m.reaction") => self.reaction(content, inbox),
+                _ => {}
+            }
+        }
+        let mut saved = self.saved();
+        saved.handled.push(id);
+        let over = saved.handled.len().saturating_sub(KEPT);
+        saved.handled.drain(..over);
+        drop(saved);
+        self.save()
+    }
+
+    fn reaction(&self, content: &Value, inbox: &dyn Inbox) {
+        let relates = &content["m.relates_to"];
+        let (Some(target), Some(key)) = (relates["event_id"].as_str(), relates["key"].as_str()) else { return };
+        let nudge = self.saved().nudges.iter().find(|(e, _)| e == target).map(|(_, n)| n.clone());
+        if let (Some(nudge), Some(verdict)) = (nudge, super::buttons::verdict_of_reaction(key)) {
+            match inbox.verdict(&nudge, verdict) {
+                Ok(words) => tracing::info!("matrix: {words}"),
+                Err(e) => tracing::warn!("matrix: a reaction was not recorded: {e}"),
+            }
+        }
+    }
+
+    async fn send(&self, room: &str, txn: &str, body: &str) -> Result<String, ChannelError> {
+        let token = self.token().await?;
+        let path = format!("/rooms/{}/send/m.room.message/{}", enc(room), enc(txn));
+        let answer = self
+            .request(reqwest::Method::PUT, &path, Some(&token), Some(&json!({"msgtype": "m.text", "body": body})))
+            .await?;
+        Ok(answer["event_id"].as_str().unwrap_or_default().to_owned())
+    }
+}
+
+impl Outlet for Matrix {
+    fn channel(&self) -> &str {
+        "matrix"
+    }
+
+    fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
+        Box::pin(async move {
+            let room = if text.chat_id.trim().is_empty() { self.room_id.as_str() } else { text.chat_id.as_str() };
+            let nudge = super::buttons::rated_nudge(text);
+            let mut body = super::telegram::render::body(text);
+            if nudge.is_some() {
+                body.push_str("\n(react 👍 if this helped, ⏰ for later, 👎 to hear less of it)");
+            }
+            let event = self.send(room, &text.delivery_id, &body).await?;
+            if let Some(n) = nudge {
+                let mut saved = self.saved();
+                saved.nudges.push((event, n));
+                let over = saved.nudges.len().saturating_sub(KEPT);
+                saved.nudges.drain(..over);
+                drop(saved);
+                self.save()?;
+            }
+            Ok(())
+        })
+    }
+}
+
+impl Adapter for Matrix {
+    fn listen<'a>(&'a self, inbox: &'a dyn Inbox) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
+        Box::pin(async move {
+            let token = self.token().await?;
+            self.request(
+                reqwest::Method::POST,
+                &format!("/join/{}", enc(&self.room_id)),
+                Some(&token),
+                Some(&json!({})),
+            )
+            .await?;
+            loop {
+                self.sync(inbox).await?;
+            }
+        })
+    }
+
+    fn test<'a>(&'a self) -> LocalBoxFuture<'a, Result<String, ChannelError>> {
+        Box::pin(async move {
+            let txn = format!("test-{}", chrono::Utc::now().timestamp_millis());
+            let event = self.send(&self.room_id, &txn, "Raven test message: this channel works.").await?;
+            Ok(format!("sent a test message to {} as {} (event {event})", self.room_id, self.user_id))
+        })
+    }
+}

@@ -1,0 +1,115 @@
+//! Channel adapters: the chat apps and push services that carry Raven to the user's phone
+//! (Telegram, Matrix, ntfy, email). Each is an [`Outlet`] (it sends, rendering the engine's
+//! messages for its medium) and may also listen: what it hears from the user (a message, a
+//! tap on a feedback button, a reaction) goes to an [`Inbox`], which the gateway process
+//! implements by turning a message into a USER turn on the supervisor and a tap into a
+//! feedback verdict. The gateway hosts and supervises them ([`hosting`]): an adapter that fails
+//! or panics is started again, and never takes the others down.
+
+pub mod access;
+pub mod buttons;
+pub mod email;
+pub mod health;
+pub mod hosting;
+pub mod matrix;
+pub mod ntfy;
+pub mod state;
+pub mod taps;
+pub mod telegram;
+
+use crate::config::RavenConfig;
+use crate::data_dir::DataDir;
+use crate::executor::outlets::{Outlet, OutletError};
+use futures_util::future::LocalBoxFuture;
+use std::sync::Arc;
+
+/// What an adapter could not do.
+#[derive(Debug, thiserror::Error)]
+pub enum ChannelError {
+    /// The service could not be reached or answered with a failure worth retrying.
+    #[error("{0}")]
+    Transient(String),
+    /// The service refused (a bad token, a missing room): retrying will not help until the
+    /// settings change.
+    #[error("refused: {0}")]
+    Refused(String),
+    /// A setting is missing or wrong (named).
+    #[error("{0}")]
+    Config(String),
+    /// The supervisor did not take what the user said; it is heard again later.
+    #[error("the supervisor did not take it: {0}")]
+    Inbox(String),
+}
+
+impl From<ChannelError> for OutletError {
+    fn from(e: ChannelError) -> Self {
+        match e {
+            ChannelError::Transient(m) | ChannelError::Inbox(m) => OutletError::Transient(m),
+            ChannelError::Refused(m) | ChannelError::Config(m) => OutletError::Refused(m),
+        }
+    }
+}
+
+/// Where an adapter hands what it hears from an allowed sender.
+pub trait Inbox {
+    /// A message from the user in `chat_id` of `channel`: a USER turn whose reply comes back
+    /// through the channel's outlet. `Ok` once the supervisor took it.
+    fn message<'a>(
+        &'a self,
+        channel: &'a str,
+        chat_id: &'a str,
+        text: &'a str,
+    ) -> LocalBoxFuture<'a, Result<(), ChannelError>>;
+    /// A verdict on a proactive message (its id or short id); the words to show the user.
+    fn verdict(&self, nudge: &str, verdict: &str) -> Result<String, ChannelError>;
+    /// `channel` heard from its service just now (its health is `ok` again).
+    fn alive(&self, channel: &str) {
+        let _ = channel;
+    }
+}
+
+/// A channel the gateway hosts.
+pub trait Adapter: Outlet {
+    /// Listens for the user until it fails (or for ever); an adapter that only sends never
+    /// returns.
+    fn listen<'a>(&'a self, inbox: &'a dyn Inbox) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
+        let _ = inbox;
+        Box::pin(futures_util::future::pending())
+    }
+
+    /// `raven channels test`: sends a test message; says what happened.
+    fn test<'a>(&'a self) -> LocalBoxFuture<'a, Result<String, ChannelError>>;
+}
+
+/// The adapter of the enabled channel `name`, built from the config (a missing secret is an
+/// error naming its variable).
+pub fn build(dir: &DataDir, config: &RavenConfig, name: &str) -> Result<Arc<dyn Adapter>, ChannelError> {
+    let c = &config.channels;
+    Ok(match name {
+        "telegram" => Arc::new(telegram::Telegram::new(dir, &c.telegram)?),
+        "matrix" => Arc::new(matrix::Matrix::new(dir, &c.matrix)?),
+        "ntfy" => Arc::new(ntfy::Ntfy::new(dir, &c.ntfy, &config.gateway.public_url)?),
+        "email" => Arc::new(email::Email::new(&c.email)?),
+        other => return Err(ChannelError::Config(format!("no channel is called `{other}`"))),
+    })
+}
+
+/// The value of the environment variable `name`, or an error naming it and the key.
+pub fn secret(name: &str, key: &str) -> Result<String, ChannelError> {
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .ok_or_else(|| ChannelError::Config(format!("set the environment variable {name} (named by `{key}`)")))
+}
+
+/// How long the HTTP clients of the adapters wait to connect.
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// An HTTP client for an adapter: rustls, a connect timeout, and `timeout` for a whole request.
+pub fn http_client(timeout: std::time::Duration) -> Result<reqwest::Client, ChannelError> {
+    reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .timeout(timeout)
+        .build()
+        .map_err(|e| ChannelError::Config(format!("no HTTP client: {e}")))
+}

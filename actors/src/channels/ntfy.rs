@@ -1,0 +1,122 @@
+//! ntfy: push notifications to the user's phone, on ntfy.sh or a server of their own. Each
+//! message is one publish (title, priority, tags). With `[gateway] public_url` set, a rated
+//! nudge carries the feedback buttons as `http` actions that call the gateway's signed,
+//! single-use links ([`super::taps`]); without it there are no buttons (the phone could not
+//! reach the gateway). ntfy only sends: nothing is heard back but taps.
+
+use super::taps::TapLinks;
+use super::{Adapter, ChannelError};
+use crate::config::NtfyConfig;
+use crate::data_dir::DataDir;
+use crate::executor::outlets::{Outlet, OutletError};
+use futures_util::future::LocalBoxFuture;
+use raven_proto::OutboundText;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+pub struct Ntfy {
+    client: reqwest::Client,
+    server: String,
+    topic: String,
+    token: Option<String>,
+    priority: u8,
+    /// The gateway's public address and its links; `None` without `public_url`.
+    links: Option<(String, TapLinks)>,
+    link_ttl: chrono::Duration,
+}
+
+impl Ntfy {
+    pub fn new(dir: &DataDir, c: &NtfyConfig, public_url: &str) -> Result<Self, ChannelError> {
+        let token = std::env::var(&c.token_env).ok().filter(|t| !t.trim().is_empty());
+        let public = public_url.trim().trim_end_matches('/');
+        let links = match public.is_empty() {
+            true => None,
+            false => Some((public.to_owned(), TapLinks::open(dir).map_err(|e| ChannelError::Config(e.to_string()))?)),
+        };
+        Ok(Ntfy {
+            client: super::http_client(Duration::from_secs(30))?,
+            server: c.server.trim_end_matches('/').to_owned(),
+            topic: c.topic.clone(),
+            token,
+            priority: c.priority.clamp(1, 5),
+            links,
+            link_ttl: chrono::Duration::seconds(c.link_ttl_s.max(60)),
+        })
+    }
+
+    /// The publish request for `text` (to `topic`).
+    pub fn publication(&self, text: &OutboundText, topic: &str) -> Value {
+        let content = crate::executor::terminal::sanitize(&text.content);
+        let mut body = json!({
+            "topic": topic,
+            "message": content,
+            "title": if text.is_proactive() { "Raven ⏰" } else { "Raven" },
+            "priority": self.priority,
+            "tags": ["bird"],
+        });
+        if let (Some(nudge), Some((base, links))) = (super::buttons::rated_nudge(text), &self.links) {
+            let until = chrono::Utc::now() + self.link_ttl;
+            let actions: Vec<Value> = super::buttons::BUTTONS
+                .iter()
+                .map(|b| {
+                    let url = format!("{base}{}", links.path(&nudge, b.verdict, until));
+                    json!({"action": "http", "label": b.label, "url": url, "method": "POST", "clear": true})
+                })
+                .collect();
+            body["actions"] = Value::Array(actions);
+        }
+        body
+    }
+
+    async fn publish(&self, body: &Value) -> Result<(), ChannelError> {
+        let mut req = self.client.post(&self.server).json(body);
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
+        }
+        let sent = req.send().await.map_err(|e| ChannelError::Transient(format!("ntfy: {e}")))?;
+        let status = sent.status();
+        if status.is_success() {
+            return Ok(());
+        }
+        let why = format!("ntfy answered {status}: {}", sent.text().await.unwrap_or_default().trim());
+        match status.as_u16() {
+            429 | 500.. => Err(ChannelError::Transient(why)),
+            _ => Err(ChannelError::Refused(why)),
+        }
+    }
+}
+
+impl Outlet for Ntfy {
+    fn channel(&self) -> &str {
+        "ntfy"
+    }
+
+    fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
+        Box::pin(async move {
+            let topic = if text.chat_id.trim().is_empty() { self.topic.as_str() } else { text.chat_id.as_str() };
+            self.publish(&self.publication(text, topic)).await.map_err(OutletError::from)
+        })
+    }
+}
+
+impl Adapter for Ntfy {
+    fn test<'a>(&'a self) -> LocalBoxFuture<'a, Result<String, ChannelError>> {
+        Box::pin(async move {
+            let text = OutboundText {
+                delivery_id: "test".into(),
+                channel: "ntfy".into(),
+                chat_id: self.topic.clone(),
+                content: "Raven test message: this channel works.".into(),
+                extras: Default::default(),
+            };
+            self.publish(&self.publication(&text, &self.topic)).await?;
+            let buttons = match &self.links {
+                Some((base, _)) => format!("feedback buttons call back to {base}"),
+                None => "no feedback buttons: set `[gateway] public_url` to an address your phone can reach, \
+                         and the buttons 👍 / later / stop appear under each nudge"
+                    .to_owned(),
+            };
+            Ok(format!("published a test message to {}/{}; {buttons}", self.server, self.topic))
+        })
+    }
+}

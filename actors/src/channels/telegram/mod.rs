@@ -1,0 +1,177 @@
+//! Telegram, through the Bot API: long polling (`getUpdates`) with the next offset and the
+//! handled update ids kept in `gateway/telegram.json`, so a restart neither loses nor repeats
+//! an update; `sendMessage` in MarkdownV2, split at 4,096 characters, with the feedback
+//! buttons under a rated proactive message; a tap is a `callback_query`, answered. Only the
+//! users in `allowed_users` are heard; anyone else is dropped (and logged), never answered.
+
+mod api;
+pub mod render;
+
+use super::access::Allowed;
+use super::state::ChannelState;
+use super::{Adapter, ChannelError, Inbox};
+use crate::config::TelegramConfig;
+use crate::data_dir::DataDir;
+use crate::executor::outlets::{Outlet, OutletError};
+use api::BotApi;
+use futures_util::future::LocalBoxFuture;
+use raven_proto::OutboundText;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Handled update ids kept (the offset covers older ones).
+const HANDLED_KEPT: usize = 500;
+
+/// What survives a restart.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct Offsets {
+    /// The next update id to ask for.
+    offset: i64,
+    /// The update ids handled most recently.
+    handled: Vec<i64>,
+}
+
+pub struct Telegram {
+    api: BotApi,
+    allowed: Allowed,
+    home: Option<String>,
+    poll_timeout_s: u64,
+    state: ChannelState,
+    /// Parts of a long message already sent, by delivery id: a retry sends only the rest.
+    sent_parts: Mutex<HashMap<String, usize>>,
+}
+
+impl Telegram {
+    pub fn new(dir: &DataDir, c: &TelegramConfig) -> Result<Self, ChannelError> {
+        let token = super::secret(&c.token_env, "channels.telegram.token_env")?;
+        let timeout = Duration::from_secs(c.poll_timeout_s + 15);
+        let api = BotApi::new(&c.api_base, &token, timeout, Duration::from_secs(c.max_retry_after_s))?;
+        Ok(Telegram {
+            api,
+            allowed: Allowed::new("telegram", &c.allowed_users),
+            home: c.allowed_users.first().cloned(),
+            poll_timeout_s: c.poll_timeout_s,
+            state: ChannelState::new(dir, "telegram"),
+            sent_parts: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Sends `text` to `chat_id`, part after part; buttons under the last.
+    async fn send(&self, chat_id: &str, key: &str, body: &str, buttons: Option<Value>) -> Result<(), ChannelError> {
+        let parts = render::split(body, render::MAX_CHARS);
+        let done = self.sent_parts.lock().unwrap_or_else(|p| p.into_inner()).get(key).copied().unwrap_or(0);
+        for (i, part) in parts.iter().enumerate().skip(done) {
+            let mut req = json!({"chat_id": chat_id, "text": render::escape(part), "parse_mode": "MarkdownV2"});
+            if let (true, Some(b)) = (i + 1 == parts.len(), &buttons) {
+                req["reply_markup"] = b.clone();
+            }
+            self.api.call("sendMessage", &req).await?;
+            self.sent_parts.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_owned(), i + 1);
+        }
+        self.sent_parts.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+        Ok(())
+    }
+
+    /// One long poll and what it brought, in order; the offset moves past each update once
+    /// it is handled, so what the supervisor could not take is asked for again.
+    async fn poll(&self, inbox: &dyn Inbox) -> Result<(), ChannelError> {
+        let mut offsets: Offsets = self.state.load();
+        let req = json!({
+            "offset": offsets.offset,
+            "timeout": self.poll_timeout_s,
+            "allowed_updates": ["message", "callback_query"],
+        });
+        let updates = self.api.call("getUpdates", &req).await?;
+        inbox.alive("telegram");
+        for update in updates.as_array().into_iter().flatten() {
+            let Some(id) = update.get("update_id").and_then(Value::as_i64) else { continue };
+            if !offsets.handled.contains(&id) {
+                self.handle(update, inbox).await?;
+                offsets.handled.push(id);
+                let over = offsets.handled.len().saturating_sub(HANDLED_KEPT);
+                offsets.handled.drain(..over);
+            }
+            offsets.offset = offsets.offset.max(id + 1);
+            self.state.save(&offsets).map_err(|e| ChannelError::Transient(format!("gateway/telegram.json: {e}")))?;
+        }
+        Ok(())
+    }
+
+    async fn handle(&self, update: &Value, inbox: &dyn Inbox) -> Result<(), ChannelError> {
+        if let Some(m) = update.get("message") {
+            let from = id_text(&m["from"]["id"]);
+            let chat = id_text(&m["chat"]["id"]);
+            let text = m.get("text").and_then(Value::as_str).unwrap_or_default();
+            if !self.allowed.admits(&from) || text.trim().is_empty() || chat.is_empty() {
+                return Ok(());
+            }
+            return inbox.message("telegram", &chat, text).await;
+        }
+        if let Some(q) = update.get("callback_query") {
+            let from = id_text(&q["from"]["id"]);
+            if !self.allowed.admits(&from) {
+                return Ok(());
+            }
+            let data = q.get("data").and_then(Value::as_str).unwrap_or_default();
+            let words = match super::buttons::decode(data) {
+                Some((verdict, nudge)) => inbox.verdict(nudge, verdict).unwrap_or_else(|e| e.to_string()),
+                None => "This button is not one of Raven's.".to_owned(),
+            };
+            let answer = json!({"callback_query_id": q["id"], "text": words});
+            if let Err(e) = self.api.call("answerCallbackQuery", &answer).await {
+                tracing::warn!("telegram: a tap was recorded but not answered: {e}");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A Telegram id (a number in JSON) as text.
+fn id_text(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+impl Outlet for Telegram {
+    fn channel(&self) -> &str {
+        "telegram"
+    }
+
+    fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
+        Box::pin(async move {
+            let buttons = super::buttons::rated_nudge(text).map(|n| render::keyboard(&n));
+            let sent = self.send(&text.chat_id, &text.delivery_id, &render::body(text), buttons).await;
+            sent.map_err(OutletError::from)
+        })
+    }
+}
+
+impl Adapter for Telegram {
+    fn listen<'a>(&'a self, inbox: &'a dyn Inbox) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
+        Box::pin(async move {
+            loop {
+                self.poll(inbox).await?;
+            }
+        })
+    }
+
+    fn test<'a>(&'a self) -> LocalBoxFuture<'a, Result<String, ChannelError>> {
+        Box::pin(async move {
+            let chat = self.home.clone().ok_or_else(|| {
+                ChannelError::Config("`channels.telegram.allowed_users` names no user to send to".into())
+            })?;
+            let me = self.api.call("getMe", &json!({})).await?;
+            let bot = me.get("username").and_then(Value::as_str).unwrap_or("the bot").to_owned();
+            let text = "Raven test message: this channel works. Replies here reach your agent.";
+            self.send(&chat, "test", text, None).await?;
+            Ok(format!("sent a test message from @{bot} to Telegram chat {chat}"))
+        })
+    }
+}

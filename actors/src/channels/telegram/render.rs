@@ -1,0 +1,94 @@
+//! A message as Telegram shows it: MarkdownV2 with every special character escaped (what
+//! the engine wrote is shown as written), cut into parts of at most 4,096 characters at a
+//! line or word break, and the feedback buttons under the last part.
+
+use crate::channels::buttons::{self, BUTTONS};
+use serde_json::{json, Value};
+
+/// Telegram's limit on one message's text, in UTF-16 code units (after escapes are read).
+pub const MAX_CHARS: usize = 4096;
+
+/// Escapes `text` for `parse_mode: MarkdownV2`.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if "_*[]()~`>#+-=|{}.!\\".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `text` in parts of at most `max` UTF-16 units, each ending at a line break, else a space,
+/// else wherever the limit falls (never inside a character).
+pub fn split(text: &str, max: usize) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while rest.encode_utf16().count() > max {
+        let mut end = 0;
+        let mut units = 0;
+        for (i, c) in rest.char_indices() {
+            units += c.len_utf16();
+            if units > max {
+                break;
+            }
+            end = i + c.len_utf8();
+        }
+        let head = &rest[..end];
+        let cut = head.rfind('\n').or_else(|| head.rfind(' ')).filter(|&i| i > 0).map_or(end, |i| i + 1);
+        parts.push(rest[..cut].trim_end().to_owned());
+        rest = &rest[cut..];
+    }
+    if !rest.trim().is_empty() || parts.is_empty() {
+        parts.push(rest.to_owned());
+    }
+    parts
+}
+
+/// The inline keyboard of the feedback buttons for `nudge` (its short id).
+pub fn keyboard(nudge: &str) -> Value {
+    let row: Vec<Value> =
+        BUTTONS.iter().map(|b| json!({"text": b.label, "callback_data": buttons::encode(b.verdict, nudge)})).collect();
+    json!({ "inline_keyboard": [row] })
+}
+
+/// The text a message shows: a proactive one gets a marker; escape sequences are taken out.
+pub fn body(text: &raven_proto::OutboundText) -> String {
+    let content = crate::executor::terminal::sanitize(&text.content);
+    if text.is_proactive() {
+        format!("⏰ {content}")
+    } else {
+        content
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_markdown_v2_special_character_is_escaped() {
+        assert_eq!(
+            escape("Pay 1.5 (now)! a_b *c* [d] ~e~ `f` >g #h +i -j =k |l {m} \\"),
+            "Pay 1\\.5 \\(now\\)\\! a\\_b \\*c\\* \\[d\\] \\~e\\~ \\`f\\` \\>g \\#h \\+i \\-j \\=k \\|l \\{m\\} \\\\"
+        );
+        assert_eq!(escape("plain words"), "plain words");
+    }
+
+    #[test]
+    fn long_text_is_split_at_breaks_within_the_limit() {
+        let line = "word ".repeat(300);
+        let text = format!("{line}\n{line}\n{line}");
+        let parts = split(&text, MAX_CHARS);
+        assert_eq!(parts.len(), 2, "{:?}", parts.iter().map(|p| p.len()).collect::<Vec<_>>());
+        assert!(parts.iter().all(|p| p.encode_utf16().count() <= MAX_CHARS));
+        assert_eq!(parts.join("\n").split_whitespace().count(), 900, "no word lost");
+        // No break at all: cut at the limit, never inside a character.
+        let emoji = "😀".repeat(3000);
+        let parts = split(&emoji, MAX_CHARS);
+        assert!(parts.iter().all(|p| p.encode_utf16().count() <= MAX_CHARS));
+        assert_eq!(parts.concat(), emoji);
+        assert_eq!(split("short", MAX_CHARS), vec!["short"]);
+    }
+}

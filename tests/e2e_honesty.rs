@@ -1,0 +1,36 @@
+//! Delivery honesty with no chat channel: a nudge for the terminal while no one watches it
+//! (no REPL, stdout not a terminal) is not counted as delivered; it waits in the outbox with
+//! its lifetime, and `raven status` and the ready line say how to add a channel. A REPL that
+//! attaches gets it.
+
+mod support;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn a_nudge_for_an_unwatched_terminal_waits_and_status_says_how_to_add_a_channel() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let config = "[gateway]\nenabled = false\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
+    let _up = support::Killed(support::up(dir, config, &[("RAVEN_CLI_ALWAYS", "0")]));
+    let status = support::wait_ready(dir);
+    assert!(status.contains("channels: none") && status.contains("[channels.telegram]"), "{status}");
+    support::eventually("the ready lines", || {
+        std::fs::read_to_string(dir.join("up.stderr")).is_ok_and(|e| e.contains("no chat channel is set up"))
+    });
+
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
+    let tick = text(&support::raven(dir, &["tick"]).stdout);
+    assert!(tick.contains("not delivered") && tick.contains("no one is watching the terminal"), "{tick}");
+    let waiting = text(&support::raven(dir, &["outbox", "--json"]).stdout);
+    let entries: serde_json::Value = serde_json::from_str(&waiting).unwrap();
+    let entry = &entries[0];
+    assert!(entry["text"]["content"].as_str().unwrap().contains("Call the bank"), "{waiting}");
+    assert!(entry["expires_at"].is_string(), "it waits with its lifetime: {waiting}");
+    let feedback = std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap_or_default();
+    assert!(!feedback.contains("dispatched"), "not counted as said: {feedback}");
+}

@@ -1,0 +1,175 @@
+//! The Matrix channel against a real Synapse on 127.0.0.1 (started by `scripts/synapse.sh`,
+//! which installs it from PyPI into `target/py` the first time): a nudge arrives in the user's
+//! room; the user's message reaches the agent and its answer comes back; a 👍 reaction records
+//! a verdict; the supervisor and the homeserver are each restarted once, and nothing is lost
+//! or repeated.
+
+mod support;
+
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use support::servers::Server;
+
+/// One client-server API call; the JSON answer (panics on a non-2xx).
+fn call(base: &str, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> Value {
+    let addr = base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let auth = token.map(|t| format!("authorization: Bearer {t}\r\n")).unwrap_or_default();
+    write!(
+        s,
+        "{method} /_matrix/client/v3{path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n{auth}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap();
+    let payload =
+        if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { unchunk(rest) } else { rest.to_owned() };
+    let code: u16 = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!((200..300).contains(&code), "{method} {path}: {code} {payload}");
+    serde_json::from_str(&payload).unwrap_or(Value::Null)
+}
+
+fn unchunk(mut rest: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = &tail[n + 2..];
+    }
+    out
+}
+
+fn login(base: &str, user: &str, password: &str) -> String {
+    let body =
+        json!({"type": "m.login.password", "identifier": {"type": "m.id.user", "user": user}, "password": password});
+    call(base, "POST", "/login", None, Some(&body))["access_token"].as_str().unwrap().to_owned()
+}
+
+/// The user's side: her token and every event of the room she has seen.
+struct Alice {
+    base: String,
+    token: String,
+    room: String,
+    since: Option<String>,
+    events: Vec<Value>,
+}
+
+impl Alice {
+    fn sync(&mut self) {
+        let mut path = "/sync?timeout=0".to_owned();
+        if let Some(s) = &self.since {
+            path.push_str(&format!("&since={s}"));
+        }
+        let answer = call(&self.base, "GET", &path, Some(&self.token), None);
+        self.since = answer["next_batch"].as_str().map(String::from);
+        let events = answer["rooms"]["join"][&self.room]["timeline"]["events"].as_array().cloned().unwrap_or_default();
+        self.events.extend(events);
+    }
+
+    /// The bodies of the bot's messages so far.
+    fn said_by_raven(&mut self) -> Vec<(String, String)> {
+        self.sync();
+        self.events
+            .iter()
+            .filter(|e| e["sender"] == "@raven:raven.test" && e["type"] == "m.room.message")
+            .map(|e| (e["event_id"].as_str().unwrap().to_owned(), e["content"]["body"].as_str().unwrap().to_owned()))
+            .collect()
+    }
+
+    fn say(&self, txn: &str, text: &str) {
+        let path = format!("/rooms/{}/send/m.room.message/{txn}", self.room);
+        call(&self.base, "PUT", &path, Some(&self.token), Some(&json!({"msgtype": "m.text", "body": text})));
+    }
+
+    fn react(&self, event: &str, key: &str) {
+        let path = format!("/rooms/{}/send/m.reaction/r1", self.room);
+        let body = json!({"m.relates_to": {"rel_type": "m.annotation", "event_id": event, "key": key}});
+        call(&self.base, "PUT", &path, Some(&self.token), Some(&body));
+    }
+}
+
+#[test]
+fn a_room_with_a_real_homeserver_nudges_answers_rates_and_survives_restarts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, hs_dir) = (tmp.path().join("data"), tmp.path().join("synapse"));
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let synapse = Server::start("synapse.sh", &hs_dir);
+    let base = synapse.address.clone();
+
+    let raven_token = login(&base, "raven", "raven-pass");
+    let room = call(
+        &base,
+        "POST",
+        "/createRoom",
+        Some(&raven_token),
+        Some(&json!({"preset": "private_chat", "invite": ["@alice:raven.test"]})),
+    )["room_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let alice_token = login(&base, "alice", "alice-pass");
+    call(&base, "POST", &format!("/join/{room}"), Some(&alice_token), Some(&json!({})));
+    let mut alice =
+        Alice { base: base.clone(), token: alice_token, room: room.clone(), since: None, events: Vec::new() };
+    alice.sync();
+
+    let config = format!(
+        "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
+         [delivery]\ndefault_targets = [\"matrix:{room}\"]\noutbox_backoff_s = 1\n\
+         [channels.matrix]\nenabled = true\nhomeserver = \"{base}\"\nuser_id = \"@raven:raven.test\"\n\
+         room_id = \"{room}\"\nallowed_users = [\"@alice:raven.test\"]\nsync_timeout_s = 1\n"
+    );
+    let env = [("RAVEN_MATRIX_PASSWORD", "raven-pass")];
+    let up = support::Killed(support::up(&dir, &config, &env));
+    support::wait_ready(&dir);
+    support::gateway(&dir);
+
+    // A nudge arrives in the room.
+    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
+    support::raven(&dir, &["tick"]);
+    support::eventually("the nudge in the room", || {
+        alice.said_by_raven().iter().any(|(_, b)| b.contains("Call the bank"))
+    });
+    let nudge = alice.said_by_raven().into_iter().find(|(_, b)| b.contains("Call the bank")).unwrap().0;
+
+    // The user's message reaches the agent; the answer comes back.
+    alice.say("m1", "hello raven");
+    support::eventually("the answer", || {
+        alice.said_by_raven().iter().filter(|(_, b)| b.contains("No language model")).count() == 1
+    });
+
+    // A reaction is a verdict.
+    alice.react(&nudge, "👍");
+    let feedback = || std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap_or_default();
+    support::eventually("the verdict", || feedback().contains("\"accepted\""));
+
+    // The supervisor killed and started again: the gateway reconnects; the next message is answered.
+    drop(up);
+    let _up = support::Killed(support::up(&dir, &config, &env));
+    support::wait_ready(&dir);
+    alice.say("m2", "are you back?");
+    support::eventually("the answer after the supervisor's restart", || {
+        alice.said_by_raven().iter().filter(|(_, b)| b.contains("No language model")).count() == 2
+    });
+
+    // The homeserver restarted: the bot syncs on from where it was.
+    synapse.restart();
+    alice.say("m3", "and after the homeserver's restart?");
+    support::eventually("the answer after the homeserver's restart", || {
+        alice.said_by_raven().iter().filter(|(_, b)| b.contains("No language model")).count() == 3
+    });
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let said = alice.said_by_raven();
+    assert_eq!(said.iter().filter(|(_, b)| b.contains("No language model")).count(), 3, "none repeated: {said:?}");
+    assert_eq!(said.iter().filter(|(_, b)| b.contains("Call the bank")).count(), 1, "{said:?}");
+    assert_eq!(feedback().matches("\"accepted\"").count(), 1, "{}", feedback());
+}
