@@ -167,7 +167,7 @@ fn sigkill(pid: u32) {
 }
 
 /// A Telegram adapter that panics (the fault switch, on its first run) is started again and
-/// answers; meanwhile the other outlets keep delivering; `raven channels` counts the restart.
+/// answers; meanwhile the ntfy channel and the jsonl outlet keep delivering; `raven channels` counts the restart.
 /// And delivery honesty: with no one watching the terminal, a nudge for `cli:local` goes to
 /// the first channel, Telegram.
 #[test]
@@ -177,21 +177,25 @@ fn a_panicking_adapter_is_restarted_the_others_deliver_and_an_unwatched_terminal
     let bot = Arc::new(Bot::default());
     let b = bot.clone();
     let fake = FakeHttp::start(Arc::new(move |req: &Seen| b.answer(req)));
+    let ntfy = FakeHttp::start(Arc::new(|_: &Seen| (200, json!({"id": "x"}).to_string())));
     let config = format!(
         "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
          [delivery]\njsonl_path = \"out.jsonl\"\noutbox_backoff_s = 1\n\
-         [channels.telegram]\nenabled = true\napi_base = \"{}\"\nallowed_users = [\"42\"]\npoll_timeout_s = 1\n",
-        fake.url
+         [channels.telegram]\nenabled = true\napi_base = \"{}\"\nallowed_users = [\"42\"]\npoll_timeout_s = 1\n\
+         [channels.ntfy]\nenabled = true\nserver = \"{}\"\ntopic = \"raven-test\"\n",
+        fake.url, ntfy.url
     );
     let env = [("RAVEN_TELEGRAM_TOKEN", TOKEN), ("RAVEN_FAULT", "channel:telegram:1"), ("RAVEN_CLI_ALWAYS", "0")];
     let _up = support::Killed(support::up(dir, &config, &env));
     support::wait_ready(dir);
     support::gateway(dir);
 
-    support::eventually("the jsonl outlet", || {
-        support::raven(dir, &["send", "jsonl:me", "still delivering"]).status.success()
-    });
-    assert!(std::fs::read_to_string(dir.join("out.jsonl")).unwrap().contains("still delivering"));
+    // The other channel and the jsonl outlet deliver while Telegram's loop is down.
+    let sent = |target: &str, words: &str| support::raven(dir, &["send", target, words]).status.success();
+    support::eventually("the ntfy channel", || sent("ntfy:raven-test", "still delivering"));
+    assert_eq!(ntfy.requests("/")[0].body["message"], "still delivering");
+    assert!(sent("jsonl:me", "and here"));
+    assert!(std::fs::read_to_string(dir.join("out.jsonl")).unwrap().contains("and here"));
     bot.push(message(1, 42, "are you back?"));
     support::eventually("the reply after the panic", || {
         sent_to(&fake, "42").iter().any(|t| t.contains("No language model"))
@@ -213,4 +217,50 @@ fn a_panicking_adapter_is_restarted_the_others_deliver_and_an_unwatched_terminal
     support::eventually("the nudge on telegram", || sent_to(&fake, "42").iter().any(|t| t.contains("Call the bank")));
     let session = std::fs::read_to_string(dir.join("sessions/telegram_42.jsonl")).unwrap_or_default();
     assert!(session.contains("Call the bank"), "the nudge is in the Telegram conversation: {session}");
+}
+
+/// A discovery menu on Telegram has one button an option; a tap picks it as `/pick <menu> <n>`
+/// would: the option runs (here, a reminder is scheduled) and the answer comes back.
+#[test]
+fn a_menu_shows_its_options_as_buttons_and_a_tap_picks_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let bot = Arc::new(Bot::default());
+    let b = bot.clone();
+    let fake = FakeHttp::start(Arc::new(move |req: &Seen| b.answer(req)));
+    let config = format!(
+        "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
+         [sentinel]\ntrigger_poll_s = 1\n[discovery]\nenabled = true\nhour = 0\ndays = []\ntarget = \"telegram:42\"\n\
+         [channels.telegram]\nenabled = true\napi_base = \"{}\"\nallowed_users = [\"42\"]\npoll_timeout_s = 1\n",
+        fake.url
+    );
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let due = (chrono::Utc::now() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Renew the passport due: {due}\n")).unwrap();
+    let _up = support::Killed(support::up(dir, &config, &[("RAVEN_TELEGRAM_TOKEN", TOKEN)]));
+    support::wait_ready(dir);
+    support::gateway(dir);
+    // The gateway polls once it is connected: a message answered says so.
+    bot.push(message(1, 42, "hello"));
+    support::eventually("the first reply", || !sent_to(&fake, "42").is_empty());
+
+    let said = support::raven(dir, &["discover", "--wait", "30"]);
+    assert!(said.status.success(), "{}", text(&said.stderr));
+    let menu = fake
+        .requests("/sendMessage")
+        .into_iter()
+        .find(|s| s.body["text"].as_str().unwrap().contains("Renew the passport"))
+        .unwrap_or_else(|| panic!("no menu: {}", text(&said.stdout)));
+    let row = menu.body["reply_markup"]["inline_keyboard"][0].as_array().cloned().expect("buttons");
+    assert_eq!(row[0]["text"], "1", "{row:?}");
+    let pick = row[0]["callback_data"].as_str().unwrap().to_owned();
+    assert!(pick.starts_with("p:") && pick.ends_with(":1"), "{pick}");
+
+    let before = sent_to(&fake, "42").len();
+    bot.push(tap(2, 42, &pick));
+    support::eventually("the pick answered", || fake.requests("/answerCallbackQuery").len() == 1);
+    assert_eq!(fake.requests("/answerCallbackQuery")[0].body["text"], "Picked 1.");
+    support::eventually("the pick's reply", || sent_to(&fake, "42").len() > before);
+    let jobs = std::fs::read_to_string(dir.join("cron/jobs.json")).unwrap_or_default();
+    assert!(jobs.contains("Renew the passport"), "option 1 ran: a reminder is scheduled: {jobs}");
 }

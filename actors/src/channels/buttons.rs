@@ -1,6 +1,6 @@
-//! The feedback buttons under a proactive message (👍, later, stop) and the short data they
-//! carry back when tapped. Every channel shows the same three and maps a tap to the same
-//! verdict.
+//! The buttons under a proactive message and the short data they carry back when tapped:
+//! under a rated nudge the feedback buttons (👍, later, stop), each a verdict; under a
+//! discovery menu one button an option, each a pick (`/pick <menu> <n>`, as if typed).
 
 /// One button: what it shows, and the verdict a tap records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,25 +26,59 @@ pub fn verdict_of_reaction(key: &str) -> Option<&'static str> {
     }
 }
 
-/// `v:<verdict>:<nudge>`: what a tap carries back (Telegram allows 64 bytes; the short id
-/// of a nudge is 6).
-pub fn encode(verdict: &str, nudge: &str) -> String {
-    format!("v:{verdict}:{nudge}")
+/// What a tap means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tapped {
+    /// A verdict on a nudge (its short id).
+    Verdict { verdict: &'static str, nudge: String },
+    /// Option `n` of discovery menu `menu`.
+    Pick { menu: String, n: usize },
 }
 
-/// The verdict and nudge a tap carries, when it is one of ours.
-pub fn decode(data: &str) -> Option<(&'static str, &str)> {
-    let rest = data.strip_prefix("v:")?;
-    let (verdict, nudge) = rest.split_once(':')?;
-    let verdict = BUTTONS.iter().find(|b| b.verdict == verdict)?.verdict;
-    (!nudge.is_empty()).then_some((verdict, nudge))
+impl Tapped {
+    /// What a tap carries back: `v:<verdict>:<nudge>` or `p:<menu>:<n>` (Telegram allows 64
+    /// bytes; a short nudge id is 6, a menu id a few).
+    pub fn encode(&self) -> String {
+        match self {
+            Tapped::Verdict { verdict, nudge } => format!("v:{verdict}:{nudge}"),
+            Tapped::Pick { menu, n } => format!("p:{menu}:{n}"),
+        }
+    }
+
+    /// The tap `data` carries, when it is one of ours.
+    pub fn decode(data: &str) -> Option<Tapped> {
+        let (kind, rest) = data.split_once(':')?;
+        let (what, id) = rest.split_once(':')?;
+        match kind {
+            "v" => {
+                let verdict = BUTTONS.iter().find(|b| b.verdict == what)?.verdict;
+                (!id.is_empty()).then(|| Tapped::Verdict { verdict, nudge: id.to_owned() })
+            }
+            "p" => {
+                let n = id.parse().ok().filter(|n| *n > 0)?;
+                (!what.is_empty()).then(|| Tapped::Pick { menu: what.to_owned(), n })
+            }
+            _ => None,
+        }
+    }
 }
 
-/// The nudge a message carries buttons for: a proactive message the feedback loop rates.
+/// The menu id and number of options of a discovery menu (its nudge id is `menu-<id>`; its
+/// options are the numbered lines).
+pub fn menu(text: &raven_proto::OutboundText) -> Option<(String, usize)> {
+    let id = text.extras.get(raven_proto::NUDGE_ID)?.strip_prefix("menu-")?;
+    let numbered =
+        |l: &&str| l.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let options = text.content.lines().filter(numbered).count();
+    (options > 0 && text.is_proactive()).then(|| (id.to_owned(), options))
+}
+
+/// The nudge a message carries feedback buttons for: a proactive message the feedback loop
+/// rates, other than a menu (which carries its options).
 pub fn rated_nudge(text: &raven_proto::OutboundText) -> Option<String> {
     let rated = text.extras.get(raven_proto::RATED).is_some_and(|v| v == "true");
     let id = text.extras.get(raven_proto::NUDGE_ID)?;
-    (rated && text.is_proactive()).then(|| crate::feedback::short_id(id))
+    (rated && text.is_proactive() && !id.starts_with("menu-")).then(|| crate::feedback::short_id(id))
 }
 
 #[cfg(test)]
@@ -52,15 +86,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_tap_carries_its_verdict_and_nudge_back() {
+    fn a_tap_carries_its_verdict_or_pick_back() {
         for b in BUTTONS {
-            let data = encode(b.verdict, "a1b2c3");
-            assert!(data.len() <= 64);
-            assert_eq!(decode(&data), Some((b.verdict, "a1b2c3")));
+            let tap = Tapped::Verdict { verdict: b.verdict, nudge: "a1b2c3".into() };
+            assert!(tap.encode().len() <= 64);
+            assert_eq!(Tapped::decode(&tap.encode()), Some(tap));
         }
-        assert_eq!(decode("v:loved:a1b2c3"), None);
-        assert_eq!(decode("v:accepted:"), None);
-        assert_eq!(decode("something else"), None);
+        let pick = Tapped::Pick { menu: "m12".into(), n: 3 };
+        assert_eq!(Tapped::decode(&pick.encode()), Some(pick));
+        for bad in ["v:loved:a1b2c3", "v:accepted:", "p:m1:0", "p::2", "p:m1:x", "something else"] {
+            assert_eq!(Tapped::decode(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_menu_is_known_by_its_id_and_counted_by_its_numbered_lines() {
+        let content = crate::executor::dispatcher::render_menu(
+            "Anything?",
+            &[1, 2].map(|i| crate::executor::dispatcher::MenuOption { title: format!("t{i}"), reason: "r".into() }),
+        );
+        let mut text = raven_proto::OutboundText::proactive("d", "telegram", "42", content);
+        assert_eq!(menu(&text), None, "no menu id");
+        text.extras.insert(raven_proto::NUDGE_ID.into(), "menu-m7".into());
+        assert_eq!(menu(&text), Some(("m7".into(), 2)));
     }
 
     #[test]

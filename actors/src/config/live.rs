@@ -16,7 +16,8 @@ const LIVE: &[&str] = &["policy", "cron.forward_channels", "sentinel.interval_s"
 const CHANNEL_KEYS: &[&str] = &["delivery.jsonl_path", "delivery.webhook_url"];
 
 /// Delivery keys read once, by the outbox and its retry loop.
-const RESTART_DELIVERY: &[&str] = &["delivery.outbox_backoff_s", "delivery.outbox_ttl_nudge_h", "delivery.outbox_max"];
+const RESTART_DELIVERY: &[&str] =
+    &["delivery.outbox_backoff_s", "delivery.outbox_ttl_nudge_h", "delivery.outbox_max", "delivery.cli_always"];
 
 /// What one reload did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -141,6 +142,7 @@ fn delivery_keeping(new: &RavenConfig, running: &DeliveryConfig, needs_restart: 
             "delivery.outbox_backoff_s" => d.outbox_backoff_s = running.outbox_backoff_s,
             "delivery.outbox_ttl_nudge_h" => d.outbox_ttl_nudge_h = running.outbox_ttl_nudge_h,
             "delivery.outbox_max" => d.outbox_max = running.outbox_max,
+            "delivery.cli_always" => d.cli_always = running.cli_always,
             _ => {}
         }
     }

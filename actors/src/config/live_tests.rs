@@ -54,12 +54,13 @@ fn an_outlet_added_or_removed_needs_a_restart_but_a_new_path_does_not() {
     assert_eq!(rewrite(&live, tmp.path(), &moved).unwrap().applied, vec!["delivery.jsonl_path"]);
     assert_eq!(live.get().delivery.jsonl_path, "elsewhere.jsonl");
     let added =
-        moved.clone() + "webhook_url = \"http://127.0.0.1:9/hook\"\ndefault_targets = [\"jsonl:me\"]\noutbox_max = 5\n";
+        moved.clone() + "webhook_url = \"http://127.0.0.1:9/hook\"\ndefault_targets = [\"jsonl:me\"]\noutbox_max = 5\ncli_always = true\n";
     let reload = rewrite(&live, tmp.path(), &added).unwrap();
-    assert_eq!(reload.needs_restart, vec!["delivery.outbox_max", "delivery.webhook_url"]);
+    assert_eq!(reload.needs_restart, vec!["delivery.cli_always", "delivery.outbox_max", "delivery.webhook_url"]);
     assert_eq!(reload.applied, vec!["delivery.default_targets"]);
     let now = live.get();
     assert_eq!((now.delivery.webhook_url.as_str(), now.delivery.outbox_max), ("", 10_000));
+    assert!(!now.delivery.cli_always, "the hub was built with the running value");
     assert_eq!(now.delivery.default_targets, vec!["jsonl:me".to_owned()]);
 }
 

@@ -1,13 +1,15 @@
 //! Telegram, through the Bot API: long polling (`getUpdates`) with the next offset and the
 //! handled update ids kept in `gateway/telegram.json`, so a restart neither loses nor repeats
 //! an update; `sendMessage` in MarkdownV2, split at 4,096 characters, with the feedback
-//! buttons under a rated proactive message; a tap is a `callback_query`, answered. Only the
+//! buttons under a rated proactive message and one button an option under a discovery menu;
+//! a tap is a `callback_query`, answered. Only the
 //! users in `allowed_users` are heard; anyone else is dropped (and logged), never answered.
 
 mod api;
 pub mod render;
 
 use super::access::Allowed;
+use super::buttons::Tapped;
 use super::state::ChannelState;
 use super::{Adapter, ChannelError, Inbox};
 use crate::config::TelegramConfig;
@@ -112,19 +114,34 @@ impl Telegram {
             return inbox.message("telegram", &chat, text).await;
         }
         if let Some(q) = update.get("callback_query") {
-            let from = id_text(&q["from"]["id"]);
-            if !self.allowed.admits(&from) {
-                return Ok(());
+            return self.tapped(q, inbox).await;
+        }
+        Ok(())
+    }
+
+    /// A tap on a button: a verdict, or a menu pick (the turn `/pick <menu> <n>` would be);
+    /// answered either way.
+    async fn tapped(&self, q: &Value, inbox: &dyn Inbox) -> Result<(), ChannelError> {
+        let from = id_text(&q["from"]["id"]);
+        if !self.allowed.admits(&from) {
+            return Ok(());
+        }
+        let data = q.get("data").and_then(Value::as_str).unwrap_or_default();
+        let words = match Tapped::decode(data) {
+            Some(Tapped::Verdict { verdict, nudge }) => {
+                inbox.verdict(&nudge, verdict).unwrap_or_else(|e| e.to_string())
             }
-            let data = q.get("data").and_then(Value::as_str).unwrap_or_default();
-            let words = match super::buttons::decode(data) {
-                Some((verdict, nudge)) => inbox.verdict(nudge, verdict).unwrap_or_else(|e| e.to_string()),
-                None => "This button is not one of Raven's.".to_owned(),
-            };
-            let answer = json!({"callback_query_id": q["id"], "text": words});
-            if let Err(e) = self.api.call("answerCallbackQuery", &answer).await {
-                tracing::warn!("telegram: a tap was recorded but not answered: {e}");
+            Some(Tapped::Pick { menu, n }) => {
+                let chat = id_text(&q["message"]["chat"]["id"]);
+                let chat = if chat.is_empty() { from } else { chat };
+                inbox.message("telegram", &chat, &format!("/pick {menu} {n}")).await?;
+                format!("Picked {n}.")
             }
+            None => "This button is not one of Raven's.".to_owned(),
+        };
+        let answer = json!({"callback_query_id": q["id"], "text": words});
+        if let Err(e) = self.api.call("answerCallbackQuery", &answer).await {
+            tracing::warn!("telegram: a tap was taken but not answered: {e}");
         }
         Ok(())
     }
@@ -146,7 +163,7 @@ impl Outlet for Telegram {
 
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         Box::pin(async move {
-            let buttons = super::buttons::rated_nudge(text).map(|n| render::keyboard(&n));
+            let buttons = render::keyboard(text);
             let sent = self.send(&text.chat_id, &text.delivery_id, &render::body(text), buttons).await;
             sent.map_err(OutletError::from)
         })

@@ -2,7 +2,7 @@
 //! the engine wrote is shown as written), cut into parts of at most 4,096 characters at a
 //! line or word break, and the feedback buttons under the last part.
 
-use crate::channels::buttons::{self, BUTTONS};
+use crate::channels::buttons::{Tapped, BUTTONS};
 use serde_json::{json, Value};
 
 /// Telegram's limit on one message's text, in UTF-16 code units (after escapes are read).
@@ -46,11 +46,21 @@ pub fn split(text: &str, max: usize) -> Vec<String> {
     parts
 }
 
-/// The inline keyboard of the feedback buttons for `nudge` (its short id).
-pub fn keyboard(nudge: &str) -> Value {
-    let row: Vec<Value> =
-        BUTTONS.iter().map(|b| json!({"text": b.label, "callback_data": buttons::encode(b.verdict, nudge)})).collect();
-    json!({ "inline_keyboard": [row] })
+/// The inline keyboard under `text`: one button an option under a discovery menu, the
+/// feedback buttons under a rated nudge, none under the rest.
+pub fn keyboard(text: &raven_proto::OutboundText) -> Option<Value> {
+    let button = |label: String, tap: Tapped| json!({"text": label, "callback_data": tap.encode()});
+    let row: Vec<Value> = match (crate::channels::buttons::menu(text), crate::channels::buttons::rated_nudge(text)) {
+        (Some((menu, n)), _) => {
+            (1..=n).map(|n| button(n.to_string(), Tapped::Pick { menu: menu.clone(), n })).collect()
+        }
+        (None, Some(nudge)) => BUTTONS
+            .iter()
+            .map(|b| button(b.label.to_owned(), Tapped::Verdict { verdict: b.verdict, nudge: nudge.clone() }))
+            .collect(),
+        (None, None) => return None,
+    };
+    Some(json!({ "inline_keyboard": [row] }))
 }
 
 /// The text a message shows: a proactive one gets a marker; escape sequences are taken out.
