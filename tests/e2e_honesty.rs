@@ -33,4 +33,43 @@ fn a_nudge_for_an_unwatched_terminal_waits_and_status_says_how_to_add_a_channel(
     assert!(entry["expires_at"].is_string(), "it waits with its lifetime: {waiting}");
     let feedback = std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap_or_default();
     assert!(!feedback.contains("dispatched"), "not counted as said: {feedback}");
+
+    // A REPL attaches: the waiting nudge reaches it at once (not at the next retry, 30 s on).
+    let mut repl = std::process::Command::new(support::raven_bin())
+        .arg("--data-dir")
+        .arg(dir)
+        .arg("repl")
+        .env("TZ", "UTC")
+        .env_remove("RAVEN_CLI_ALWAYS")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = repl.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // Well before the outbox's own next try (`outbox_backoff_s`, 30 s).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut shown = false;
+    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(line) if line.contains("[raven ⏰ ") && line.contains("Call the bank") => {
+                shown = true;
+                break;
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    let _ = repl.kill();
+    let _ = repl.wait();
+    assert!(shown, "the REPL showed the nudge within 10 s of attaching");
+    let waiting = text(&support::raven(dir, &["outbox", "--json"]).stdout);
+    assert_eq!(waiting.trim(), "[]", "delivered, nothing waits: {waiting}");
+    let feedback = std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap_or_default();
+    assert!(feedback.contains("dispatched"), "counted once someone saw it: {feedback}");
 }

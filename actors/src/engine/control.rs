@@ -189,8 +189,17 @@ async fn deliver_reply(hub: &Handle<DeliveryHubService>, target: (String, String
 }
 
 impl crate::ipc::ControlHandler for EngineControl {
+    /// A REPL attaches: it sees the terminal's messages from now on, and what waited for
+    /// someone to watch is retried at once.
     fn subscribe(&self) -> Option<tokio::sync::mpsc::Receiver<String>> {
-        Some(self.events.subscribe(crate::ipc::EVENT_QUEUE))
+        let events = self.events.subscribe(crate::ipc::EVENT_QUEUE);
+        let hub = self.hub.clone();
+        actix_rt::spawn(async move {
+            if let Ok(Err(e)) = hub.call_async(crate::executor::hub::Watching("cli".into())).await {
+                tracing::warn!("the outbox could not be retried for the attached REPL: {e}");
+            }
+        });
+        Some(events)
     }
 
     fn host_outlets(

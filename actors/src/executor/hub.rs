@@ -406,6 +406,30 @@ async fn deliver_late(
     delivered
 }
 
+/// Someone now watches `channel` (a REPL attached to the terminal): what waits for it is due
+/// at once, and retried now.
+pub struct Watching(pub String);
+
+impl Request for Watching {
+    type Reply = Result<RetryReport, String>;
+    fn failed(r: &Self::Reply) -> bool {
+        r.is_err()
+    }
+}
+
+impl ServeAsync<Watching> for DeliveryHubService {
+    fn serve_async(&mut self, Watching(channel): Watching) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
+        let now = self.clock.now();
+        let due = self.store.update(SECTION, |o: &mut Outbox| {
+            o.entries.iter_mut().filter(|e| e.text.channel == channel).for_each(|e| e.next_attempt_at = now)
+        });
+        match due {
+            Ok(()) => self.serve_async(RetryOutbox),
+            Err(e) => Box::pin(futures_util::future::ready(Err(e.to_string()))),
+        }
+    }
+}
+
 /// What waits in the outbox.
 pub struct OutboxSnapshot;
 
