@@ -21,6 +21,13 @@ struct Bot {
 }
 
 impl Bot {
+    /// The bot and the server speaking for it.
+    fn serve() -> (Arc<Bot>, FakeHttp) {
+        let bot = Arc::new(Bot::default());
+        let b = bot.clone();
+        (bot, FakeHttp::start(Arc::new(move |req: &Seen| b.answer(req))))
+    }
+
     fn push(&self, update: Value) {
         self.updates.lock().unwrap().push(update);
     }
@@ -80,6 +87,16 @@ fn sent_to(fake: &FakeHttp, chat: &str) -> Vec<String> {
         .collect()
 }
 
+/// No quiet hours (the tests run on the real clock), `more`, and Telegram at `fake` with
+/// user 42 allowed.
+fn config(fake: &FakeHttp, more: &str) -> String {
+    format!(
+        "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n{more}\
+         [channels.telegram]\nenabled = true\napi_base = \"{}\"\nallowed_users = [\"42\"]\npoll_timeout_s = 1\n",
+        fake.url
+    )
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -88,15 +105,8 @@ fn text(b: &[u8]) -> String {
 fn a_bot_that_talks_taps_waits_out_429_and_resumes_at_its_offset() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let bot = Arc::new(Bot::default());
-    let b = bot.clone();
-    let fake = FakeHttp::start(Arc::new(move |req: &Seen| b.answer(req)));
-    let config = format!(
-        "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
-         [delivery]\ndefault_targets = [\"telegram:42\"]\n\
-         [channels.telegram]\nenabled = true\napi_base = \"{}\"\nallowed_users = [\"42\"]\npoll_timeout_s = 1\n",
-        fake.url
-    );
+    let (bot, fake) = Bot::serve();
+    let config = config(&fake, "[delivery]\ndefault_targets = [\"telegram:42\"]\n");
     let _up = support::Killed(support::up(dir, &config, &[("RAVEN_TELEGRAM_TOKEN", TOKEN)]));
     support::wait_ready(dir);
     let (_, gateway_pid) = support::gateway(dir);
@@ -174,17 +184,9 @@ fn sigkill(pid: u32) {
 fn a_panicking_adapter_is_restarted_the_others_deliver_and_an_unwatched_terminal_sends_to_telegram() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let bot = Arc::new(Bot::default());
-    let b = bot.clone();
-    let fake = FakeHttp::start(Arc::new(move |req: &Seen| b.answer(req)));
+    let (bot, fake) = Bot::serve();
     let ntfy = FakeHttp::start(Arc::new(|_: &Seen| (200, json!({"id": "x"}).to_string())));
-    let config = format!(
-        "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
-         [delivery]\njsonl_path = \"out.jsonl\"\noutbox_backoff_s = 1\n\
-         [channels.telegram]\nenabled = true\napi_base = \"{}\"\nallowed_users = [\"42\"]\npoll_timeout_s = 1\n\
-         [channels.ntfy]\nenabled = true\nserver = \"{}\"\ntopic = \"raven-test\"\n",
-        fake.url, ntfy.url
-    );
+    let config = config(&fake, &format!("[delivery]\njsonl_path = \"out.jsonl\"\noutbox_backoff_s = 1\n[channels.ntfy]\nenabled = true\nserver = \"{}\"\ntopic = \"raven-test\"\n", ntfy.url));
     let env = [("RAVEN_TELEGRAM_TOKEN", TOKEN), ("RAVEN_FAULT", "channel:telegram:1"), ("RAVEN_CLI_ALWAYS", "0")];
     let _up = support::Killed(support::up(dir, &config, &env));
     support::wait_ready(dir);
@@ -225,14 +227,10 @@ fn a_panicking_adapter_is_restarted_the_others_deliver_and_an_unwatched_terminal
 fn a_menu_shows_its_options_as_buttons_and_a_tap_picks_one() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let bot = Arc::new(Bot::default());
-    let b = bot.clone();
-    let fake = FakeHttp::start(Arc::new(move |req: &Seen| b.answer(req)));
-    let config = format!(
-        "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
-         [sentinel]\ntrigger_poll_s = 1\n[discovery]\nenabled = true\nhour = 0\ndays = []\ntarget = \"telegram:42\"\n\
-         [channels.telegram]\nenabled = true\napi_base = \"{}\"\nallowed_users = [\"42\"]\npoll_timeout_s = 1\n",
-        fake.url
+    let (bot, fake) = Bot::serve();
+    let config = config(
+        &fake,
+        "[sentinel]\ntrigger_poll_s = 1\n[discovery]\nenabled = true\nhour = 0\ndays = []\ntarget = \"telegram:42\"\n",
     );
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
     let due = (chrono::Utc::now() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");

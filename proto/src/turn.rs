@@ -83,6 +83,29 @@ impl From<TurnRequestFields> for TurnRequest {
 }
 
 impl TurnRequest {
+    /// A message the user typed in `channel:chat_id` (that conversation), queued behind a
+    /// turn already running there.
+    pub fn from_user(
+        request_id: impl Into<String>,
+        channel: impl Into<String>,
+        chat_id: impl Into<String>,
+        content: impl Into<String>,
+        created_at: DateTime<Utc>,
+    ) -> Self {
+        let (channel, chat_id) = (channel.into(), chat_id.into());
+        let conversation = format!("{channel}:{chat_id}");
+        TurnRequest::new(
+            request_id,
+            Origin::User,
+            conversation,
+            channel,
+            chat_id,
+            content,
+            BusyPolicy::Append,
+            created_at,
+        )
+    }
+
     /// INJECT and INTERRUPT are user-only: a proactive origin asking for either is demoted
     /// to APPEND here, so no later stage can forget to.
     #[allow(clippy::too_many_arguments)]

@@ -14,23 +14,14 @@ use raven_actors::engine::Engine;
 use raven_actors::ipc::ControlClient;
 use raven_actors::spine::TurnOutcome;
 use raven_proto::control::{ControlRequest, ControlResponse};
-use raven_proto::{BusyPolicy, Origin, TurnRequest};
+use raven_proto::TurnRequest;
 
 pub fn run(dir: &DataDir, text: String, session: String, at: Option<String>) -> Result<(), String> {
     let config = load_config(dir)?;
     let dry = at.is_some();
     let clock = clock_at(at, &config)?;
     let (channel, chat_id) = raven_proto::split_target(&session);
-    let req = TurnRequest::new(
-        format!("say-{}", std::process::id()),
-        Origin::User,
-        format!("{channel}:{chat_id}"),
-        channel,
-        chat_id,
-        text,
-        BusyPolicy::Append,
-        clock.now(),
-    );
+    let req = TurnRequest::from_user(format!("say-{}", std::process::id()), channel, chat_id, text, clock.now());
     if dry {
         let copy = super::dry_run(dir)?;
         return embedded_turn(copy.dir(), &config, clock, req);

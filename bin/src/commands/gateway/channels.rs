@@ -14,7 +14,6 @@ use raven_actors::feedback::NudgeFeedbackTracker;
 use raven_actors::ipc::ControlClient;
 use raven_actors::supervise::LocalBoxFuture;
 use raven_proto::control::{ControlRequest, ControlResponse};
-use raven_proto::{BusyPolicy, Origin, TurnRequest};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -63,17 +62,7 @@ impl Inbox for GatewayInbox {
         Box::pin(async move {
             raven_actors::agent::session_file::validate(channel, chat_id)
                 .map_err(|e| ChannelError::Refused(e.to_string()))?;
-            let now = chrono::Utc::now();
-            let turn = TurnRequest::new(
-                format!("in-{}-{}", std::process::id(), now.timestamp_nanos_opt().unwrap_or_default()),
-                Origin::User,
-                format!("{channel}:{chat_id}"),
-                channel,
-                chat_id,
-                text,
-                BusyPolicy::Append,
-                now,
-            );
+            let turn = super::inbound_turn(channel, chat_id, text);
             let mut c = ControlClient::connect(&self.socket).await.map_err(|e| ChannelError::Inbox(e.to_string()))?;
             match c.request(ControlRequest::Inbound { turn, deliver: true }).await {
                 Ok(ControlResponse::Reply { .. }) => Ok(()),

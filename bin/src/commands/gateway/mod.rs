@@ -20,7 +20,7 @@ use axum::{Json, Router};
 use raven_actors::data_dir::DataDir;
 use raven_actors::ipc::ControlClient;
 use raven_proto::control::{ControlRequest, ControlResponse};
-use raven_proto::{BusyPolicy, Origin, TurnRequest};
+use raven_proto::TurnRequest;
 use serde::Deserialize;
 use serde_json::json;
 use std::path::PathBuf;
@@ -141,23 +141,24 @@ async fn inbound(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes)
     if let Err(e) = raven_actors::agent::session_file::validate(&msg.channel, &msg.chat_id) {
         return error(StatusCode::BAD_REQUEST, e.to_string());
     }
-    let conversation = format!("{}:{}", msg.channel, msg.chat_id);
-    let turn = TurnRequest::new(
-        format!("in-{}-{}", std::process::id(), chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()),
-        Origin::User,
-        conversation,
-        msg.channel,
-        msg.chat_id,
-        msg.text,
-        BusyPolicy::Append,
-        chrono::Utc::now(),
-    );
+    let turn = inbound_turn(msg.channel, msg.chat_id, msg.text);
     match ask(&g.socket, ControlRequest::Inbound { turn, deliver: true }).await {
         Ok(ControlResponse::Reply { text }) => (StatusCode::OK, Json(json!({"reply": text}))).into_response(),
         Ok(ControlResponse::Error { message }) => error(StatusCode::UNPROCESSABLE_ENTITY, message),
         Ok(other) => error(StatusCode::BAD_GATEWAY, format!("unexpected answer: {other:?}")),
         Err(r) => r,
     }
+}
+
+/// The USER turn of a message that came in through the gateway.
+pub(super) fn inbound_turn(
+    channel: impl Into<String>,
+    chat_id: impl Into<String>,
+    text: impl Into<String>,
+) -> TurnRequest {
+    let now = chrono::Utc::now();
+    let id = format!("in-{}-{}", std::process::id(), now.timestamp_nanos_opt().unwrap_or_default());
+    TurnRequest::from_user(id, channel, chat_id, text, now)
 }
 
 async fn metrics(State(g): State<Arc<Gateway>>, headers: HeaderMap) -> Response {
