@@ -9,7 +9,7 @@ use super::outlets::{Outlet, OutletError};
 use crate::clock::SharedClock;
 use crate::feedback::Dispatch;
 use crate::journal::{Event, Journal};
-use crate::policy::{release, Nudge, NudgePolicyService, Reservation, Reserve};
+use crate::policy::{Nudge, NudgePolicyService};
 use crate::store::JsonStateStore;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Duration, Utc};
@@ -18,6 +18,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use super::outbox::{Outbox, OutboxEntry, SECTION};
+pub use retry::{RetryOutbox, RetryReport, Watching};
+
+mod retry;
 
 pub struct DeliveryHubService {
     outlets: HashMap<String, Arc<dyn Outlet>>,
@@ -251,182 +254,6 @@ impl ServeAsync<Post> for DeliveryHubService {
             journal.record(now, source, queued);
             Err(PostError::Queued(error.to_string()))
         })
-    }
-}
-
-/// Retry every outbox entry that is due.
-pub struct RetryOutbox;
-
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RetryReport {
-    pub delivered: usize,
-    pub still_queued: usize,
-}
-
-impl Request for RetryOutbox {
-    type Reply = Result<RetryReport, String>;
-    fn failed(r: &Self::Reply) -> bool {
-        r.is_err()
-    }
-}
-
-impl ServeAsync<RetryOutbox> for DeliveryHubService {
-    fn serve_async(&mut self, _: RetryOutbox) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
-        let outlets = self.outlets.clone();
-        let watched = self.watched.clone();
-        let policy = self.policy.clone();
-        let conversations = self.conversations.clone();
-        let store = self.store.clone();
-        let now = self.clock.now();
-        let journal = self.journal.clone();
-        let (base, max) = (self.backoff, self.max_backoff);
-        let pid = std::process::id();
-        Box::pin(async move {
-            // Nothing due: read, not locked, not written.
-            if !store.read::<Outbox>(SECTION).map_err(|e| e.to_string())?.0.has_work(now) {
-                return Ok(RetryReport::default());
-            }
-            // Lease the due entries under the lock, deliver outside it, settle under it.
-            let lease_until = now + Duration::minutes(5);
-            let leased: Vec<OutboxEntry> = store
-                .update(SECTION, |o: &mut Outbox| {
-                    o.expire(now);
-                    // Buried by this expiry: their `at` is this retry's now.
-                    for d in o.dead.iter().filter(|d| d.at == now) {
-                        journal.record(
-                            now,
-                            source_of(&d.entry),
-                            Event::outbox("dead_letter", &d.entry, Some(d.why.clone())),
-                        );
-                    }
-                    let mut out = Vec::new();
-                    for e in o.entries.iter_mut() {
-                        let free = e.lease.is_none_or(|(_, until)| until <= now);
-                        if free && e.next_attempt_at <= now {
-                            e.lease = Some((pid, lease_until));
-                            out.push(e.clone());
-                        }
-                    }
-                    out
-                })
-                .map_err(|e| e.to_string())?;
-            let mut results = Vec::new();
-            for e in &leased {
-                let r = deliver_late(&outlets, &watched, policy.as_ref(), e).await;
-                results.push((e.text.delivery_id.clone(), r));
-            }
-            for e in &leased {
-                let delivered = results.iter().any(|(id, r)| *id == e.text.delivery_id && r.is_ok());
-                if !delivered {
-                    continue;
-                }
-                record_said(&conversations, &e.said, outlets.get(&e.text.channel), &e.text, now);
-                journal.record(
-                    now,
-                    source_of(e),
-                    Event::outbox("delivered", e, Some(format!("after {} attempts", e.attempts))),
-                );
-            }
-            store
-                .update(SECTION, |o: &mut Outbox| {
-                    let mut report = RetryReport::default();
-                    let mut refused = Vec::new();
-                    o.entries.retain_mut(|e| {
-                        let Some((_, r)) = results.iter().find(|(id, _)| *id == e.text.delivery_id) else {
-                            report.still_queued += 1;
-                            return true;
-                        };
-                        e.lease = None;
-                        match r {
-                            Ok(()) => {
-                                report.delivered += 1;
-                                false
-                            }
-                            Err(OutletError::Refused(why)) => {
-                                journal.record(now, source_of(e), Event::outbox("dead_letter", e, Some(why.clone())));
-                                refused.push((e.clone(), why.clone()));
-                                false
-                            }
-                            Err(err) => {
-                                e.attempts += 1;
-                                e.last_error =
-                                    raven_proto::limits::cut(&err.to_string(), raven_proto::limits::ERROR_TEXT_BYTES)
-                                        .into_owned();
-                                e.next_attempt_at = now + backoff_after(e.attempts - 1, base, max);
-                                report.still_queued += 1;
-                                true
-                            }
-                        }
-                    });
-                    for (e, why) in refused {
-                        o.refused(e, now, format!("refused: {why}"));
-                    }
-                    report
-                })
-                .map_err(|e| e.to_string())
-        })
-    }
-}
-
-/// The source of a waiting message, for its journal lines.
-fn source_of(e: &OutboxEntry) -> Option<&'static str> {
-    e.said.as_ref().map(|d| d.source.name())
-}
-
-/// A late delivery goes through the gate again, as every send does: reserved (checked and
-/// charged in one step), delivered, and given back if the outlet fails. One the gate holds
-/// back now waits with the rest, until it expires.
-async fn deliver_late(
-    outlets: &HashMap<String, Arc<dyn Outlet>>,
-    watched: &super::watched::Watched,
-    policy: Option<&Handle<NudgePolicyService>>,
-    e: &OutboxEntry,
-) -> Result<(), OutletError> {
-    let Some(outlet) = outlets.get(&e.text.channel) else {
-        return Err(OutletError::Transient(format!("no outlet for channel `{}`", e.text.channel)));
-    };
-    if watched.unseen(&e.text, Some(outlet)) {
-        return Err(OutletError::Transient(super::watched::NO_ONE_WATCHES.into()));
-    }
-    let reservation = match (&e.fire, policy) {
-        (Some(nudge), Some(policy)) => match policy.call(Reserve(nudge.clone())).await {
-            Ok(Ok(Reservation::Held(_, fire))) => Some((policy, fire)),
-            Ok(Ok(Reservation::Denied(v))) => {
-                return Err(OutletError::Transient(format!("held back by the gate: {}", v.reason)))
-            }
-            Ok(Err(why)) => return Err(OutletError::Transient(format!("the ledger could not be written: {why}"))),
-            Err(why) => return Err(OutletError::Transient(format!("the policy is unavailable: {why}"))),
-        },
-        _ => None,
-    };
-    let delivered = outlet.deliver(&e.text).await;
-    if let (Err(_), Some((policy, fire))) = (&delivered, reservation) {
-        release(policy, fire).await;
-    }
-    delivered
-}
-
-/// Someone now watches `channel` (a REPL attached to the terminal): what waits for it is due
-/// at once, and retried now.
-pub struct Watching(pub String);
-
-impl Request for Watching {
-    type Reply = Result<RetryReport, String>;
-    fn failed(r: &Self::Reply) -> bool {
-        r.is_err()
-    }
-}
-
-impl ServeAsync<Watching> for DeliveryHubService {
-    fn serve_async(&mut self, Watching(channel): Watching) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
-        let now = self.clock.now();
-        let due = self.store.update(SECTION, |o: &mut Outbox| {
-            o.entries.iter_mut().filter(|e| e.text.channel == channel).for_each(|e| e.next_attempt_at = now)
-        });
-        match due {
-            Ok(()) => self.serve_async(RetryOutbox),
-            Err(e) => Box::pin(futures_util::future::ready(Err(e.to_string()))),
-        }
     }
 }
 
