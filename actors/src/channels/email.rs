@@ -24,8 +24,16 @@ pub struct Email {
 impl Email {
     pub fn new(c: &EmailConfig) -> Result<Self, ChannelError> {
         let bad = |key: &str, e: &dyn std::fmt::Display| ChannelError::Config(format!("`channels.email.{key}`: {e}"));
-        let from: Mailbox = c.from.parse().map_err(|e| bad("from", &e))?;
-        c.to.parse::<Mailbox>().map_err(|e| bad("to", &e))?;
+        let address = |key: &str, v: &str| {
+            v.parse::<Mailbox>().map_err(|e| {
+                bad(
+                    key,
+                    &format!("{v:?} is not an email address ({e}); say `you@example.org` or `Name <you@example.org>`"),
+                )
+            })
+        };
+        let from = address("from", &c.from)?;
+        address("to", &c.to)?;
         let host = c.smtp_host.trim();
         let builder = match c.security {
             SmtpSecurity::Starttls => AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(host),
