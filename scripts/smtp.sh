@@ -13,64 +13,21 @@ set -euo pipefail
 
 SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$SCRIPTS")"
+NAME=smtp
 PY_DIR="${RAVEN_PY_DIR:-$ROOT/target/py}"
-VENV="$PY_DIR/smtp"
+VENV="$PY_DIR/$NAME"
 # aiosmtpd and its dependencies, pinned; all install from wheels.
 PACKAGES=(aiosmtpd==1.4.6 atpublic==9.0.0 attrs==26.1.0)
 
-die() {
-    echo "smtp.sh: error: $*" >&2
-    exit 1
-}
-
-# Creates the venv unless a complete install of the pinned packages is there.
-# Concurrent callers serialize on a lock file; the marker is written last, so
-# an interrupted install is redone from scratch.
-ensure_venv() {
-    local marker="$VENV/.installed"
-    [[ -f $marker && $(<"$marker") == "${PACKAGES[*]}" ]] && return 0
-    mkdir -p "$PY_DIR"
-    (
-        flock 9
-        [[ -f $marker && $(<"$marker") == "${PACKAGES[*]}" ]] && exit 0
-        echo "smtp.sh: installing ${PACKAGES[0]} into $VENV" >&2
-        rm -rf "$VENV"
-        python3 -m venv "$VENV" >&2 || die "could not create the venv $VENV"
-        if ! "$VENV/bin/pip" install -q --only-binary :all: "${PACKAGES[@]}" >&2; then
-            rm -rf "$VENV"
-            die "pip install of ${PACKAGES[0]} and its pinned dependencies failed (see the pip output above)"
-        fi
-        echo "${PACKAGES[*]}" >"$marker"
-    ) 9>"$PY_DIR/smtp.lock"
-}
-
-# True while process $1 exists and is not a zombie waiting to be reaped.
-alive() {
-    local stat
-    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-    stat=${stat##*) }
-    [[ ${stat:0:1} != Z ]]
-}
-
-# True when the pid in $1/pid names a live process.
-running() {
-    local pid
-    [[ -f $1/pid ]] && pid=$(<"$1/pid") && [[ -n $pid ]] && alive "$pid"
-}
-
-# True when something accepts connections on 127.0.0.1:$1.
-listening() {
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
+# shellcheck source-path=SCRIPTDIR source=lib/pyserver.sh
+source "$SCRIPTS/lib/pyserver.sh"
 
 start() {
     local dir=$1 port pid
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
     ensure_venv
-    # One start or stop at a time per workdir.
-    exec 8>"$dir/.lock"
-    flock 8
+    lock_workdir "$dir"
 
     if [[ ! -f $dir/port ]]; then
         "$VENV/bin/python" -c '
@@ -82,16 +39,7 @@ with socket.socket() as s:
     fi
     port=$(<"$dir/port")
 
-    if ! running "$dir"; then
-        # Something else on the port would pass the readiness probe for us.
-        listening "$port" && die "port $port (from $dir/port) is already in use by another process"
-        (
-            cd "$dir"
-            exec setsid "$VENV/bin/python" -u "$SCRIPTS/smtp_server.py" "$dir" \
-                </dev/null >smtp.out 2>&1 8>&-
-        ) &
-        echo $! >"$dir/pid"
-    fi
+    launch "$dir" "$port" smtp.out "$VENV/bin/python" -u "$SCRIPTS/smtp_server.py" "$dir"
     pid=$(<"$dir/pid")
 
     local deadline=$((SECONDS + 30))
@@ -107,41 +55,4 @@ with socket.socket() as s:
     echo "127.0.0.1:$port"
 }
 
-# Waits up to $2 tenths of a second for process $1 to end; false if it did not.
-wait_gone() {
-    local i
-    for ((i = 0; i < $2; i++)); do
-        alive "$1" || return 0
-        sleep 0.1
-    done
-    ! alive "$1"
-}
-
-# SIGTERM, then SIGKILL after 10 s; nothing to do when the server is not
-# running. The caller holds the workdir's lock.
-stop_locked() {
-    local dir=$1 pid
-    if running "$dir"; then
-        pid=$(<"$dir/pid")
-        kill -TERM "$pid" 2>/dev/null || true
-        if ! wait_gone "$pid" 100; then
-            kill -KILL "$pid" 2>/dev/null || true
-            wait_gone "$pid" 50 || die "process $pid survived SIGKILL"
-        fi
-    fi
-    rm -f "$dir/pid"
-}
-
-stop() {
-    [[ -d $1 ]] || return 0
-    exec 8>"$1/.lock"
-    flock 8
-    stop_locked "$1"
-}
-
-case "${1:-}" in
-    install) ensure_venv ;;
-    start) [[ $# -eq 2 ]] || die "usage: $0 start <workdir>"; start "$2" ;;
-    stop) [[ $# -eq 2 ]] || die "usage: $0 stop <workdir>"; stop "$2" ;;
-    *) die "usage: $0 install | start <workdir> | stop <workdir>" ;;
-esac
+main "$@"

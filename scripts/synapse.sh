@@ -11,9 +11,11 @@
 # server name raven.test.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$SCRIPTS")"
+NAME=synapse
 PY_DIR="${RAVEN_PY_DIR:-$ROOT/target/py}"
-VENV="$PY_DIR/synapse"
+VENV="$PY_DIR/$NAME"
 # Synapse and its whole dependency tree, pinned so that a new release of a
 # dependency cannot change the server under the tests; all install from binary
 # wheels on CPython 3.11 linux x86_64.
@@ -35,45 +37,8 @@ PACKAGES=(
     unpaddedbase64==2.1.0 urllib3==2.8.0 webencodings==0.6.1 zope.interface==8.7
 )
 
-die() {
-    echo "synapse.sh: error: $*" >&2
-    exit 1
-}
-
-# Creates the venv unless a complete install of the pinned packages is there.
-# Concurrent callers serialize on a lock file; the marker is written last, so
-# an interrupted install is redone from scratch.
-ensure_venv() {
-    local marker="$VENV/.installed"
-    [[ -f $marker && $(<"$marker") == "${PACKAGES[*]}" ]] && return 0
-    mkdir -p "$PY_DIR"
-    (
-        flock 9
-        [[ -f $marker && $(<"$marker") == "${PACKAGES[*]}" ]] && exit 0
-        echo "synapse.sh: installing ${PACKAGES[0]} into $VENV" >&2
-        rm -rf "$VENV"
-        python3 -m venv "$VENV" >&2 || die "could not create the venv $VENV"
-        if ! "$VENV/bin/pip" install -q --only-binary :all: "${PACKAGES[@]}" >&2; then
-            rm -rf "$VENV"
-            die "pip install of ${PACKAGES[0]} and its pinned dependencies failed (see the pip output above)"
-        fi
-        echo "${PACKAGES[*]}" >"$marker"
-    ) 9>"$PY_DIR/synapse.lock"
-}
-
-# True while process $1 exists and is not a zombie waiting to be reaped.
-alive() {
-    local stat
-    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-    stat=${stat##*) }
-    [[ ${stat:0:1} != Z ]]
-}
-
-# True when the pid in $1/pid names a live process.
-running() {
-    local pid
-    [[ -f $1/pid ]] && pid=$(<"$1/pid") && [[ -n $pid ]] && alive "$pid"
-}
+# shellcheck source-path=SCRIPTDIR source=lib/pyserver.sh
+source "$SCRIPTS/lib/pyserver.sh"
 
 # Writes homeserver.yaml, log.config, the signing key and the port file.
 generate_config() {
@@ -215,26 +180,14 @@ start() {
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
     ensure_venv
-    # One start or stop at a time per workdir.
-    exec 8>"$dir/.lock"
-    flock 8
+    lock_workdir "$dir"
 
     [[ -f $dir/homeserver.yaml ]] || generate_config "$dir" || die "could not write the config in $dir"
     port=$(<"$dir/port")
     local url="http://127.0.0.1:$port"
 
-    if ! running "$dir"; then
-        # Something else on the port would answer the readiness probe for us.
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            die "port $port (from $dir/port) is already in use by another process"
-        fi
-        (
-            cd "$dir"
-            exec setsid "$VENV/bin/python" -m synapse.app.homeserver -c homeserver.yaml \
-                </dev/null >synapse.out 2>&1 8>&-
-        ) &
-        echo $! >"$dir/pid"
-    fi
+    launch "$dir" "$port" synapse.out \
+        "$VENV/bin/python" -m synapse.app.homeserver -c homeserver.yaml
     pid=$(<"$dir/pid")
 
     local deadline=$((SECONDS + 60))
@@ -260,41 +213,4 @@ start() {
     echo "$url"
 }
 
-# Waits up to $2 tenths of a second for process $1 to end; false if it did not.
-wait_gone() {
-    local i
-    for ((i = 0; i < $2; i++)); do
-        alive "$1" || return 0
-        sleep 0.1
-    done
-    ! alive "$1"
-}
-
-# SIGTERM, then SIGKILL after 10 s; nothing to do when the server is not
-# running. The caller holds the workdir's lock.
-stop_locked() {
-    local dir=$1 pid
-    if running "$dir"; then
-        pid=$(<"$dir/pid")
-        kill -TERM "$pid" 2>/dev/null || true
-        if ! wait_gone "$pid" 100; then
-            kill -KILL "$pid" 2>/dev/null || true
-            wait_gone "$pid" 50 || die "process $pid survived SIGKILL"
-        fi
-    fi
-    rm -f "$dir/pid"
-}
-
-stop() {
-    [[ -d $1 ]] || return 0
-    exec 8>"$1/.lock"
-    flock 8
-    stop_locked "$1"
-}
-
-case "${1:-}" in
-    install) ensure_venv ;;
-    start) [[ $# -eq 2 ]] || die "usage: $0 start <workdir>"; start "$2" ;;
-    stop) [[ $# -eq 2 ]] || die "usage: $0 stop <workdir>"; stop "$2" ;;
-    *) die "usage: $0 install | start <workdir> | stop <workdir>" ;;
-esac
+main "$@"
