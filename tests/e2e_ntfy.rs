@@ -24,19 +24,19 @@ fn a_push_carries_signed_buttons_and_a_tap_counts_once() {
     let ntfy = FakeHttp::start(Arc::new(|_: &Seen| (200, json!({"id": "x", "event": "message"}).to_string())));
     let listen = format!("127.0.0.1:{}", free_port());
     let config = format!(
-        "[gateway]\nlisten = \"{listen}\"\npublic_url = \"http://{listen}\"\n\
-         [policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n[delivery]\ndefault_targets = [\"ntfy:raven-test\"]\noutbox_backoff_s = 1\n\
+        "[gateway]\nlisten = \"{listen}\"\npublic_url = \"http://{listen}\"\nrestart_backoff_ms = 3000\n\
+         [policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n[delivery]\ndefault_targets = [\"ntfy:raven-test\"]\n\
          [channels.ntfy]\nenabled = true\nserver = \"{}\"\ntopic = \"raven-test\"\n",
         ntfy.url
     );
     let _up = support::Killed(support::up(dir, &config, &[("RAVEN_NTFY_TOKEN", "tk_secret")]));
     support::wait_ready(dir);
-    let (addr, _) = support::gateway(dir);
+    let (addr, gateway_pid) = support::gateway(dir);
 
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
     let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
-    // Delivered now, or from the outbox a second later if the gateway was still connecting.
+    // Delivered now, or, if the gateway was still connecting, from the outbox as it connects.
     let tick = support::raven(dir, &["tick"]);
     assert!(text(&tick.stdout).contains("ntfy:raven-test"), "{}{}", text(&tick.stdout), text(&tick.stderr));
     support::eventually("the publish", || !ntfy.requests("/").is_empty());
@@ -72,6 +72,18 @@ fn a_push_carries_signed_buttons_and_a_tap_counts_once() {
     assert_eq!(support::http(&addr, "POST", &forged, None, b"").0, 403);
     let feedback = std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap();
     assert_eq!(feedback.matches("\"dismissed\"").count(), 1, "recorded once: {feedback}");
+
+    // A message sent while the gateway is down waits, and goes as soon as a new gateway
+    // connects: not at the outbox's next try, 30 s on.
+    assert!(std::process::Command::new("kill").args(["-KILL", &gateway_pid.to_string()]).status().unwrap().success());
+    let sent = support::raven(dir, &["send", "ntfy:raven-test", "sent while the gateway was down"]);
+    let waited = text(&sent.stderr);
+    assert!(waited.contains("kept in the outbox"), "no gateway for 3 s: it waits: {waited}");
+    let connected = std::time::Instant::now();
+    support::eventually("the message after the gateway's restart", || {
+        ntfy.requests("/").iter().any(|p| p.body["message"] == "sent while the gateway was down")
+    });
+    assert!(connected.elapsed() < std::time::Duration::from_secs(15), "{waited}");
     let explain =
         support::raven(dir, &["policy", "explain", "--content", "Stretch your legs", "--session", "telegram:9"]);
     assert!(text(&explain.stdout).contains("verdict: deny at layer 7"), "{}", text(&explain.stdout));

@@ -207,7 +207,19 @@ impl crate::ipc::ControlHandler for EngineControl {
         channels: &[String],
     ) -> Option<tokio::sync::mpsc::Receiver<(u64, raven_proto::OutboundText)>> {
         tracing::info!("the gateway hosts {channels:?}");
-        self.gateway.as_ref().map(|g| g.attach())
+        let attached = self.gateway.as_ref().map(|g| g.attach());
+        if attached.is_some() {
+            // What waited for these channels goes now, not at its next try (up to an hour on).
+            let (hub, channels) = (self.hub.clone(), channels.to_vec());
+            actix_rt::spawn(async move {
+                for channel in channels {
+                    if let Ok(Err(e)) = hub.call_async(crate::executor::hub::Watching(channel)).await {
+                        tracing::warn!("the outbox could not be retried for the gateway: {e}");
+                    }
+                }
+            });
+        }
+        attached
     }
 
     fn handle(&self, req: ControlRequest) -> LocalBoxFuture<'static, ControlResponse> {

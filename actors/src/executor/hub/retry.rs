@@ -162,8 +162,8 @@ async fn deliver_late(
     delivered
 }
 
-/// Someone now watches `channel` (a REPL attached to the terminal): what waits for it is due
-/// at once, and retried now.
+/// `channel` can take messages again (a REPL attached to the terminal, a gateway connected
+/// for its channels): what waits for it is due at once, and retried now.
 pub struct Watching(pub String);
 
 impl Request for Watching {
