@@ -1,8 +1,8 @@
 //! The Matrix channel against a real Synapse on 127.0.0.1 (started by `scripts/synapse.sh`,
 //! which installs it from PyPI into `target/py` the first time): a nudge arrives in the user's
 //! room; the user's message reaches the agent and its answer comes back; a 👍 reaction records
-//! a verdict; the supervisor and the homeserver are each restarted once, and nothing is lost
-//! or repeated.
+//! a verdict; the supervisor (killed) and the homeserver are each restarted once, and nothing
+//! is lost or repeated.
 
 mod support;
 
@@ -152,11 +152,15 @@ fn a_room_with_a_real_homeserver_nudges_answers_rates_and_survives_restarts() {
     let feedback = || std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap_or_default();
     support::eventually("the verdict", || feedback().contains("\"accepted\""));
 
-    // The supervisor killed and started again: the gateway reconnects; the next message is answered.
+    // The supervisor killed (SIGKILL): the user writes while none runs; her message is not
+    // lost: the gateway hands it to the next supervisor, which answers it once.
+    let killed = std::process::Command::new("kill").args(["-KILL", &up.0.id().to_string()]).status().unwrap();
+    assert!(killed.success());
     drop(up);
+    alice.say("m2", "are you back?");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     let _up = support::Killed(support::up(&dir, &config, &env));
     support::wait_ready(&dir);
-    alice.say("m2", "are you back?");
     support::eventually("the answer after the supervisor's restart", || {
         alice.said_by_raven().iter().filter(|(_, b)| b.contains("No language model")).count() == 2
     });
