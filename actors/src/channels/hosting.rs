@@ -1,6 +1,6 @@
 //! How the gateway runs its adapters: each one's listening loop under its own supervision (a
-//! loop that fails waits and starts again, doubling its pause; one that panics is counted
-//! and started again), and each one's sending behind [`Hosted`], where a panic is a failed
+//! loop that fails waits and starts again, doubling its pause, or 1 s while the supervisor
+//! does not answer; one that panics is counted and started again), and each one's sending behind [`Hosted`], where a panic is a failed
 //! delivery the outbox retries. One adapter's trouble never reaches another.
 //! `RAVEN_FAULT=channel:<name>:<n>` makes the n-th run of a channel's loop panic as it starts
 //! (`<n>+`: every run from the n-th on).
@@ -20,6 +20,8 @@ const FIRST_PAUSE: Duration = Duration::from_millis(200);
 const MAX_PAUSE: Duration = Duration::from_secs(30);
 /// A run that lasted this long was healthy: the next failure starts from the first pause.
 const HEALTHY_RUN: Duration = Duration::from_secs(60);
+/// After the supervisor did not take what the user said (it is restarting, most likely).
+const INBOX_PAUSE: Duration = Duration::from_secs(1);
 
 /// An adapter as the outlet the gateway hands deliveries to.
 pub struct Hosted {
@@ -69,7 +71,7 @@ pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: 
     let name = adapter.channel().to_owned();
     let fault =
         std::env::var("RAVEN_FAULT").ok().and_then(|s| crate::supervise::parse_fault(&s, &format!("channel:{name}")));
-    let (mut pause, mut runs) = (FIRST_PAUSE, 0u64);
+    let (mut pause, mut runs, mut failures) = (FIRST_PAUSE, 0u64, 0u32);
     loop {
         runs += 1;
         let started = Instant::now();
@@ -80,14 +82,31 @@ pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: 
             }
             adapter.listen(&*inbox).await
         };
-        match AssertUnwindSafe(run).catch_unwind().await {
-            Ok(Ok(())) => tracing::warn!(channel = %name, "the channel stopped listening; starting it again"),
+        let outcome = AssertUnwindSafe(run).catch_unwind().await;
+        if started.elapsed() >= HEALTHY_RUN {
+            (pause, failures) = (FIRST_PAUSE, 0);
+        }
+        let wait = match outcome {
+            Ok(Ok(())) => {
+                tracing::warn!(channel = %name, "the channel stopped listening; starting it again");
+                pause
+            }
             Ok(Err(e)) => {
-                tracing::warn!(channel = %name, "the channel failed: {e}; trying again in {pause:?}");
-                health.failing(&name, &e.to_string());
-                if matches!(e, ChannelError::Config(_) | ChannelError::Refused(_)) {
-                    pause = MAX_PAUSE;
+                failures += 1;
+                let wait = match e {
+                    // Retrying soon will not help until the settings change.
+                    ChannelError::Config(_) | ChannelError::Refused(_) => MAX_PAUSE,
+                    // The supervisor is restarting: it is back within a second or two.
+                    ChannelError::Inbox(_) => INBOX_PAUSE,
+                    ChannelError::Transient(_) => pause,
+                };
+                if failures == 1 {
+                    tracing::warn!(channel = %name, "the channel failed: {e}; trying again in {wait:?}");
+                } else {
+                    tracing::debug!(channel = %name, "the channel failed again ({failures} in a row): {e}");
                 }
+                health.failing(&name, &e.to_string());
+                wait
             }
             Err(_) => {
                 tracing::error!(channel = %name, "the channel panicked; starting it again");
@@ -96,12 +115,10 @@ pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: 
                     h.restarts += 1;
                     h.last_error = Some("the adapter panicked".into());
                 });
+                pause
             }
-        }
-        if started.elapsed() >= HEALTHY_RUN {
-            pause = FIRST_PAUSE;
-        }
-        actix_rt::time::sleep(pause).await;
+        };
+        actix_rt::time::sleep(wait).await;
         pause = (pause * 2).min(MAX_PAUSE);
     }
 }
