@@ -147,9 +147,11 @@ fn a_room_with_a_real_homeserver_nudges_answers_rates_and_survives_restarts() {
         alice.said_by_raven().iter().filter(|(_, b)| b.contains("No language model")).count() == 1
     });
 
-    // A reaction is a verdict.
-    alice.react(&nudge, "👍");
+    // A reaction is a verdict (made once the supervisor wrote the nudge's record, as a person
+    // reacting seconds later would).
     let feedback = || std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap_or_default();
+    support::eventually("the nudge's record", || feedback().contains("\"dispatched\""));
+    alice.react(&nudge, "👍");
     support::eventually("the verdict", || feedback().contains("\"accepted\""));
 
     // The supervisor killed (SIGKILL): the user writes while none runs; her message is not

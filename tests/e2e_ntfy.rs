@@ -62,6 +62,9 @@ fn a_push_carries_signed_buttons_and_a_tap_counts_once() {
     let stop = actions.iter().find(|a| a["label"].as_str().unwrap().contains("stop")).unwrap();
     let path = stop["url"].as_str().unwrap()[prefix.len() - "/tap/".len()..].to_owned();
 
+    // The supervisor writes the nudge's record as the delivery is answered: a tap comes after.
+    let feedback = || std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap_or_default();
+    support::eventually("the nudge's record", || feedback().contains("\"dispatched\""));
     let (code, body) = support::http(&addr, "POST", &path, None, b"");
     assert_eq!(code, 200, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
@@ -70,7 +73,7 @@ fn a_push_carries_signed_buttons_and_a_tap_counts_once() {
     assert_eq!(code, 410, "a second tap is refused: {body}");
     let forged = path.replace("dismissed", "accepted");
     assert_eq!(support::http(&addr, "POST", &forged, None, b"").0, 403);
-    let feedback = std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap();
+    let feedback = feedback();
     assert_eq!(feedback.matches("\"dismissed\"").count(), 1, "recorded once: {feedback}");
 
     // A message sent while the gateway is down waits, and goes as soon as a new gateway

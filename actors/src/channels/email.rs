@@ -76,7 +76,11 @@ impl Email {
     async fn send(&self, message: Message) -> Result<(), ChannelError> {
         match self.transport.send(message).await {
             Ok(_) => Ok(()),
-            Err(e) if e.is_permanent() => Err(ChannelError::Refused(format!("the mail server refused: {e}"))),
+            // 530/534/535: the server refuses our login, not this message: it waits for the
+            // settings to be right, as a Bot API token refused does.
+            Err(e) if e.is_permanent() && !e.status().is_some_and(|c| c.to_string().starts_with("53")) => {
+                Err(ChannelError::Refused(format!("the mail server refused: {e}")))
+            }
             Err(e) => Err(ChannelError::Transient(format!("the mail server: {e}"))),
         }
     }
@@ -89,7 +93,7 @@ impl Outlet for Email {
 
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         Box::pin(async move {
-            let to = if text.chat_id.contains('@') { text.chat_id.as_str() } else { self.to.as_str() };
+            let to = super::home_only("email", &text.chat_id, &self.to)?;
             let message = self.message(text, to)?;
             self.send(message).await.map_err(OutletError::from)
         })

@@ -11,9 +11,10 @@ use crate::executor::outlets::{Outlet, OutletError};
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 use raven_proto::OutboundText;
+use std::collections::{HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const FIRST_PAUSE: Duration = Duration::from_millis(200);
@@ -23,16 +24,47 @@ const HEALTHY_RUN: Duration = Duration::from_secs(60);
 /// After the supervisor did not take what the user said (it is restarting, most likely).
 const INBOX_PAUSE: Duration = Duration::from_secs(1);
 
-/// An adapter as the outlet the gateway hands deliveries to.
+/// Delivery ids remembered as sent.
+const DONE_KEPT: usize = 10_000;
+
+/// An adapter as the outlet the gateway hands deliveries to. A delivery the supervisor gave
+/// up waiting for (a long 429, a slow mail server) may still finish here: its retry is
+/// answered from what became of it, never sent a second time.
 pub struct Hosted {
     adapter: Arc<dyn Adapter>,
     health: HealthBoard,
+    flights: Mutex<Flights>,
+}
+
+/// The deliveries being sent now, and those sent lately.
+#[derive(Default)]
+struct Flights {
+    sending: HashSet<String>,
+    done: HashSet<String>,
+    done_order: VecDeque<String>,
+}
+
+impl Flights {
+    fn finished(&mut self, id: &str, sent: bool) {
+        self.sending.remove(id);
+        if sent && self.done.insert(id.to_owned()) {
+            self.done_order.push_back(id.to_owned());
+            if self.done_order.len() > DONE_KEPT {
+                let old = self.done_order.pop_front().unwrap_or_default();
+                self.done.remove(&old);
+            }
+        }
+    }
 }
 
 impl Hosted {
     pub fn new(adapter: Arc<dyn Adapter>, health: HealthBoard) -> Self {
         health.ok(adapter.channel());
-        Hosted { adapter, health }
+        Hosted { adapter, health, flights: Mutex::new(Flights::default()) }
+    }
+
+    fn flights(&self) -> std::sync::MutexGuard<'_, Flights> {
+        self.flights.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -44,7 +76,18 @@ impl Outlet for Hosted {
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         Box::pin(async move {
             let name = self.adapter.channel();
+            let id = text.delivery_id.as_str();
+            {
+                let mut f = self.flights();
+                if f.done.contains(id) {
+                    return Ok(());
+                }
+                if !f.sending.insert(id.to_owned()) {
+                    return Err(OutletError::Transient(format!("still being sent on {name}")));
+                }
+            }
             let sent = AssertUnwindSafe(self.adapter.deliver(text)).catch_unwind().await;
+            self.flights().finished(id, matches!(sent, Ok(Ok(()))));
             match sent {
                 Ok(Ok(())) => self.health.update(name, |h| {
                     h.state = "ok".into();
@@ -53,7 +96,7 @@ impl Outlet for Hosted {
                 Ok(Err(ref e)) => self.health.update(name, |h| {
                     h.state = "failing".into();
                     h.failed += 1;
-                    h.last_error = Some(e.to_string());
+                    h.last_error = Some(crate::executor::terminal::sanitize(&e.to_string()));
                 }),
                 Err(_) => self.health.update(name, |h| {
                     h.restarts += 1;
@@ -120,5 +163,53 @@ pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: 
         };
         actix_rt::time::sleep(wait).await;
         pause = (pause * 2).min(MAX_PAUSE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Counts its sends; fails the ones whose text says so.
+    #[derive(Default)]
+    struct Counting(AtomicUsize);
+
+    impl Outlet for Counting {
+        fn channel(&self) -> &str {
+            "counting"
+        }
+        fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            let failed = text.content.contains("fail");
+            Box::pin(async move {
+                if failed {
+                    Err(OutletError::Transient("down".into()))
+                } else {
+                    Ok(())
+                }
+            })
+        }
+    }
+
+    impl Adapter for Counting {
+        fn test<'a>(&'a self) -> LocalBoxFuture<'a, Result<String, ChannelError>> {
+            Box::pin(async { Ok(String::new()) })
+        }
+    }
+
+    #[actix_rt::test]
+    async fn a_delivery_sent_once_is_never_sent_again_and_a_failed_one_is() {
+        let tmp = tempfile::tempdir().unwrap();
+        let adapter = Arc::new(Counting::default());
+        let hosted = Hosted::new(adapter.clone(), HealthBoard::new(&crate::data_dir::DataDir::new(tmp.path())));
+        let text = OutboundText::proactive("d1", "counting", "me", "hello");
+        assert_eq!(hosted.deliver(&text).await, Ok(()));
+        assert_eq!(hosted.deliver(&text).await, Ok(()), "the retry of a delivery that went out");
+        assert_eq!(adapter.0.load(Ordering::SeqCst), 1, "sent once");
+        let failing = OutboundText::proactive("d2", "counting", "me", "fail");
+        assert!(hosted.deliver(&failing).await.is_err());
+        assert!(hosted.deliver(&failing).await.is_err());
+        assert_eq!(adapter.0.load(Ordering::SeqCst), 3, "a failed delivery is tried again");
     }
 }

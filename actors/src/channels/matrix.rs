@@ -137,10 +137,7 @@ impl Matrix {
             self.saved().access_token = None;
             return Err(ChannelError::Transient(why));
         }
-        match status.as_u16() {
-            429 | 500.. => Err(ChannelError::Transient(why)),
-            _ => Err(ChannelError::Refused(why)),
-        }
+        Err(super::failure(status.as_u16(), why))
     }
 
     /// One `/sync` and the room's new events, in order; the position moves once all are
@@ -226,9 +223,9 @@ impl Outlet for Matrix {
 
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         Box::pin(async move {
-            let room = if text.chat_id.trim().is_empty() { self.room_id.as_str() } else { text.chat_id.as_str() };
+            let room = super::home_only("matrix", &text.chat_id, &self.room_id)?;
             let nudge = super::buttons::rated_nudge(text);
-            let mut body = super::telegram::render::body(text);
+            let mut body = super::body(text);
             if nudge.is_some() {
                 body.push_str("\n(react 👍 if this helped, ⏰ for later, 👎 to hear less of it)");
             }

@@ -29,8 +29,8 @@ pub enum ChannelError {
     /// The service could not be reached or answered with a failure worth retrying.
     #[error("{0}")]
     Transient(String),
-    /// The service refused (a bad token, a missing room): retrying will not help until the
-    /// settings change.
+    /// The service refused this message (a 400 on its text, a chat it may not reach):
+    /// retrying it will not help.
     #[error("refused: {0}")]
     Refused(String),
     /// A setting is missing or wrong (named).
@@ -100,6 +100,38 @@ pub fn secret(name: &str, key: &str) -> Result<String, ChannelError> {
         .ok()
         .filter(|v| !v.trim().is_empty())
         .ok_or_else(|| ChannelError::Config(format!("set the environment variable {name} (named by `{key}`)")))
+}
+
+/// What an HTTP status of a service means for the message: a 5xx, a 429 or a refusal of the
+/// bot's own credentials (401, 403, 404 on a token the service does not know) is transient:
+/// the message waits in the outbox until the service or the settings are right again (its
+/// lifetime still applies). Any other 4xx is about this message: a refusal for good.
+pub fn failure(status: u16, why: String) -> ChannelError {
+    match status {
+        401 | 403 | 404 | 408 | 429 | 500.. => ChannelError::Transient(why),
+        _ => ChannelError::Refused(why),
+    }
+}
+
+/// The text a chat shows for `text`: a proactive message gets a marker; escape sequences and
+/// control characters are taken out.
+pub fn body(text: &raven_proto::OutboundText) -> String {
+    let content = crate::executor::terminal::sanitize(&text.content);
+    if text.is_proactive() {
+        format!("⏰ {content}")
+    } else {
+        content
+    }
+}
+
+/// The one chat `channel` sends to, `home`, for `chat` naming it (or `default`, or nothing);
+/// any other chat is refused: a made-up target (a model's, say) never reaches a stranger.
+pub fn home_only<'a>(channel: &str, chat: &str, home: &'a str) -> Result<&'a str, OutletError> {
+    let chat = chat.trim();
+    if chat.is_empty() || chat == "default" || chat.eq_ignore_ascii_case(home.trim()) {
+        return Ok(home);
+    }
+    Err(OutletError::Refused(format!("the {channel} channel sends only to `{home}`, not to `{chat}`")))
 }
 
 /// How long the HTTP clients of the adapters wait to connect.

@@ -79,10 +79,7 @@ impl Ntfy {
             return Ok(());
         }
         let why = format!("ntfy answered {status}: {}", sent.text().await.unwrap_or_default().trim());
-        match status.as_u16() {
-            429 | 500.. => Err(ChannelError::Transient(why)),
-            _ => Err(ChannelError::Refused(why)),
-        }
+        Err(super::failure(status.as_u16(), why))
     }
 }
 
@@ -93,7 +90,7 @@ impl Outlet for Ntfy {
 
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         Box::pin(async move {
-            let topic = if text.chat_id.trim().is_empty() { self.topic.as_str() } else { text.chat_id.as_str() };
+            let topic = super::home_only("ntfy", &text.chat_id, &self.topic)?;
             self.publish(&self.publication(text, topic)).await.map_err(OutletError::from)
         })
     }

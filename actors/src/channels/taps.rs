@@ -23,6 +23,8 @@ pub enum TapError {
     Used,
     #[error("the feedback links cannot be checked: {0}")]
     Io(String),
+    #[error("{0}")]
+    NotRecorded(String),
 }
 
 /// A verified tap: what to record.
@@ -72,8 +74,14 @@ impl TapLinks {
         tag.as_ref().iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    /// Checks `token` and takes it: `Ok` once per link.
-    pub fn take(&self, token: &str, now: DateTime<Utc>) -> Result<Tap, TapError> {
+    /// Checks `token` and, once per link, records its tap with `record`; the link is used up
+    /// only when `record` succeeds (a tap that could not be recorded may be tried again).
+    pub fn take<T, E: std::fmt::Display>(
+        &self,
+        token: &str,
+        now: DateTime<Utc>,
+        record: impl FnOnce(&Tap) -> Result<T, E>,
+    ) -> Result<T, TapError> {
         let (claim, sig) = token.rsplit_once('.').ok_or(TapError::Forged)?;
         let tag = hex(sig).ok_or(TapError::Forged)?;
         // In constant time: the check does not tell how much of a forged signature matched.
@@ -85,20 +93,21 @@ impl TapLinks {
         if until <= now {
             return Err(TapError::Expired);
         }
-        self.mark_used(sig, until, now)?;
-        Ok(Tap { nudge: nudge.to_owned(), verdict: verdict.to_owned() })
-    }
-
-    fn mark_used(&self, sig: &str, until: DateTime<Utc>, now: DateTime<Utc>) -> Result<(), TapError> {
+        let tap = Tap { nudge: nudge.to_owned(), verdict: verdict.to_owned() };
+        // The signature in one spelling: the same link in capitals is the same link.
+        let sig = sig.to_ascii_lowercase();
+        // One tap at a time: the check, the record and the mark belong together.
         let _one_at_a_time = self.guard.lock().unwrap_or_else(|p| p.into_inner());
         let state = super::state::ChannelState::at(self.used_path.clone());
         let mut used: Used = state.load();
         used.used.retain(|(_, until)| *until > now);
-        if used.used.iter().any(|(s, _)| s == sig) {
+        if used.used.iter().any(|(s, _)| *s == sig) {
             return Err(TapError::Used);
         }
-        used.used.push((sig.to_owned(), until));
-        state.save(&used).map_err(|e| TapError::Io(e.to_string()))
+        let recorded = record(&tap).map_err(|e| TapError::NotRecorded(e.to_string()))?;
+        used.used.push((sig, until));
+        state.save(&used).map_err(|e| TapError::Io(e.to_string()))?;
+        Ok(recorded)
     }
 }
 
@@ -135,18 +144,23 @@ mod tests {
         let now = Utc::now();
         let path = links.path("a1b2c3", "accepted", now + Duration::hours(1));
         let token = path.strip_prefix("/tap/").unwrap();
-        let tap = links.take(token, now).unwrap();
+        let take = |token: &str, at| links.take(token, at, |t| Ok::<Tap, String>(t.clone()));
+        // A record that fails leaves the link unused.
+        assert_eq!(links.take(token, now, |_| Err::<(), _>("busy")), Err(TapError::NotRecorded("busy".into())));
+        let tap = take(token, now).unwrap();
         assert_eq!(tap, Tap { nudge: "a1b2c3".into(), verdict: "accepted".into() });
-        assert_eq!(links.take(token, now), Err(TapError::Used));
+        assert_eq!(take(token, now), Err(TapError::Used));
+        let (claim, sig) = token.rsplit_once('.').unwrap();
+        assert_eq!(take(&format!("{claim}.{}", sig.to_ascii_uppercase()), now), Err(TapError::Used), "in capitals");
 
         let forged = token.replace("accepted", "dismissed");
-        assert_eq!(links.take(&forged, now), Err(TapError::Forged));
+        assert_eq!(take(&forged, now), Err(TapError::Forged));
         let late = links.path("a1b2c3", "dismissed", now + Duration::hours(1));
         let late = late.strip_prefix("/tap/").unwrap();
-        assert_eq!(links.take(late, now + Duration::hours(2)), Err(TapError::Expired));
+        assert_eq!(take(late, now + Duration::hours(2)), Err(TapError::Expired));
 
         // Another process with the same data dir has the same key (and the same used list).
         let again = TapLinks::open(&DataDir::new(tmp.path())).unwrap();
-        assert_eq!(again.take(token, now), Err(TapError::Used));
+        assert_eq!(again.take(token, now, |t| Ok::<Tap, String>(t.clone())), Err(TapError::Used));
     }
 }

@@ -13,6 +13,9 @@ pub struct ChannelsConfig {
     pub email: EmailConfig,
 }
 
+/// The longest a feedback link stays valid: a year.
+pub const LINK_TTL_MAX_S: i64 = 365 * 24 * 3600;
+
 /// The channel names, in the order a message for an unattended terminal tries them.
 pub const CHANNEL_NAMES: [&str; 4] = ["telegram", "matrix", "ntfy", "email"];
 
@@ -59,7 +62,19 @@ impl ChannelsConfig {
             missing(e.enabled, "email.from", &e.from),
             missing(e.enabled, "email.to", &e.to),
         ];
-        match gaps.into_iter().flatten().next() {
+        let bounds = [
+            (!(1..=50).contains(&t.poll_timeout_s))
+                .then(|| "`channels.telegram.poll_timeout_s` must be 1 to 50".to_owned()),
+            (!(1..=120).contains(&m.sync_timeout_s))
+                .then(|| "`channels.matrix.sync_timeout_s` must be 1 to 120".to_owned()),
+            (m.enabled && m.allowed_users.is_empty())
+                .then(|| "`channels.matrix.allowed_users` must name at least one user id".to_owned()),
+            (!(60..=LINK_TTL_MAX_S).contains(&n.link_ttl_s))
+                .then(|| format!("`channels.ntfy.link_ttl_s` must be 60 to {LINK_TTL_MAX_S} (a year)")),
+            (!(1..=5).contains(&n.priority)).then(|| "`channels.ntfy.priority` must be 1 to 5".to_owned()),
+            (e.enabled && e.timeout_s == 0).then(|| "`channels.email.timeout_s` must be at least 1".to_owned()),
+        ];
+        match gaps.into_iter().chain(bounds).flatten().next() {
             Some(gap) => Err(gap),
             None => Ok(()),
         }
@@ -141,7 +156,7 @@ pub struct NtfyConfig {
     pub topic: String,
     /// The variable holding an access token, for a protected topic (empty: none).
     pub token_env: String,
-    /// 1 (min) to 5 (max); a nudge of high priority is sent one step higher.
+    /// 1 (min) to 5 (max).
     pub priority: u8,
     /// Seconds a feedback button stays valid.
     pub link_ttl_s: i64,
@@ -204,5 +219,29 @@ impl Default for EmailConfig {
             to: String::new(),
             timeout_s: 30,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_enabled_channel_names_what_it_lacks_and_bounds_hold() {
+        assert_eq!(ChannelsConfig::default().check(), Ok(()));
+        let mut c = ChannelsConfig::default();
+        c.telegram.enabled = true;
+        assert!(c.check().unwrap_err().contains("channels.telegram.allowed_users"));
+        c.telegram.allowed_users = vec!["42".into()];
+        assert_eq!(c.check(), Ok(()));
+        assert_eq!(c.first_home().as_deref(), Some("telegram:42"));
+        c.ntfy.link_ttl_s = i64::MAX;
+        assert!(c.check().unwrap_err().contains("channels.ntfy.link_ttl_s"));
+        c.ntfy.link_ttl_s = 3600;
+        c.telegram.poll_timeout_s = 0;
+        assert!(c.check().unwrap_err().contains("poll_timeout_s"));
+        c.telegram.poll_timeout_s = 25;
+        c.matrix.enabled = true;
+        assert!(c.check().unwrap_err().contains("channels.matrix.homeserver"));
     }
 }

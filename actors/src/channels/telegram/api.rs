@@ -88,11 +88,7 @@ impl BotApi {
             .map_err(|e| ChannelError::Transient(format!("telegram {method}: {}", e.without_url())))?;
         let answer: Answer = serde_json::from_slice(&bytes).map_err(|_| {
             let why = format!("telegram {method}: HTTP {status} with a body that is not the Bot API's JSON");
-            if status.is_server_error() {
-                ChannelError::Transient(why)
-            } else {
-                ChannelError::Refused(why)
-            }
+            crate::channels::failure(status.as_u16(), why)
         })?;
         if answer.ok {
             return Ok(Ok(answer.result));
@@ -104,8 +100,7 @@ impl BotApi {
                 let secs = answer.parameters.and_then(|p| p.retry_after).unwrap_or(1);
                 Ok(Err(Duration::from_secs(secs)))
             }
-            500.. => Err(ChannelError::Transient(why)),
-            _ => Err(ChannelError::Refused(why)),
+            _ => Err(crate::channels::failure(code, why)),
         }
     }
 }

@@ -35,11 +35,17 @@ struct Offsets {
     offset: i64,
     /// The update ids handled most recently.
     handled: Vec<i64>,
+    /// The group chats an allowed user wrote from (Raven answers there too).
+    chats: Vec<String>,
+    /// When the last update came: after a week without any, Telegram may start its ids
+    /// anew, lower than the saved offset.
+    last_update_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 pub struct Telegram {
     api: BotApi,
     allowed: Allowed,
+    users: Vec<String>,
     home: Option<String>,
     poll_timeout_s: u64,
     state: ChannelState,
@@ -55,6 +61,7 @@ impl Telegram {
         Ok(Telegram {
             api,
             allowed: Allowed::new("telegram", &c.allowed_users),
+            users: c.allowed_users.iter().map(|u| u.trim().to_owned()).collect(),
             home: c.allowed_users.first().cloned(),
             poll_timeout_s: c.poll_timeout_s,
             state: ChannelState::new(dir, "telegram"),
@@ -71,7 +78,13 @@ impl Telegram {
             if let (true, Some(b)) = (i + 1 == parts.len(), &buttons) {
                 req["reply_markup"] = b.clone();
             }
-            self.api.call("sendMessage", &req).await?;
+            if let Err(e) = self.api.call("sendMessage", &req).await {
+                if matches!(e, ChannelError::Refused(_)) {
+                    // Not tried again: nothing to resume.
+                    self.sent_parts.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+                }
+                return Err(e);
+            }
             self.sent_parts.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_owned(), i + 1);
         }
         self.sent_parts.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
@@ -82,8 +95,11 @@ impl Telegram {
     /// it is handled, so what the supervisor could not take is asked for again.
     async fn poll(&self, inbox: &dyn Inbox) -> Result<(), ChannelError> {
         let mut offsets: Offsets = self.state.load();
+        let stale = offsets.last_update_at.is_some_and(|t| chrono::Utc::now() - t > chrono::Duration::days(6));
         let req = json!({
-            "offset": offsets.offset,
+            // A stale offset could confirm away the updates of a sequence begun anew; the
+            // handled ids keep those already seen from being handled twice.
+            "offset": if stale { 0 } else { offsets.offset },
             "timeout": self.poll_timeout_s,
             "allowed_updates": ["message", "callback_query"],
         });
@@ -92,56 +108,83 @@ impl Telegram {
         for update in updates.as_array().into_iter().flatten() {
             let Some(id) = update.get("update_id").and_then(Value::as_i64) else { continue };
             if !offsets.handled.contains(&id) {
-                self.handle(update, inbox).await?;
+                if let Some(chat) = self.handle(update, inbox).await? {
+                    if !offsets.chats.contains(&chat) && !self.users.contains(&chat) {
+                        offsets.chats.push(chat);
+                    }
+                }
                 offsets.handled.push(id);
                 let over = offsets.handled.len().saturating_sub(HANDLED_KEPT);
                 offsets.handled.drain(..over);
             }
-            offsets.offset = offsets.offset.max(id + 1);
+            offsets.offset = if stale { id + 1 } else { offsets.offset.max(id + 1) };
+            offsets.last_update_at = Some(chrono::Utc::now());
             self.state.save(&offsets).map_err(|e| ChannelError::Transient(format!("gateway/telegram.json: {e}")))?;
         }
         Ok(())
     }
 
-    async fn handle(&self, update: &Value, inbox: &dyn Inbox) -> Result<(), ChannelError> {
+    /// Hands one update to the inbox; the chat an allowed user wrote from.
+    async fn handle(&self, update: &Value, inbox: &dyn Inbox) -> Result<Option<String>, ChannelError> {
         if let Some(m) = update.get("message") {
             let from = id_text(&m["from"]["id"]);
             let chat = id_text(&m["chat"]["id"]);
             let text = m.get("text").and_then(Value::as_str).unwrap_or_default();
             if !self.allowed.admits(&from) || text.trim().is_empty() || chat.is_empty() {
-                return Ok(());
+                return Ok(None);
             }
-            return inbox.message("telegram", &chat, text).await;
+            inbox.message("telegram", &chat, text).await?;
+            return Ok(Some(chat));
         }
         if let Some(q) = update.get("callback_query") {
-            return self.tapped(q, inbox).await;
+            self.tapped(q, inbox).await?;
         }
-        Ok(())
+        Ok(None)
     }
 
-    /// A tap on a button: a verdict, or a menu pick (the turn `/pick <menu> <n>` would be);
-    /// answered either way.
+    /// The chat `chat_id` names, when Raven may write there: an allowed user's own chat, a
+    /// group chat one of them wrote from, or (`default`) the first allowed user's.
+    fn reachable(&self, chat_id: &str) -> Result<String, OutletError> {
+        let chat = chat_id.trim();
+        if chat.is_empty() || chat == "default" {
+            return self
+                .home
+                .clone()
+                .ok_or_else(|| OutletError::Refused("no allowed Telegram user to write to".into()));
+        }
+        let known =
+            self.users.iter().any(|u| u == chat) || self.state.load::<Offsets>().chats.iter().any(|c| c == chat);
+        match known {
+            true => Ok(chat.to_owned()),
+            false => Err(OutletError::Refused(format!(
+                "Telegram chat `{chat}` is neither an allowed user's nor a group one of them wrote from"
+            ))),
+        }
+    }
+
+    /// A tap on a button: a verdict, or a menu pick (the turn `/pick <menu> <n>` would be).
+    /// The tap is answered at once (Telegram stops the button's spinner); a pick's turn
+    /// follows.
     async fn tapped(&self, q: &Value, inbox: &dyn Inbox) -> Result<(), ChannelError> {
         let from = id_text(&q["from"]["id"]);
         if !self.allowed.admits(&from) {
             return Ok(());
         }
         let data = q.get("data").and_then(Value::as_str).unwrap_or_default();
-        let words = match Tapped::decode(data) {
+        let (words, pick) = match Tapped::decode(data) {
             Some(Tapped::Verdict { verdict, nudge }) => {
-                inbox.verdict(&nudge, verdict).unwrap_or_else(|e| e.to_string())
+                (inbox.verdict(&nudge, verdict).unwrap_or_else(|e| e.to_string()), None)
             }
-            Some(Tapped::Pick { menu, n }) => {
-                let chat = id_text(&q["message"]["chat"]["id"]);
-                let chat = if chat.is_empty() { from } else { chat };
-                inbox.message("telegram", &chat, &format!("/pick {menu} {n}")).await?;
-                format!("Picked {n}.")
-            }
-            None => "This button is not one of Raven's.".to_owned(),
+            Some(Tapped::Pick { menu, n }) => (format!("Picked {n}."), Some(format!("/pick {menu} {n}"))),
+            None => ("This button is not one of Raven's.".to_owned(), None),
         };
         let answer = json!({"callback_query_id": q["id"], "text": words});
         if let Err(e) = self.api.call("answerCallbackQuery", &answer).await {
             tracing::warn!("telegram: a tap was taken but not answered: {e}");
+        }
+        if let Some(pick) = pick {
+            let chat = id_text(&q["message"]["chat"]["id"]);
+            inbox.message("telegram", if chat.is_empty() { &from } else { &chat }, &pick).await?;
         }
         Ok(())
     }
@@ -164,7 +207,8 @@ impl Outlet for Telegram {
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         Box::pin(async move {
             let buttons = render::keyboard(text);
-            let sent = self.send(&text.chat_id, &text.delivery_id, &render::body(text), buttons).await;
+            let chat = self.reachable(&text.chat_id)?;
+            let sent = self.send(&chat, &text.delivery_id, &super::body(text), buttons).await;
             sent.map_err(OutletError::from)
         })
     }

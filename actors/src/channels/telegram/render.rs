@@ -63,16 +63,6 @@ pub fn keyboard(text: &raven_proto::OutboundText) -> Option<Value> {
     Some(json!({ "inline_keyboard": [row] }))
 }
 
-/// The text a message shows: a proactive one gets a marker; escape sequences are taken out.
-pub fn body(text: &raven_proto::OutboundText) -> String {
-    let content = crate::executor::terminal::sanitize(&text.content);
-    if text.is_proactive() {
-        format!("⏰ {content}")
-    } else {
-        content
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

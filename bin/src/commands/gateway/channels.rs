@@ -60,8 +60,11 @@ impl Inbox for GatewayInbox {
         text: &'a str,
     ) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
         Box::pin(async move {
-            raven_actors::agent::session_file::validate(channel, chat_id)
-                .map_err(|e| ChannelError::Refused(e.to_string()))?;
+            // A chat no session file can name is not heard (and not asked for again).
+            if let Err(e) = raven_actors::agent::session_file::validate(channel, chat_id) {
+                tracing::warn!(channel, "a message was dropped: {e}");
+                return Ok(());
+            }
             let turn = super::inbound_turn(channel, chat_id, text);
             let mut c = ControlClient::connect(&self.socket).await.map_err(|e| ChannelError::Inbox(e.to_string()))?;
             match c.request(ControlRequest::Inbound { turn, deliver: true }).await {

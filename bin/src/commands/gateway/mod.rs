@@ -235,7 +235,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
     let app = Router::new()
         .route("/inbound", post(inbound))
         .route("/feedback", post(feedback_verdict))
-        .route("/tap/{token}", get(tap::tap).post(tap::tap))
+        .route("/tap/{token}", post(tap::tap))
         .route("/metrics", get(metrics))
         .route("/health", get(health))
         .fallback(not_found)

@@ -1,4 +1,5 @@
-//! `GET|POST /tap/<token>`: a feedback button of a push notification, tapped. The token is a
+//! `POST /tap/<token>`: a feedback button of a push notification, tapped (not GET: a link
+//! previewer fetching it must not record a verdict). The token is a
 //! signed, single-use link ([`raven_actors::channels::taps`]) and needs no secret: the verdict
 //! it names is recorded once; a second tap, a forged or an expired link is refused.
 
@@ -14,16 +15,16 @@ use std::sync::Arc;
 
 pub async fn tap(State(g): State<Arc<Gateway>>, Path(token): Path<String>) -> Response {
     let now = chrono::Utc::now();
-    let tap = match g.taps.take(&token, now) {
-        Ok(t) => t,
-        Err(e @ TapError::Forged) => return error(StatusCode::FORBIDDEN, e.to_string()),
-        Err(e @ (TapError::Used | TapError::Expired)) => return error(StatusCode::GONE, e.to_string()),
-        Err(e @ TapError::Io(_)) => return error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    let record = |tap: &raven_actors::channels::taps::Tap| {
+        let req =
+            GiveFeedback { nudge_id: Some(tap.nudge.clone()), verdict: tap.verdict.clone(), ..Default::default() };
+        give(&g.feedback, &req, now)
     };
-    let req = GiveFeedback { nudge_id: Some(tap.nudge), verdict: tap.verdict, ..Default::default() };
-    match give(&g.feedback, &req, now) {
+    match g.taps.take(&token, now, record) {
         Ok(given) => (StatusCode::OK, Json(json!({"recorded": given}))).into_response(),
-        Err(e) if e.is_not_found() => error(StatusCode::NOT_FOUND, e.to_string()),
-        Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        Err(e @ TapError::Forged) => error(StatusCode::FORBIDDEN, e.to_string()),
+        Err(e @ (TapError::Used | TapError::Expired)) => error(StatusCode::GONE, e.to_string()),
+        Err(e @ TapError::NotRecorded(_)) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        Err(e @ TapError::Io(_)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
