@@ -90,4 +90,10 @@ fn a_nudge_arrives_by_mail_a_4xx_is_retried_and_a_5xx_is_a_dead_letter() {
     std::fs::remove_file(smtp_dir.join("answer")).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(2500));
     assert!(!mails(&smtp).iter().any(|m| m.contains("refused for good")), "a dead letter is not retried");
+
+    // Only to the user: another address (a model's made-up target, say) is refused.
+    let out = support::raven(&dir, &["send", "email:someone@else.org", "the user's secrets"]);
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("sends only to"), "{}", text(&out.stderr));
+    assert!(!mails(&smtp).iter().any(|m| m.contains("the user's secrets")));
 }

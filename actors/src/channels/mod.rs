@@ -145,3 +145,27 @@ pub fn http_client(timeout: std::time::Duration) -> Result<reqwest::Client, Chan
         .build()
         .map_err(|e| ChannelError::Config(format!("no HTTP client: {e}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_channel_writes_only_to_its_home() {
+        assert_eq!(home_only("ntfy", "", "raven-x"), Ok("raven-x"));
+        assert_eq!(home_only("ntfy", "default", "raven-x"), Ok("raven-x"));
+        assert_eq!(home_only("email", "You@Example.org", "you@example.org"), Ok("you@example.org"));
+        let refused = home_only("email", "someone@else.org", "you@example.org").unwrap_err();
+        assert!(matches!(refused, OutletError::Refused(ref why) if why.contains("someone@else.org")), "{refused:?}");
+    }
+
+    #[test]
+    fn a_refused_token_waits_and_a_refused_message_is_final() {
+        for status in [401, 403, 404, 429, 500, 503] {
+            assert!(matches!(failure(status, String::new()), ChannelError::Transient(_)), "{status}");
+        }
+        for status in [400, 413, 422] {
+            assert!(matches!(failure(status, String::new()), ChannelError::Refused(_)), "{status}");
+        }
+    }
+}
