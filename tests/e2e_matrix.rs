@@ -1,8 +1,8 @@
 //! The Matrix channel against a real Synapse on 127.0.0.1 (started by `scripts/synapse.sh`,
 //! which installs it from PyPI into `target/py` the first time): a nudge arrives in the user's
 //! room; the user's message reaches the agent and its answer comes back; a 👍 reaction records
-//! a verdict; the supervisor (killed) and the homeserver are each restarted once, and nothing
-//! is lost or repeated.
+//! a verdict; the supervisor (killed) and the homeserver are each restarted once, and the
+//! gateway killed while 110 messages arrive; nothing is lost or repeated.
 
 mod support;
 
@@ -64,7 +64,9 @@ struct Alice {
 
 impl Alice {
     fn sync(&mut self) {
-        let mut path = "/sync?timeout=0".to_owned();
+        // Every event since her last sync, not the last few.
+        let mut path =
+            "/sync?timeout=0&filter=%7B%22room%22%3A%7B%22timeline%22%3A%7B%22limit%22%3A1000%7D%7D%7D".to_owned();
         if let Some(s) = &self.since {
             path.push_str(&format!("&since={s}"));
         }
@@ -122,7 +124,7 @@ fn a_room_with_a_real_homeserver_nudges_answers_rates_and_survives_restarts() {
     alice.sync();
 
     let config = format!(
-        "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
+        "[gateway]\nlisten = \"127.0.0.1:0\"\nrestart_backoff_ms = 4000\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
          [delivery]\ndefault_targets = [\"matrix:{room}\"]\noutbox_backoff_s = 1\n\
          [channels.matrix]\nenabled = true\nhomeserver = \"{base}\"\nuser_id = \"@raven:raven.test\"\n\
          room_id = \"{room}\"\nallowed_users = [\"@alice:raven.test\"]\nsync_timeout_s = 1\n"
@@ -173,9 +175,19 @@ fn a_room_with_a_real_homeserver_nudges_answers_rates_and_survives_restarts() {
     support::eventually("the answer after the homeserver's restart", || {
         alice.said_by_raven().iter().filter(|(_, b)| b.contains("No language model")).count() == 3
     });
+    // The gateway killed; 110 messages while it is down (more than one sync shows): each is
+    // read back and answered once.
+    let (_, gateway) = support::gateway(&dir);
+    assert!(std::process::Command::new("kill").args(["-KILL", &gateway.to_string()]).status().unwrap().success());
+    for i in 0..110 {
+        alice.say(&format!("b{i}"), &format!("burst {i}"));
+    }
+    let answers =
+        |alice: &mut Alice| alice.said_by_raven().iter().filter(|(_, b)| b.contains("No language model")).count();
+    support::eventually("an answer to each message of the burst", || answers(&mut alice) == 113);
     std::thread::sleep(std::time::Duration::from_secs(2));
     let said = alice.said_by_raven();
-    assert_eq!(said.iter().filter(|(_, b)| b.contains("No language model")).count(), 3, "none repeated: {said:?}");
+    assert_eq!(answers(&mut alice), 113, "none repeated: {said:?}");
     assert_eq!(said.iter().filter(|(_, b)| b.contains("Call the bank")).count(), 1, "{said:?}");
     assert_eq!(feedback().matches("\"accepted\"").count(), 1, "{}", feedback());
 }

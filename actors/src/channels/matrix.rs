@@ -22,6 +22,9 @@ use std::time::Duration;
 
 /// Event ids remembered (handled ones, and Raven's own nudges by event id).
 const KEPT: usize = 500;
+/// At most this many events of a gap (more came while the gateway was down than one sync
+/// shows) are read back.
+const GAP_MAX: usize = 1000;
 
 /// What survives a restart.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -33,6 +36,8 @@ struct Saved {
     handled: Vec<String>,
     /// Raven's nudges in the room: event id → short nudge id (what a reaction rates).
     nudges: Vec<(String, String)>,
+    /// The server time of the last event seen in the room: how far back a gap is read.
+    last_ts: i64,
 }
 
 pub struct Matrix {
@@ -153,9 +158,17 @@ impl Matrix {
         }
         let answer = self.request(reqwest::Method::GET, &path, Some(&token), None).await?;
         inbox.alive("matrix");
+        if since.is_none() {
+            // History before the first sync is not answered, nor read back as a gap later.
+            self.saved().last_ts = chrono::Utc::now().timestamp_millis();
+        }
         if since.is_some() {
-            let events =
-                answer["rooms"]["join"][&self.room_id]["timeline"]["events"].as_array().cloned().unwrap_or_default();
+            let timeline = &answer["rooms"]["join"][&self.room_id]["timeline"];
+            let mut events = match timeline["limited"].as_bool() {
+                Some(true) => self.gap(&token, timeline["prev_batch"].as_str()).await?,
+                _ => Vec::new(),
+            };
+            events.extend(timeline["events"].as_array().cloned().unwrap_or_default());
             for event in &events {
                 self.handle(event, inbox).await?;
             }
@@ -167,9 +180,34 @@ impl Matrix {
         Ok(())
     }
 
+    /// The events before a limited timeline that came after the last one seen, oldest first
+    /// (`/messages` backwards from `prev_batch`).
+    async fn gap(&self, token: &str, prev_batch: Option<&str>) -> Result<Vec<Value>, ChannelError> {
+        let last_ts = self.saved().last_ts;
+        let (mut from, mut older) = (prev_batch.map(String::from), Vec::new());
+        while let Some(f) = from.take() {
+            let path = format!("/rooms/{}/messages?dir=b&limit=100&from={}", enc(&self.room_id), enc(&f));
+            let page = self.request(reqwest::Method::GET, &path, Some(token), None).await?;
+            let chunk = page["chunk"].as_array().cloned().unwrap_or_default();
+            let seen = |e: &Value| e["origin_server_ts"].as_i64().is_some_and(|t| t <= last_ts);
+            let reached = chunk.iter().any(seen);
+            older.extend(chunk.into_iter().take_while(|e| !seen(e)));
+            if !reached && older.len() < GAP_MAX {
+                from = page["end"].as_str().map(String::from);
+            }
+        }
+        tracing::info!("matrix: {} events read back from a gap in the room", older.len());
+        older.reverse();
+        Ok(older)
+    }
+
     async fn handle(&self, event: &Value, inbox: &dyn Inbox) -> Result<(), ChannelError> {
         let id = event["event_id"].as_str().unwrap_or_default().to_owned();
         let sender = event["sender"].as_str().unwrap_or_default();
+        if let Some(ts) = event["origin_server_ts"].as_i64() {
+            let mut saved = self.saved();
+            saved.last_ts = saved.last_ts.max(ts);
+        }
         if id.is_empty() || sender == self.user_id || self.saved().handled.contains(&id) {
             return Ok(());
         }
