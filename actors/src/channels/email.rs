@@ -103,13 +103,7 @@ impl Outlet for Email {
 impl Adapter for Email {
     fn test<'a>(&'a self) -> LocalBoxFuture<'a, Result<String, ChannelError>> {
         Box::pin(async move {
-            let text = OutboundText {
-                delivery_id: format!("test-{}", chrono::Utc::now().timestamp()),
-                channel: "email".into(),
-                chat_id: self.to.clone(),
-                content: "Raven test message: this channel works.".into(),
-                extras: Default::default(),
-            };
+            let text = super::test_message("email", &self.to);
             self.send(self.message(&text, &self.to)?).await?;
             Ok(format!("sent a test message to {}", self.to))
         })

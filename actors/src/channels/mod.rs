@@ -134,6 +134,17 @@ pub fn home_only<'a>(channel: &str, chat: &str, home: &'a str) -> Result<&'a str
     Err(OutletError::Refused(format!("the {channel} channel sends only to `{home}`, not to `{chat}`")))
 }
 
+/// The message `raven channels test` sends to `chat` of `channel`.
+pub fn test_message(channel: &str, chat: &str) -> raven_proto::OutboundText {
+    raven_proto::OutboundText {
+        delivery_id: format!("test-{}", chrono::Utc::now().timestamp_millis()),
+        channel: channel.to_owned(),
+        chat_id: chat.to_owned(),
+        content: "Raven test message: this channel works.".into(),
+        extras: Default::default(),
+    }
+}
+
 /// How long the HTTP clients of the adapters wait to connect.
 pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 

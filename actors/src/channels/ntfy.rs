@@ -99,13 +99,7 @@ impl Outlet for Ntfy {
 impl Adapter for Ntfy {
     fn test<'a>(&'a self) -> LocalBoxFuture<'a, Result<String, ChannelError>> {
         Box::pin(async move {
-            let text = OutboundText {
-                delivery_id: "test".into(),
-                channel: "ntfy".into(),
-                chat_id: self.topic.clone(),
-                content: "Raven test message: this channel works.".into(),
-                extras: Default::default(),
-            };
+            let text = super::test_message("ntfy", &self.topic);
             self.publish(&self.publication(&text, &self.topic)).await?;
             let buttons = match &self.links {
                 Some((base, _)) => format!("feedback buttons call back to {base}"),

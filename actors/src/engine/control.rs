@@ -35,6 +35,16 @@ pub struct EngineControl {
 }
 
 impl EngineControl {
+    /// Retries at once, in the background, what waits in the outbox for `channels`.
+    fn retry_now(&self, channels: Vec<String>) {
+        let hub = self.hub.clone();
+        actix_rt::spawn(async move {
+            if let Ok(Err(e)) = hub.call_async(crate::executor::hub::Watching(channels)).await {
+                tracing::warn!("the outbox could not be retried: {e}");
+            }
+        });
+    }
+
     pub fn of(engine: &Engine) -> Self {
         EngineControl {
             metrics: engine.metrics.clone(),
@@ -193,15 +203,12 @@ impl crate::ipc::ControlHandler for EngineControl {
     /// someone to watch is retried at once.
     fn subscribe(&self) -> Option<tokio::sync::mpsc::Receiver<String>> {
         let events = self.events.subscribe(crate::ipc::EVENT_QUEUE);
-        let hub = self.hub.clone();
-        actix_rt::spawn(async move {
-            if let Ok(Err(e)) = hub.call_async(crate::executor::hub::Watching("cli".into())).await {
-                tracing::warn!("the outbox could not be retried for the attached REPL: {e}");
-            }
-        });
+        self.retry_now(vec!["cli".into()]);
         Some(events)
     }
 
+    /// A gateway connects: what waited for its channels goes now, not at its next try (up to
+    /// an hour on).
     fn host_outlets(
         &self,
         channels: &[String],
@@ -209,15 +216,7 @@ impl crate::ipc::ControlHandler for EngineControl {
         tracing::info!("the gateway hosts {channels:?}");
         let attached = self.gateway.as_ref().map(|g| g.attach());
         if attached.is_some() {
-            // What waited for these channels goes now, not at its next try (up to an hour on).
-            let (hub, channels) = (self.hub.clone(), channels.to_vec());
-            actix_rt::spawn(async move {
-                for channel in channels {
-                    if let Ok(Err(e)) = hub.call_async(crate::executor::hub::Watching(channel)).await {
-                        tracing::warn!("the outbox could not be retried for the gateway: {e}");
-                    }
-                }
-            });
+            self.retry_now(channels.to_vec());
         }
         attached
     }

@@ -63,14 +63,13 @@ pub fn channel_health(h: &raven_actors::channels::health::ChannelHealth) -> Stri
 }
 
 /// The chat channels: each enabled one and its health, or how to add one.
-fn channel_lines(dir: &DataDir) -> String {
-    let enabled = super::load_config(dir).map(|c| c.channels.enabled()).unwrap_or_default();
+fn channel_lines(dir: &DataDir, enabled: &[&str]) -> String {
     if enabled.is_empty() {
         return format!("channels: none; {}\n", super::channels::how_to_add());
     }
     let health = raven_actors::channels::health::HealthBoard::read(dir);
     let mut out = String::from("channels:\n");
-    for name in enabled {
+    for &name in enabled {
         let h = health.get(name).map(channel_health).unwrap_or_else(|| "not started".into());
         out.push_str(&format!("  {name}: {h}\n"));
     }
@@ -103,10 +102,12 @@ pub fn run(dir: &DataDir, json: bool) -> Result<(), String> {
                     None => println!("gateway: not running"),
                 }
                 print!("{}", render_table(&actors));
-                let tz = super::load_config(dir).map(|c| c.general.timezone).unwrap_or(chrono_tz::Tz::UTC);
+                let config = super::load_config(dir).ok();
+                let tz = config.as_ref().map_or(chrono_tz::Tz::UTC, |c| c.general.timezone);
+                let enabled = config.as_ref().map(|c| c.channels.enabled()).unwrap_or_default();
                 print!("{}", upcoming_lines(&upcoming, tz));
                 print!("{}", llm_lines(llm.as_ref(), tz));
-                print!("{}", channel_lines(dir));
+                print!("{}", channel_lines(dir, &enabled));
                 Ok(())
             }
             ControlResponse::Error { message } => Err(message),

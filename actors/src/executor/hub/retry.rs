@@ -162,9 +162,9 @@ async fn deliver_late(
     delivered
 }
 
-/// `channel` can take messages again (a REPL attached to the terminal, a gateway connected
-/// for its channels): what waits for it is due at once, and retried now.
-pub struct Watching(pub String);
+/// These channels can take messages again (a REPL attached to the terminal, a gateway
+/// connected for its channels): what waits for them is due at once, and retried now.
+pub struct Watching(pub Vec<String>);
 
 impl Request for Watching {
     type Reply = Result<RetryReport, String>;
@@ -174,10 +174,10 @@ impl Request for Watching {
 }
 
 impl ServeAsync<Watching> for DeliveryHubService {
-    fn serve_async(&mut self, Watching(channel): Watching) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
+    fn serve_async(&mut self, Watching(channels): Watching) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
         let now = self.clock.now();
         let due = self.store.update(SECTION, |o: &mut Outbox| {
-            o.entries.iter_mut().filter(|e| e.text.channel == channel).for_each(|e| e.next_attempt_at = now)
+            o.entries.iter_mut().filter(|e| channels.contains(&e.text.channel)).for_each(|e| e.next_attempt_at = now)
         });
         match due {
             Ok(()) => self.serve_async(RetryOutbox),

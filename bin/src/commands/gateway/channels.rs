@@ -26,7 +26,7 @@ pub struct Channels {
 }
 
 /// Builds the enabled adapters and starts their listening loops.
-pub fn start(dir: &DataDir, config: &RavenConfig, feedback: NudgeFeedbackTracker) -> Channels {
+pub fn start(dir: &DataDir, config: &RavenConfig, feedback: Arc<NudgeFeedbackTracker>) -> Channels {
     let health = HealthBoard::new(dir);
     let inbox: Rc<dyn Inbox> = Rc::new(GatewayInbox { socket: dir.socket(), feedback, health: health.clone() });
     let mut channels = Channels { outlets: Vec::new(), broken: Vec::new() };
@@ -48,7 +48,8 @@ pub fn start(dir: &DataDir, config: &RavenConfig, feedback: NudgeFeedbackTracker
 
 struct GatewayInbox {
     socket: PathBuf,
-    feedback: NudgeFeedbackTracker,
+    /// The one tracker the gateway's `POST /feedback` and `/tap` write through, too.
+    feedback: Arc<NudgeFeedbackTracker>,
     health: HealthBoard,
 }
 

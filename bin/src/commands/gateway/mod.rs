@@ -2,8 +2,10 @@
 //! (the webhook channel) turns a message into a USER turn on the supervisor, over the control
 //! socket; `GET /metrics` serves the supervisor's metrics in Prometheus text format. Each
 //! request opens its own socket connection, so a restarted supervisor is simply found again.
-//! It also hosts the outbound outlets (jsonl, webhook): the supervisor's DeliveryHub hands it
-//! each delivery for them over one long-lived connection, re-made when the supervisor restarts.
+//! It also hosts the outbound outlets (jsonl, webhook) and the chat channels of `[channels.*]`:
+//! the supervisor's DeliveryHub hands it each delivery for them over one long-lived connection,
+//! re-made when the supervisor restarts. `POST /tap/<token>` takes a push notification's
+//! signed feedback button.
 
 mod channels;
 mod outlets;
@@ -50,7 +52,7 @@ struct Gateway {
     metrics_public: bool,
     /// `POST /feedback` writes here (the supervisor's next tick, and `raven policy explain`,
     /// read it).
-    feedback: raven_actors::feedback::NudgeFeedbackTracker,
+    feedback: Arc<raven_actors::feedback::NudgeFeedbackTracker>,
     /// The signed single-use links of push notifications' feedback buttons.
     taps: raven_actors::channels::taps::TapLinks,
 }
@@ -222,15 +224,13 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
     if secret.is_none() {
         tracing::warn!("no {} set: POST /inbound and /feedback answer 503 until one is", g.secret_env);
     }
-    let tracker = || {
-        raven_actors::feedback::NudgeFeedbackTracker::new(
-            dir.feedback(),
-            config.feedback.clone(),
-            config.general.timezone,
-        )
-    };
-    let (feedback, chat_feedback) = (tracker(), tracker());
+    let feedback = Arc::new(raven_actors::feedback::NudgeFeedbackTracker::new(
+        dir.feedback(),
+        config.feedback.clone(),
+        config.general.timezone,
+    ));
     let taps = raven_actors::channels::taps::TapLinks::open(dir).map_err(|e| e.to_string())?;
+    let chat_feedback = feedback.clone();
     let state = Arc::new(Gateway { socket: dir.socket(), secret, metrics_public: g.metrics_public, feedback, taps });
     let app = Router::new()
         .route("/inbound", post(inbound))
