@@ -219,6 +219,9 @@ fn a_panicking_adapter_is_restarted_the_others_deliver_and_an_unwatched_terminal
     support::eventually("the nudge on telegram", || sent_to(&fake, "42").iter().any(|t| t.contains("Call the bank")));
     let session = std::fs::read_to_string(dir.join("sessions/telegram_42.jsonl")).unwrap_or_default();
     assert!(session.contains("Call the bank"), "the nudge is in the Telegram conversation: {session}");
+    let log = text(&support::raven(dir, &["log"]).stdout);
+    let tick = log.lines().find(|l| l.contains(" tick ")).unwrap_or_else(|| panic!("{log}"));
+    assert!(tick.contains("telegram:42") && !tick.contains("cli:local"), "the journal names where it went: {log}");
 }
 
 /// A discovery menu on Telegram has one button an option; a tap picks it as `/pick <menu> <n>`

@@ -322,7 +322,7 @@ pub async fn send(hub: &Handle<DeliveryHubService>, target: &str, text: &str) ->
         extras: Default::default(),
     };
     match hub.call_async(Post::text(out)).await {
-        Ok(Ok(())) => ControlResponse::Sent { delivered: true, detail: format!("delivered to {target}") },
+        Ok(Ok(to)) => ControlResponse::Sent { delivered: true, detail: format!("delivered to {to}") },
         Ok(Err(e)) => ControlResponse::Sent { delivered: false, detail: e.to_string() },
         Err(e) => ControlResponse::Error { message: e.to_string() },
     }

@@ -103,7 +103,7 @@ impl CronTurns {
             let id = format!("{}@{channel}:{chat_id}", said.nudge_id);
             let out = OutboundText::proactive(id, channel, chat_id, text);
             match self.hub.call_async(Post::proactive(out, None, said.clone()).expiring(expires)).await {
-                Ok(Ok(())) => delivered_to.push(format!("{channel}:{chat_id}")),
+                Ok(Ok(to)) => delivered_to.push(to),
                 Ok(Err(e)) => tracing::warn!(job, "cron message to {channel}:{chat_id}: {e}"),
                 Err(e) => tracing::error!(job, "delivery hub unavailable: {e}"),
             }

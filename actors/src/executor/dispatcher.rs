@@ -84,7 +84,7 @@ impl NudgeDispatcher {
             let text = OutboundText::proactive(format!("{}@{target}", said.nudge_id), &channel, &chat_id, content);
             let fire = fire.map(|f| Nudge { session_key: Some(target.clone()), ..f.clone() });
             match self.hub.call_async(Post::proactive(text, fire, said.clone())).await {
-                Ok(Ok(())) => delivered.push(target.clone()),
+                Ok(Ok(to)) => delivered.push(to),
                 Ok(Err(e @ (PostError::Queued(_) | PostError::Dropped(_)))) => errors.push(format!("{target}: {e}")),
                 Err(e) => errors.push(format!("{target}: {e}")),
             }

@@ -181,7 +181,9 @@ impl std::fmt::Display for PostError {
 }
 
 impl Request for Post {
-    type Reply = Result<(), PostError>;
+    /// The target it went to (`channel:chat_id`: another channel than asked when no one
+    /// watches the terminal, see [`super::watched`]).
+    type Reply = Result<String, PostError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
@@ -193,7 +195,7 @@ fn backoff_after(attempts: u32, base: Duration, max: Duration) -> Duration {
 }
 
 impl ServeAsync<Post> for DeliveryHubService {
-    fn serve_async(&mut self, post: Post) -> LocalBoxFuture<'static, Result<(), PostError>> {
+    fn serve_async(&mut self, post: Post) -> LocalBoxFuture<'static, Result<String, PostError>> {
         let Post { text, fire, said, expires_at } = post;
         let rated = said.as_ref().is_some_and(|d| d.source.is_rated());
         let source = said.as_ref().map(|d| d.source.name());
@@ -217,7 +219,7 @@ impl ServeAsync<Post> for DeliveryHubService {
                 (None, Some(o), _) => match o.deliver(&text).await {
                     Ok(()) => {
                         record_said(&conversations, &said, outlet.as_ref(), &text, now);
-                        return Ok(());
+                        return Ok(text.target());
                     }
                     Err(e) => e,
                 },

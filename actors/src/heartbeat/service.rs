@@ -252,7 +252,7 @@ impl Inner {
             let sent = match &d.policy {
                 Some(policy) => {
                     match dispatch_through(policy, gate_nudge(target, reply.clone(), topic.clone()), post).await {
-                        Gated::Delivered(()) => Ok(()),
+                        Gated::Delivered(to) => Ok(to),
                         Gated::Denied(v) => {
                             // The gate holding a reply back is the engine working, not a fault.
                             tracing::info!(%target, "heartbeat reply held back by the gate: {}", v.reason);
@@ -264,7 +264,7 @@ impl Inner {
                 None => post().await,
             };
             match sent {
-                Ok(()) => delivered_to.push(target.clone()),
+                Ok(to) => delivered_to.push(to),
                 Err(e) => tracing::warn!(%target, "heartbeat reply not delivered: {e}"),
             }
         }
