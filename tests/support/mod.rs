@@ -119,11 +119,22 @@ pub fn wait_ready(dir: &Path) -> String {
 
 /// Polls `check` every few ms for up to 20 s.
 #[allow(dead_code)]
-pub fn eventually(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+pub fn eventually(what: &str, check: impl FnMut() -> bool) {
+    eventually_within(what, std::time::Duration::from_secs(20), std::time::Duration::from_millis(5), check)
+}
+
+/// Polls `check` every `every` until it holds; fails the test after `limit`.
+#[allow(dead_code)]
+pub fn eventually_within(
+    what: &str,
+    limit: std::time::Duration,
+    every: std::time::Duration,
+    mut check: impl FnMut() -> bool,
+) {
+    let deadline = std::time::Instant::now() + limit;
     while !check() {
         assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        std::thread::sleep(every);
     }
 }
 
