@@ -73,3 +73,42 @@ fn a_nudge_for_an_unwatched_terminal_waits_and_status_says_how_to_add_a_channel(
     let feedback = std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap_or_default();
     assert!(feedback.contains("dispatched"), "counted once someone saw it: {feedback}");
 }
+
+/// A nudge that waited for an unwatched terminal goes to the chat channel the user sets up
+/// afterwards (as the ready line advised), as soon as the restarted system's gateway connects:
+/// not left waiting for a REPL, and told as sent there.
+#[test]
+fn a_nudge_that_waited_goes_to_the_channel_set_up_afterwards() {
+    use std::sync::Arc;
+    use support::fake_http::{FakeHttp, Seen};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let quiet = "[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
+    let up = support::Killed(support::up(dir, quiet, &[("RAVEN_CLI_ALWAYS", "0")]));
+    support::wait_ready(dir);
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
+    let tick = text(&support::raven(dir, &["tick"]).stdout);
+    assert!(tick.contains("no one is watching the terminal"), "{tick}");
+    drop(up);
+
+    // The user adds ntfy and starts again.
+    let ntfy = FakeHttp::start(Arc::new(|_: &Seen| (200, r#"{"id":"x","event":"message"}"#.to_owned())));
+    let config = format!("{quiet}[channels.ntfy]\nenabled = true\nserver = \"{}\"\ntopic = \"raven-test\"\n", ntfy.url);
+    let _up = support::Killed(support::up(dir, &config, &[("RAVEN_CLI_ALWAYS", "0")]));
+    support::wait_ready(dir);
+    // Well before the outbox's own next try (`outbox_backoff_s`, 30 s).
+    support::eventually("the waiting nudge on ntfy", || !ntfy.requests("/").is_empty());
+    let published = ntfy.requests("/");
+    assert_eq!(published.len(), 1, "{published:?}");
+    assert!(published[0].body["message"].as_str().unwrap().contains("Call the bank"), "{:?}", published[0].body);
+    support::eventually("the outbox emptied", || {
+        text(&support::raven(dir, &["outbox", "--json"]).stdout).trim() == "[]"
+    });
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let delivered = journal.lines().find(|l| l.contains("\"move\":\"delivered\"")).expect("a delivered line");
+    assert!(delivered.contains("\"target\":\"ntfy:raven-test\""), "told as sent to ntfy: {delivered}");
+    let feedback = std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap_or_default();
+    assert!(feedback.contains("dispatched"), "counted once sent: {feedback}");
+}

@@ -2,7 +2,8 @@
 //! can see it: a REPL attached, or a terminal on the process's stdout, or
 //! `[delivery] cli_always = true` (also `RAVEN_CLI_ALWAYS=1`, for scripts that read stdout).
 //! Otherwise it goes to the user's first enabled chat channel (`[channels.*]`); with none, it
-//! waits in the outbox (with its lifetime) until someone watches.
+//! waits in the outbox (with its lifetime) until someone watches, or until a channel is set up
+//! (the outbox's retries route it there).
 
 use super::outlets::{Outlet, OutletError};
 use raven_proto::OutboundText;
@@ -35,6 +36,12 @@ impl Watched {
     /// Whether `text` is for a terminal no one can see.
     pub fn unseen(&self, text: &OutboundText, outlet: Option<&Arc<dyn Outlet>>) -> bool {
         !self.cli_always && text.channel == "cli" && outlet.is_some_and(|o| !o.seen())
+    }
+
+    /// Whether a message for an unwatched terminal goes to one of `channels`.
+    pub fn falls_back_to_one_of(&self, channels: &[String]) -> bool {
+        let fallback = self.fallback.as_deref().map(raven_proto::split_target);
+        !self.cli_always && fallback.is_some_and(|(channel, _)| channels.contains(&channel))
     }
 
     /// `text` and its outlet, or, for an unwatched terminal, the fallback channel's; with no

@@ -1,12 +1,15 @@
 //! The outbox's retries: every entry that is due, and at once what waits for a channel
-//! someone just started watching. A late delivery goes through the gate again.
+//! someone just started watching. A late delivery goes through the gate again; one for a
+//! terminal no one watches goes to the user's chat channel once there is one.
 
 use super::{backoff_after, record_said, DeliveryHubService, Outbox, OutboxEntry, SECTION};
 use crate::executor::outlets::{Outlet, OutletError};
+use crate::executor::watched::Watched;
 use crate::journal::Event;
 use crate::policy::{release, NudgePolicyService, Reservation, Reserve};
 use crate::supervise::{Handle, LocalBoxFuture, Request, ServeAsync};
 use chrono::Duration;
+use raven_proto::OutboundText;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -72,15 +75,16 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                 results.push((e.text.delivery_id.clone(), r));
             }
             for e in &leased {
-                let delivered = results.iter().any(|(id, r)| *id == e.text.delivery_id && r.is_ok());
-                if !delivered {
+                let Some((_, Ok(sent))) = results.iter().find(|(id, _)| *id == e.text.delivery_id) else {
                     continue;
-                }
-                record_said(&conversations, &e.said, outlets.get(&e.text.channel), &e.text, now);
+                };
+                record_said(&conversations, &e.said, outlets.get(&sent.channel), sent, now);
+                // Told as sent where it went (another channel than asked, for an unwatched terminal).
+                let went = OutboxEntry { text: sent.clone(), ..e.clone() };
                 journal.record(
                     now,
                     source_of(e),
-                    Event::outbox("delivered", e, Some(format!("after {} attempts", e.attempts))),
+                    Event::outbox("delivered", &went, Some(format!("after {} attempts", e.attempts))),
                 );
             }
             store
@@ -94,7 +98,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                         };
                         e.lease = None;
                         match r {
-                            Ok(()) => {
+                            Ok(_) => {
                                 report.delivered += 1;
                                 false
                             }
@@ -131,19 +135,19 @@ fn source_of(e: &OutboxEntry) -> Option<&'static str> {
 
 /// A late delivery goes through the gate again, as every send does: reserved (checked and
 /// charged in one step), delivered, and given back if the outlet fails. One the gate holds
-/// back now waits with the rest, until it expires.
+/// back now waits with the rest, until it expires. A message for a terminal no one watches
+/// goes to the user's chat channel, if one is set up by now (see [`Watched`]); the message as
+/// sent is the answer.
 async fn deliver_late(
     outlets: &HashMap<String, Arc<dyn Outlet>>,
-    watched: &crate::executor::watched::Watched,
+    watched: &Watched,
     policy: Option<&Handle<NudgePolicyService>>,
     e: &OutboxEntry,
-) -> Result<(), OutletError> {
-    let Some(outlet) = outlets.get(&e.text.channel) else {
-        return Err(OutletError::Transient(format!("no outlet for channel `{}`", e.text.channel)));
+) -> Result<OutboundText, OutletError> {
+    let (text, routed) = watched.route(e.text.clone(), outlets);
+    let Some(outlet) = routed? else {
+        return Err(OutletError::Transient(format!("no outlet for channel `{}`", text.channel)));
     };
-    if watched.unseen(&e.text, Some(outlet)) {
-        return Err(OutletError::Transient(crate::executor::watched::NO_ONE_WATCHES.into()));
-    }
     let reservation = match (&e.fire, policy) {
         (Some(nudge), Some(policy)) => match policy.call(Reserve(nudge.clone())).await {
             Ok(Ok(Reservation::Held(_, fire))) => Some((policy, fire)),
@@ -155,11 +159,11 @@ async fn deliver_late(
         },
         _ => None,
     };
-    let delivered = outlet.deliver(&e.text).await;
+    let delivered = outlet.deliver(&text).await;
     if let (Err(_), Some((policy, fire))) = (&delivered, reservation) {
         release(policy, fire).await;
     }
-    delivered
+    delivered.map(|()| text)
 }
 
 /// These channels can take messages again (a REPL attached to the terminal, a gateway
@@ -174,8 +178,15 @@ impl Request for Watching {
 }
 
 impl ServeAsync<Watching> for DeliveryHubService {
-    fn serve_async(&mut self, Watching(channels): Watching) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
+    fn serve_async(
+        &mut self,
+        Watching(mut channels): Watching,
+    ) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
         let now = self.clock.now();
+        // What waits for an unwatched terminal can go to the fallback channel that came.
+        if self.watched.falls_back_to_one_of(&channels) {
+            channels.push("cli".to_owned());
+        }
         let due = self.store.update(SECTION, |o: &mut Outbox| {
             o.entries.iter_mut().filter(|e| channels.contains(&e.text.channel)).for_each(|e| e.next_attempt_at = now)
         });
