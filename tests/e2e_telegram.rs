@@ -265,3 +265,23 @@ fn a_menu_shows_its_options_as_buttons_and_a_tap_picks_one() {
     let jobs = std::fs::read_to_string(dir.join("cron/jobs.json")).unwrap_or_default();
     assert!(jobs.contains("Renew the passport"), "option 1 ran: a reminder is scheduled: {jobs}");
 }
+
+/// Telegram's limits are kept ahead of time, not only learned from a 429: in one chat a short
+/// burst goes at once, then about one message a second.
+#[test]
+fn replies_in_one_chat_are_paced_after_a_short_burst() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (bot, fake) = Bot::serve();
+    let _up = support::Killed(support::up(dir, &config(&fake, ""), &[("RAVEN_TELEGRAM_TOKEN", TOKEN)]));
+    support::wait_ready(dir);
+    for i in 1..=5 {
+        bot.push(message(i, 42, &format!("question {i}")));
+    }
+    support::eventually("five answers", || sent_to(&fake, "42").len() == 5);
+    let sent = fake.requests("/sendMessage");
+    let after_first = |n: usize| sent[n].at - sent[0].at;
+    // Three at once, then the fourth a second and the fifth two seconds after the first.
+    assert!(after_first(3) >= std::time::Duration::from_millis(950), "{:?}", after_first(3));
+    assert!(after_first(4) >= std::time::Duration::from_millis(1950), "{:?}", after_first(4));
+}

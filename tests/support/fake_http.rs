@@ -13,6 +13,8 @@ pub struct Seen {
     pub path: String,
     pub body: serde_json::Value,
     pub headers: Vec<(String, String)>,
+    /// When it had arrived in full.
+    pub at: std::time::Instant,
 }
 
 /// `(status, JSON body)` for a request.
@@ -72,7 +74,7 @@ fn serve(stream: std::net::TcpStream, handler: &Handler, log: &Mutex<Vec<Seen>>)
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
     let body = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
-    let seen = Seen { method, path, body, headers };
+    let seen = Seen { method, path, body, headers, at: std::time::Instant::now() };
     log.lock().unwrap().push(seen.clone());
     let (status, answer) = handler(&seen);
     let mut stream = stream;

@@ -1,11 +1,13 @@
 //! Telegram, through the Bot API: long polling (`getUpdates`) with the next offset and the
 //! handled update ids kept in `gateway/telegram.json`, so a restart neither loses nor repeats
-//! an update; `sendMessage` in MarkdownV2, split at 4,096 characters, with the feedback
+//! an update; `sendMessage` in MarkdownV2, split at 4,096 characters, paced within
+//! Telegram's limits (see [`pace`]), with the feedback
 //! buttons under a rated proactive message and one button an option under a discovery menu;
 //! a tap is a `callback_query`, answered. Only the
 //! users in `allowed_users` are heard; anyone else is dropped (and logged), never answered.
 
 mod api;
+mod pace;
 pub mod render;
 
 use super::access::Allowed;
@@ -51,6 +53,8 @@ pub struct Telegram {
     state: ChannelState,
     /// Parts of a long message already sent, by delivery id: a retry sends only the rest.
     sent_parts: Mutex<HashMap<String, usize>>,
+    /// Telegram's sending limits, kept ahead of time.
+    pacer: Mutex<pace::Pacer>,
 }
 
 impl Telegram {
@@ -66,6 +70,7 @@ impl Telegram {
             poll_timeout_s: c.poll_timeout_s,
             state: ChannelState::new(dir, "telegram"),
             sent_parts: Mutex::new(HashMap::new()),
+            pacer: Mutex::new(pace::Pacer::default()),
         })
     }
 
@@ -78,6 +83,7 @@ impl Telegram {
             if let (true, Some(b)) = (i + 1 == parts.len(), &buttons) {
                 req["reply_markup"] = b.clone();
             }
+            self.wait_for_a_slot(chat_id).await;
             if let Err(e) = self.api.call("sendMessage", &req).await {
                 if matches!(e, ChannelError::Refused(_)) {
                     // Not tried again: nothing to resume.
@@ -89,6 +95,15 @@ impl Telegram {
         }
         self.sent_parts.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
         Ok(())
+    }
+
+    /// Waits until a message to `chat_id` keeps within Telegram's limits.
+    async fn wait_for_a_slot(&self, chat_id: &str) {
+        let wait = self.pacer.lock().unwrap_or_else(|p| p.into_inner()).book(chat_id, std::time::Instant::now());
+        if !wait.is_zero() {
+            tracing::debug!(chat_id, "telegram: waiting {wait:?} to keep within its sending limits");
+            actix_rt::time::sleep(wait).await;
+        }
     }
 
     /// One long poll and what it brought, in order; the offset moves past each update once
