@@ -91,11 +91,14 @@ fn a_nudge_that_waited_goes_to_the_channel_set_up_afterwards() {
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     let tick = text(&support::raven(dir, &["tick"]).stdout);
     assert!(tick.contains("no one is watching the terminal"), "{tick}");
-    drop(up);
 
-    // The user adds ntfy and starts again.
+    // The user adds ntfy: `raven status` says it starts with the next `raven up`; she restarts.
     let ntfy = FakeHttp::start(Arc::new(|_: &Seen| (200, r#"{"id":"x","event":"message"}"#.to_owned())));
     let config = format!("{quiet}[channels.ntfy]\nenabled = true\nserver = \"{}\"\ntopic = \"raven-test\"\n", ntfy.url);
+    std::fs::write(dir.join("config.toml"), format!("[gateway]\nlisten = \"127.0.0.1:0\"\n{config}")).unwrap();
+    let status = text(&support::raven(dir, &["status"]).stdout);
+    assert!(status.contains("ntfy: not started: a channel starts with `raven up`"), "{status}");
+    drop(up);
     let _up = support::Killed(support::up(dir, &config, &[("RAVEN_CLI_ALWAYS", "0")]));
     support::wait_ready(dir);
     // Well before the outbox's own next try (`outbox_backoff_s`, 30 s).

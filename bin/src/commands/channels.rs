@@ -33,7 +33,7 @@ fn list(dir: &DataDir) -> Result<(), String> {
     for name in CHANNEL_NAMES {
         let line = match (enabled.contains(&name), health.get(name)) {
             (false, _) => "off".to_owned(),
-            (true, None) => "enabled (not started: is `raven up` running with its gateway?)".to_owned(),
+            (true, None) => format!("enabled, {}", super::status::NOT_STARTED),
             (true, Some(h)) => super::status::channel_health(h),
         };
         println!("{name:<9} {line}");

@@ -62,6 +62,10 @@ pub fn channel_health(h: &raven_actors::channels::health::ChannelHealth) -> Stri
     line
 }
 
+/// A channel enabled in config.toml that the running gateway does not host.
+pub(super) const NOT_STARTED: &str =
+    "not started: a channel starts with `raven up` (one added while it runs, at its next start)";
+
 /// The chat channels: each enabled one and its health, or how to add one.
 fn channel_lines(dir: &DataDir, enabled: &[&str]) -> String {
     if enabled.is_empty() {
@@ -70,7 +74,7 @@ fn channel_lines(dir: &DataDir, enabled: &[&str]) -> String {
     let health = raven_actors::channels::health::HealthBoard::read(dir);
     let mut out = String::from("channels:\n");
     for &name in enabled {
-        let h = health.get(name).map(channel_health).unwrap_or_else(|| "not started".into());
+        let h = health.get(name).map(channel_health).unwrap_or_else(|| NOT_STARTED.into());
         out.push_str(&format!("  {name}: {h}\n"));
     }
     out
