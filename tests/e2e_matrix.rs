@@ -1,7 +1,7 @@
 //! The Matrix channel against a real Synapse on 127.0.0.1 (started by `scripts/synapse.sh`,
 //! which installs it from PyPI into `target/py` the first time): a nudge arrives in the user's
 //! room; the user's message reaches the agent and its answer comes back; a 👍 reaction records
-//! a verdict; the supervisor (killed) and the homeserver are each restarted once, and the
+//! a verdict; a keycap reaction to a discovery menu picks its option; the supervisor (killed) and the homeserver are each restarted once, and the
 //! gateway killed while 110 messages arrive; nothing is lost or repeated.
 
 mod support;
@@ -108,7 +108,11 @@ impl Alice {
     }
 
     fn react(&self, event: &str, key: &str) {
-        let path = format!("/rooms/{}/send/m.reaction/r1", self.room);
+        self.react_as("r1", event, key);
+    }
+
+    fn react_as(&self, txn: &str, event: &str, key: &str) {
+        let path = format!("/rooms/{}/send/m.reaction/{txn}", self.room);
         let body = json!({"m.relates_to": {"rel_type": "m.annotation", "event_id": event, "key": key}});
         call(&self.base, "PUT", &path, Some(&self.token), Some(&body));
     }
@@ -138,8 +142,9 @@ fn a_room_with_a_real_homeserver_nudges_answers_rates_and_survives_restarts() {
     let alice = Alice { base: base.clone(), token: alice_token, room: room.clone() };
 
     let config = format!(
-        "[gateway]\nlisten = \"127.0.0.1:0\"\nrestart_backoff_ms = 4000\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
+        "[gateway]\nlisten = \"127.0.0.1:0\"\nrestart_backoff_ms = 4000\n[policy]\nsession_cooldown_minutes = 0\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
          [delivery]\ndefault_targets = [\"matrix:{room}\"]\noutbox_backoff_s = 1\n\
+         [discovery]\nenabled = true\nhour = 0\ndays = []\ntarget = \"matrix:{room}\"\n\
          [channels.matrix]\nenabled = true\nhomeserver = \"{base}\"\nuser_id = \"@raven:raven.test\"\n\
          room_id = \"{room}\"\nallowed_users = [\"@alice:raven.test\"]\nsync_timeout_s = 1\n"
     );
@@ -165,6 +170,22 @@ fn a_room_with_a_real_homeserver_nudges_answers_rates_and_survives_restarts() {
     until("the nudge's record", || feedback().contains("\"dispatched\""));
     alice.react(&nudge, "👍");
     until("the verdict", || feedback().contains("\"accepted\""));
+
+    // A discovery menu: a keycap reaction picks an option, as typing `/pick` would.
+    let memory = std::fs::read_to_string(dir.join("workspace/MEMORY.md")).unwrap();
+    let later = (chrono::Utc::now() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("{memory}- [ ] Renew the passport due: {later}\n"))
+        .unwrap();
+    let said = support::raven(&dir, &["discover", "--wait", "30"]);
+    assert!(said.status.success(), "{}", String::from_utf8_lossy(&said.stderr));
+    until("the menu in the room", || alice.said_by_raven().iter().any(|(_, b)| b.contains("Renew the passport")));
+    let (menu, body) = alice.said_by_raven().into_iter().find(|(_, b)| b.contains("Renew the passport")).unwrap();
+    assert!(body.contains("react 1\u{fe0f}\u{20e3}"), "the menu says how to pick: {body}");
+    let before = alice.said_by_raven().len();
+    alice.react_as("r2", &menu, "1\u{fe0f}\u{20e3}");
+    until("the pick's answer", || alice.said_by_raven().len() > before);
+    let jobs = std::fs::read_to_string(dir.join("cron/jobs.json")).unwrap_or_default();
+    assert!(jobs.contains("Renew the passport"), "option 1 ran: a reminder is scheduled: {jobs}");
 
     // The supervisor killed (SIGKILL): the user writes while none runs; her message is not
     // lost: the gateway hands it to the next supervisor, which answers it once.

@@ -26,6 +26,27 @@ pub fn verdict_of_reaction(key: &str) -> Option<&'static str> {
     }
 }
 
+/// The option a keycap reaction picks under a menu (Matrix reactions): `1️⃣` to `9️⃣`, `🔟`.
+pub fn pick_of_reaction(key: &str) -> Option<usize> {
+    if key == "🔟" {
+        return Some(10);
+    }
+    let mut chars = key.chars().filter(|c| *c != '\u{fe0f}');
+    match (chars.next(), chars.next(), chars.next()) {
+        (Some(digit @ '1'..='9'), Some('\u{20e3}'), None) => digit.to_digit(10).map(|d| d as usize),
+        _ => None,
+    }
+}
+
+/// The keycap reaction that picks option `n` (1 to 10), as [`pick_of_reaction`] reads it.
+pub fn keycap(n: usize) -> Option<String> {
+    match n {
+        1..=9 => Some(format!("{n}\u{fe0f}\u{20e3}")),
+        10 => Some("🔟".to_owned()),
+        _ => None,
+    }
+}
+
 /// What a tap means.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tapped {
@@ -109,6 +130,18 @@ mod tests {
         assert_eq!(menu(&text), None, "no menu id");
         text.extras.insert(raven_proto::NUDGE_ID.into(), "menu-m7".into());
         assert_eq!(menu(&text), Some(("m7".into(), 2)));
+    }
+
+    #[test]
+    fn keycap_reactions_pick_menu_options() {
+        for n in 1..=10 {
+            assert_eq!(pick_of_reaction(&keycap(n).unwrap()), Some(n));
+        }
+        assert_eq!(pick_of_reaction("3\u{20e3}"), Some(3), "without the variation selector");
+        assert_eq!(keycap(11), None);
+        for other in ["3", "0\u{fe0f}\u{20e3}", "👍", "12\u{20e3}", ""] {
+            assert_eq!(pick_of_reaction(other), None, "{other:?}");
+        }
     }
 
     #[test]

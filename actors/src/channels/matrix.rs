@@ -3,7 +3,8 @@
 //! is kept in `gateway/matrix.json` with the `/sync` position, so a restart neither repeats
 //! nor loses an event and a resent message keeps its transaction id). Text messages from the
 //! allowed users in the configured room are USER turns; a reaction (👍, 👎, ⏰) to one of
-//! Raven's nudges is a verdict. A nudge is sent with its delivery id as the transaction id,
+//! Raven's nudges is a verdict, and a keycap reaction (1️⃣, 2️⃣, …) to a discovery menu picks
+//! that option, as typing `/pick <menu> <n>` would. A nudge is sent with its delivery id as the transaction id,
 //! so a redelivery is not shown twice.
 
 use super::access::Allowed;
@@ -36,6 +37,8 @@ struct Saved {
     handled: Vec<String>,
     /// Raven's nudges in the room: event id → short nudge id (what a reaction rates).
     nudges: Vec<(String, String)>,
+    /// Raven's discovery menus in the room: event id → menu id (what a keycap reaction picks from).
+    menus: Vec<(String, String)>,
     /// The server time of the last event seen in the room: how far back a gap is read.
     last_ts: i64,
 }
@@ -220,7 +223,7 @@ impl Matrix {
                         inbox.message("matrix", &self.room_id, body).await?;
                     }
                 }
-                Some("m.reaction") => self.reaction(content, inbox),
+                Some("m.reaction") => self.reaction(content, inbox).await?,
                 _ => {}
             }
         }
@@ -232,16 +235,25 @@ impl Matrix {
         self.save()
     }
 
-    fn reaction(&self, content: &Value, inbox: &dyn Inbox) {
+    /// A reaction to one of Raven's nudges (a verdict) or menus (a pick, run as a USER turn).
+    async fn reaction(&self, content: &Value, inbox: &dyn Inbox) -> Result<(), ChannelError> {
         let relates = &content["m.relates_to"];
-        let (Some(target), Some(key)) = (relates["event_id"].as_str(), relates["key"].as_str()) else { return };
-        let nudge = self.saved().nudges.iter().find(|(e, _)| e == target).map(|(_, n)| n.clone());
+        let (Some(target), Some(key)) = (relates["event_id"].as_str(), relates["key"].as_str()) else { return Ok(()) };
+        let (nudge, menu) = {
+            let saved = self.saved();
+            let of = |list: &[(String, String)]| list.iter().find(|(e, _)| e == target).map(|(_, id)| id.clone());
+            (of(&saved.nudges), of(&saved.menus))
+        };
         if let (Some(nudge), Some(verdict)) = (nudge, super::buttons::verdict_of_reaction(key)) {
             match inbox.verdict(&nudge, verdict) {
                 Ok(words) => tracing::info!("matrix: {words}"),
                 Err(e) => tracing::warn!("matrix: a reaction was not recorded: {e}"),
             }
         }
+        if let (Some(menu), Some(n)) = (menu, super::buttons::pick_of_reaction(key)) {
+            inbox.message("matrix", &self.room_id, &format!("/pick {menu} {n}")).await?;
+        }
+        Ok(())
     }
 
     async fn send(&self, room: &str, txn: &str, body: &str) -> Result<String, ChannelError> {
@@ -263,22 +275,44 @@ impl Outlet for Matrix {
         Box::pin(async move {
             let room = super::home_only("matrix", &text.chat_id, &self.room_id)?;
             let nudge = super::buttons::rated_nudge(text);
+            let menu = super::buttons::menu(text);
             let mut body = super::body(text);
             if nudge.is_some() {
                 body.push_str("\n(react 👍 if this helped, ⏰ for later, 👎 to hear less of it)");
             }
-            let event = self.send(room, &text.delivery_id, &body).await?;
-            if let Some(n) = nudge {
-                let mut saved = self.saved();
-                saved.nudges.push((event, n));
-                let over = saved.nudges.len().saturating_sub(KEPT);
-                saved.nudges.drain(..over);
-                drop(saved);
-                self.save()?;
+            if let Some(hint) = menu.as_ref().and_then(|(_, n)| pick_hint(*n)) {
+                body.push_str(&hint);
             }
+            let event = self.send(room, &text.delivery_id, &body).await?;
+            let mut saved = self.saved();
+            match (nudge, menu) {
+                (Some(n), _) => remember(&mut saved.nudges, event, n),
+                (None, Some((m, _))) => remember(&mut saved.menus, event, m),
+                (None, None) => return Ok(()),
+            }
+            drop(saved);
+            self.save()?;
             Ok(())
         })
     }
+}
+
+/// Keeps `event → id` with the most recent [`KEPT`].
+fn remember(list: &mut Vec<(String, String)>, event: String, id: String) {
+    list.push((event, id));
+    let over = list.len().saturating_sub(KEPT);
+    list.drain(..over);
+}
+
+/// How to pick one of `n` options by reacting (as many as there are keycaps).
+fn pick_hint(n: usize) -> Option<String> {
+    let last = super::buttons::keycap(n.min(10))?;
+    let first = super::buttons::keycap(1)?;
+    Some(if n == 1 {
+        format!("\n(react {first} to pick it, or type 1)")
+    } else {
+        format!("\n(react {first} to {last} to pick one, or type its number)")
+    })
 }
 
 impl Adapter for Matrix {
