@@ -4,8 +4,8 @@
 //! nor loses an event and a resent message keeps its transaction id). Text messages from the
 //! allowed users in the configured room are USER turns; a reaction (👍, 👎, ⏰) to one of
 //! Raven's nudges is a verdict, and a keycap reaction (1️⃣, 2️⃣, …) to a discovery menu picks
-//! that option, as typing `/pick <menu> <n>` would. A nudge is sent with its delivery id as the transaction id,
-//! so a redelivery is not shown twice.
+//! that option, as typing `/pick <menu> <n>` would. A message is sent with its delivery id as
+//! the transaction id, so a redelivery is not shown twice.
 
 use super::access::Allowed;
 use super::state::ChannelState;
