@@ -74,16 +74,14 @@ fn a_nudge_for_an_unwatched_terminal_waits_and_status_says_how_to_add_a_channel(
     assert!(feedback.contains("dispatched"), "counted once someone saw it: {feedback}");
 }
 
-/// A nudge that waited for an unwatched terminal goes to the chat channel the user sets up
-/// afterwards (as the ready line advised), as soon as the restarted system's gateway connects:
-/// not left waiting for a REPL, and told as sent there.
-#[test]
-fn a_nudge_that_waited_goes_to_the_channel_set_up_afterwards() {
-    use std::sync::Arc;
+/// A system where a nudge waits for an unwatched terminal, then restarted with ntfy added
+/// (at a stand-in answering `status`): the data dir, the running system and the stand-in.
+fn waited_then_ntfy(status: u16) -> (tempfile::TempDir, support::Killed, support::fake_http::FakeHttp) {
     use support::fake_http::{FakeHttp, Seen};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let quiet = "[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
+    // The outbox's own tries are 5 min apart: only the gateway's connection can be quick.
+    let quiet = "[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n[delivery]\noutbox_backoff_s = 300\n";
     let up = support::Killed(support::up(dir, quiet, &[("RAVEN_CLI_ALWAYS", "0")]));
     support::wait_ready(dir);
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
@@ -93,15 +91,25 @@ fn a_nudge_that_waited_goes_to_the_channel_set_up_afterwards() {
     assert!(tick.contains("no one is watching the terminal"), "{tick}");
 
     // The user adds ntfy: `raven status` says it starts with the next `raven up`; she restarts.
-    let ntfy = FakeHttp::start(Arc::new(|_: &Seen| (200, r#"{"id":"x","event":"message"}"#.to_owned())));
+    let ntfy =
+        FakeHttp::start(std::sync::Arc::new(move |_: &Seen| (status, r#"{"id":"x","event":"message"}"#.to_owned())));
     let config = format!("{quiet}[channels.ntfy]\nenabled = true\nserver = \"{}\"\ntopic = \"raven-test\"\n", ntfy.url);
     std::fs::write(dir.join("config.toml"), format!("[gateway]\nlisten = \"127.0.0.1:0\"\n{config}")).unwrap();
     let status = text(&support::raven(dir, &["status"]).stdout);
     assert!(status.contains("ntfy: not started: a channel starts with `raven up`"), "{status}");
     drop(up);
-    let _up = support::Killed(support::up(dir, &config, &[("RAVEN_CLI_ALWAYS", "0")]));
+    let up = support::Killed(support::up(dir, &config, &[("RAVEN_CLI_ALWAYS", "0")]));
     support::wait_ready(dir);
-    // Well before the outbox's own next try (`outbox_backoff_s`, 30 s).
+    (tmp, up, ntfy)
+}
+
+/// A nudge that waited for an unwatched terminal goes to the chat channel the user sets up
+/// afterwards (as the ready line advised), as soon as the restarted system's gateway connects:
+/// not left waiting for a REPL, and told as sent there.
+#[test]
+fn a_nudge_that_waited_goes_to_the_channel_set_up_afterwards() {
+    let (tmp, _up, ntfy) = waited_then_ntfy(200);
+    let dir = tmp.path();
     support::eventually("the waiting nudge on ntfy", || !ntfy.requests("/").is_empty());
     let published = ntfy.requests("/");
     assert_eq!(published.len(), 1, "{published:?}");
@@ -114,4 +122,20 @@ fn a_nudge_that_waited_goes_to_the_channel_set_up_afterwards() {
     assert!(delivered.contains("\"target\":\"ntfy:raven-test\""), "told as sent to ntfy: {delivered}");
     let feedback = std::fs::read_to_string(dir.join("sentinel/feedback.jsonl")).unwrap_or_default();
     assert!(feedback.contains("dispatched"), "counted once sent: {feedback}");
+}
+
+/// The same, with ntfy failing for now: the nudge waits for ntfy (not for a terminal), and
+/// `raven outbox` says so with ntfy's error.
+#[test]
+fn a_nudge_routed_to_a_failing_channel_waits_for_that_channel() {
+    let (tmp, _up, ntfy) = waited_then_ntfy(503);
+    let dir = tmp.path();
+    support::eventually("the try on ntfy", || !ntfy.requests("/").is_empty());
+    let waiting = || -> serde_json::Value {
+        serde_json::from_str(&text(&support::raven(dir, &["outbox", "--json"]).stdout)).unwrap()
+    };
+    support::eventually("the nudge waiting for ntfy", || waiting()[0]["text"]["channel"] == "ntfy");
+    let entry = &waiting()[0];
+    assert_eq!(entry["text"]["chat_id"], "raven-test", "{entry}");
+    assert!(entry["last_error"].as_str().unwrap().contains("503"), "ntfy's error: {entry}");
 }

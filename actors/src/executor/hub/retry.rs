@@ -69,17 +69,17 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                     out
                 })
                 .map_err(|e| e.to_string())?;
+            // Each entry as tried (routed to a chat channel, for an unwatched terminal) and how.
             let mut results = Vec::new();
             for e in &leased {
-                let r = deliver_late(&outlets, &watched, policy.as_ref(), e).await;
-                results.push((e.text.delivery_id.clone(), r));
+                let (text, r) = deliver_late(&outlets, &watched, policy.as_ref(), e).await;
+                results.push((e.text.delivery_id.clone(), text, r));
             }
-            for e in &leased {
-                let Some((_, Ok(sent))) = results.iter().find(|(id, _)| *id == e.text.delivery_id) else {
+            for (e, (_, sent, r)) in leased.iter().zip(&results) {
+                if r.is_err() {
                     continue;
-                };
+                }
                 record_said(&conversations, &e.said, outlets.get(&sent.channel), sent, now);
-                // Told as sent where it went (another channel than asked, for an unwatched terminal).
                 let went = OutboxEntry { text: sent.clone(), ..e.clone() };
                 journal.record(
                     now,
@@ -92,13 +92,15 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                     let mut report = RetryReport::default();
                     let mut refused = Vec::new();
                     o.entries.retain_mut(|e| {
-                        let Some((_, r)) = results.iter().find(|(id, _)| *id == e.text.delivery_id) else {
+                        let Some((_, tried, r)) = results.iter().find(|(id, ..)| *id == e.text.delivery_id) else {
                             report.still_queued += 1;
                             return true;
                         };
                         e.lease = None;
+                        // What was routed to a chat channel waits for (or is buried by) it.
+                        e.text = tried.clone();
                         match r {
-                            Ok(_) => {
+                            Ok(()) => {
                                 report.delivered += 1;
                                 false
                             }
@@ -136,18 +138,30 @@ fn source_of(e: &OutboxEntry) -> Option<&'static str> {
 /// A late delivery goes through the gate again, as every send does: reserved (checked and
 /// charged in one step), delivered, and given back if the outlet fails. One the gate holds
 /// back now waits with the rest, until it expires. A message for a terminal no one watches
-/// goes to the user's chat channel, if one is set up by now (see [`Watched`]); the message as
-/// sent is the answer.
+/// goes to the user's chat channel, if one is set up by now (see [`Watched`]). The message as
+/// tried, and how it went.
 async fn deliver_late(
     outlets: &HashMap<String, Arc<dyn Outlet>>,
     watched: &Watched,
     policy: Option<&Handle<NudgePolicyService>>,
     e: &OutboxEntry,
-) -> Result<OutboundText, OutletError> {
+) -> (OutboundText, Result<(), OutletError>) {
     let (text, routed) = watched.route(e.text.clone(), outlets);
-    let Some(outlet) = routed? else {
-        return Err(OutletError::Transient(format!("no outlet for channel `{}`", text.channel)));
+    let r = match routed {
+        Ok(Some(outlet)) => deliver_through(&outlet, policy, e, &text).await,
+        Ok(None) => Err(OutletError::Transient(format!("no outlet for channel `{}`", text.channel))),
+        Err(waits) => Err(waits),
     };
+    (text, r)
+}
+
+/// One try of `text` (the entry `e` as routed) through `outlet`, reserved at the gate.
+async fn deliver_through(
+    outlet: &Arc<dyn Outlet>,
+    policy: Option<&Handle<NudgePolicyService>>,
+    e: &OutboxEntry,
+    text: &OutboundText,
+) -> Result<(), OutletError> {
     let reservation = match (&e.fire, policy) {
         (Some(nudge), Some(policy)) => match policy.call(Reserve(nudge.clone())).await {
             Ok(Ok(Reservation::Held(_, fire))) => Some((policy, fire)),
@@ -159,11 +173,11 @@ async fn deliver_late(
         },
         _ => None,
     };
-    let delivered = outlet.deliver(&text).await;
+    let delivered = outlet.deliver(text).await;
     if let (Err(_), Some((policy, fire))) = (&delivered, reservation) {
         release(policy, fire).await;
     }
-    delivered.map(|()| text)
+    delivered
 }
 
 /// These channels can take messages again (a REPL attached to the terminal, a gateway
