@@ -285,3 +285,31 @@ fn replies_in_one_chat_are_paced_after_a_short_burst() {
     assert!(after_first(3) >= std::time::Duration::from_millis(950), "{:?}", after_first(3));
     assert!(after_first(4) >= std::time::Duration::from_millis(1950), "{:?}", after_first(4));
 }
+
+/// A reminder broadcast to the terminal and to Telegram while no one watches the terminal:
+/// its copy for the terminal goes to Telegram instead, where the other copy went, so the chat
+/// gets it once (and both targets count as reached).
+#[test]
+fn a_broadcast_to_the_unwatched_terminal_and_telegram_reaches_the_chat_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (bot, fake) = Bot::serve();
+    let env = [("RAVEN_TELEGRAM_TOKEN", TOKEN), ("RAVEN_CLI_ALWAYS", "0")];
+    let _up = support::Killed(support::up(dir, &config(&fake, ""), &env));
+    support::wait_ready(dir);
+    support::gateway(dir);
+    // The gateway polls once it is connected: a message answered says so.
+    bot.push(message(1, 42, "hello"));
+    support::eventually("the first reply", || !sent_to(&fake, "42").is_empty());
+
+    let add =
+        support::raven(dir, &["cron", "add", "--in", "1s", "--broadcast", "cli:local,telegram:42", "stretch now"]);
+    assert!(add.status.success(), "{}", text(&add.stderr));
+    let journal = || std::fs::read_to_string(dir.join("journal.jsonl")).unwrap_or_default();
+    support::eventually("the fire", || journal().lines().any(|l| l.contains("\"kind\":\"cron\"")));
+    let fire = journal().lines().find(|l| l.contains("\"kind\":\"cron\"")).unwrap().to_owned();
+    assert!(fire.contains("telegram:42"), "{fire}");
+    let copies = sent_to(&fake, "42").into_iter().filter(|t| t.contains("stretch now")).count();
+    assert_eq!(copies, 1, "{:?}\n{fire}", sent_to(&fake, "42"));
+    assert_eq!(text(&support::raven(dir, &["outbox", "--json"]).stdout).trim(), "[]", "nothing waits");
+}

@@ -21,6 +21,7 @@ pub use super::outbox::{Outbox, OutboxEntry, SECTION};
 pub use retry::{RetryOutbox, RetryReport, Watching};
 
 mod retry;
+mod sent;
 
 pub struct DeliveryHubService {
     outlets: HashMap<String, Arc<dyn Outlet>>,
@@ -39,6 +40,8 @@ pub struct DeliveryHubService {
     journal: Journal,
     /// Where a message for a terminal no one watches goes.
     watched: super::watched::Watched,
+    /// Which nudge reached which target lately: a copy routed where another went is not sent.
+    sent: sent::SentLately,
 }
 
 impl DeliveryHubService {
@@ -61,6 +64,7 @@ impl DeliveryHubService {
             channels: None,
             journal: Journal::off(),
             watched: super::watched::Watched { cli_always: true, fallback: None },
+            sent: sent::SentLately::default(),
         }
     }
 
@@ -211,13 +215,19 @@ impl ServeAsync<Post> for DeliveryHubService {
         let backoff = self.backoff;
         let conversations = self.conversations.clone();
         let journal = self.journal.clone();
+        let sent = self.sent.clone();
         Box::pin(async move {
+            if unwatched.is_none() && sent.reached(&text) {
+                // Another copy of this nudge (for another target) already went here.
+                return Ok(text.target());
+            }
             let error = match (unwatched, &outlet, unknown) {
                 (Some(waits), _, _) => waits,
                 (None, None, Some(why)) => OutletError::Refused(why),
                 (None, None, None) => OutletError::Transient(format!("no outlet for channel `{}` (yet)", text.channel)),
                 (None, Some(o), _) => match o.deliver(&text).await {
                     Ok(()) => {
+                        sent.note(&text);
                         record_said(&conversations, &said, outlet.as_ref(), &text, now);
                         return Ok(text.target());
                     }

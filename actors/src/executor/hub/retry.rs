@@ -33,6 +33,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
     fn serve_async(&mut self, _: RetryOutbox) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
         let outlets = self.outlets.clone();
         let watched = self.watched.clone();
+        let sent = self.sent.clone();
         let policy = self.policy.clone();
         let conversations = self.conversations.clone();
         let store = self.store.clone();
@@ -72,15 +73,16 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
             // Each entry as tried (routed to a chat channel, for an unwatched terminal) and how.
             let mut results = Vec::new();
             for e in &leased {
-                let (text, r) = deliver_late(&outlets, &watched, policy.as_ref(), e).await;
+                let (text, r) = deliver_late(&outlets, &watched, &sent, policy.as_ref(), e).await;
                 results.push((e.text.delivery_id.clone(), text, r));
             }
-            for (e, (_, sent, r)) in leased.iter().zip(&results) {
-                if r.is_err() {
-                    continue;
+            for (e, (_, went, r)) in leased.iter().zip(&results) {
+                match r {
+                    Ok(Delivered::Now) => record_said(&conversations, &e.said, outlets.get(&went.channel), went, now),
+                    Ok(Delivered::Before) => {}
+                    Err(_) => continue,
                 }
-                record_said(&conversations, &e.said, outlets.get(&sent.channel), sent, now);
-                let went = OutboxEntry { text: sent.clone(), ..e.clone() };
+                let went = OutboxEntry { text: went.clone(), ..e.clone() };
                 journal.record(
                     now,
                     source_of(e),
@@ -100,7 +102,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                         // What was routed to a chat channel waits for (or is buried by) it.
                         e.text = tried.clone();
                         match r {
-                            Ok(()) => {
+                            Ok(_) => {
                                 report.delivered += 1;
                                 false
                             }
@@ -143,16 +145,30 @@ fn source_of(e: &OutboxEntry) -> Option<&'static str> {
 async fn deliver_late(
     outlets: &HashMap<String, Arc<dyn Outlet>>,
     watched: &Watched,
+    sent: &super::sent::SentLately,
     policy: Option<&Handle<NudgePolicyService>>,
     e: &OutboxEntry,
-) -> (OutboundText, Result<(), OutletError>) {
+) -> (OutboundText, Result<Delivered, OutletError>) {
     let (text, routed) = watched.route(e.text.clone(), outlets);
     let r = match routed {
-        Ok(Some(outlet)) => deliver_through(&outlet, policy, e, &text).await,
+        // Another copy of this nudge (for another target) already went here.
+        Ok(Some(_)) if sent.reached(&text) => Ok(Delivered::Before),
+        Ok(Some(outlet)) => deliver_through(&outlet, policy, e, &text).await.map(|()| {
+            sent.note(&text);
+            Delivered::Now
+        }),
         Ok(None) => Err(OutletError::Transient(format!("no outlet for channel `{}`", text.channel))),
         Err(waits) => Err(waits),
     };
     (text, r)
+}
+
+/// How a waiting message was delivered.
+enum Delivered {
+    /// Sent now.
+    Now,
+    /// Another copy of its nudge had reached the same target.
+    Before,
 }
 
 /// One try of `text` (the entry `e` as routed) through `outlet`, reserved at the gate.
