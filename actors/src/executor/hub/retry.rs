@@ -70,13 +70,13 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                     out
                 })
                 .map_err(|e| e.to_string())?;
-            // Each entry as tried (routed to a chat channel, for an unwatched terminal) and how.
+            // Each entry as tried (routed to a chat channel, for an unwatched terminal; its
+            // delivery id stays) and how.
             let mut results = Vec::new();
             for e in &leased {
-                let (text, r) = deliver_late(&outlets, &watched, &sent, policy.as_ref(), e).await;
-                results.push((e.text.delivery_id.clone(), text, r));
+                results.push(deliver_late(&outlets, &watched, &sent, policy.as_ref(), e).await);
             }
-            for (e, (_, went, r)) in leased.iter().zip(&results) {
+            for (e, (went, r)) in leased.iter().zip(&results) {
                 match r {
                     Ok(Delivered::Now) => record_said(&conversations, &e.said, outlets.get(&went.channel), went, now),
                     Ok(Delivered::Before) => {}
@@ -94,7 +94,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                     let mut report = RetryReport::default();
                     let mut refused = Vec::new();
                     o.entries.retain_mut(|e| {
-                        let Some((_, tried, r)) = results.iter().find(|(id, ..)| *id == e.text.delivery_id) else {
+                        let Some((tried, r)) = results.iter().find(|(t, _)| t.delivery_id == e.text.delivery_id) else {
                             report.still_queued += 1;
                             return true;
                         };
