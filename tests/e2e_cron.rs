@@ -38,7 +38,7 @@ fn a_job_added_from_another_process_re_arms_the_sleeping_timer_and_fires() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     // The config first: `cron add --to` checks that the channel has an outlet.
-    std::fs::write(dir.join("config.toml"), CONFIG).unwrap();
+    support::write_config(dir, CONFIG);
     add(dir, &["--in", "1h", "--to", "jsonl:me", "Renew the passport"]);
     let _up = support::Killed(support::up(dir, CONFIG, &[]));
     let status = support::wait_ready(dir);
@@ -65,7 +65,7 @@ fn a_job_added_from_another_process_re_arms_the_sleeping_timer_and_fires() {
 fn a_malformed_jobs_file_is_named_left_alone_and_the_loaded_jobs_keep_firing() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    std::fs::write(dir.join("config.toml"), CONFIG).unwrap();
+    support::write_config(dir, CONFIG);
     add(dir, &["--every", "1s", "--to", "jsonl:me", "Blink"]);
     let _up = support::Killed(support::up(dir, CONFIG, &[]));
     support::wait_ready(dir);

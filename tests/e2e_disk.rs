@@ -36,7 +36,7 @@ fn after_a_full_disk_the_next_reminder_comes_within_five_seconds_of_space_return
     let dir = tmp.path();
     let config = "[gateway]\nlisten = \"127.0.0.1:0\"\n[cron]\nmax_sleep_s = 1\n\
                   [delivery]\njsonl_path = \"out.jsonl\"\ndefault_targets = [\"jsonl:me\"]\n";
-    std::fs::write(dir.join("config.toml"), config).unwrap();
+    support::write_config(dir, config);
     // jobs.json outgrows the limit: every claim and write-back of it fails while it holds.
     for i in 0..60 {
         let out =
@@ -82,7 +82,7 @@ fn after_a_full_disk_the_next_reminder_comes_within_five_seconds_of_space_return
 fn an_append_the_disk_cannot_take_leaves_no_torn_line() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    std::fs::write(dir.join("config.toml"), "[delivery]\njsonl_path = \"out.jsonl\"\n").unwrap();
+    support::write_config(dir, "[delivery]\njsonl_path = \"out.jsonl\"\n");
     let out = support::raven(dir, &["send", "jsonl:me", "first"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // Up to just under the 1 KiB limit below (`ulimit -f` counts 512-byte blocks): the next line crosses it part way.

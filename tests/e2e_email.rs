@@ -45,7 +45,7 @@ fn a_nudge_arrives_by_mail_a_4xx_is_retried_and_a_5xx_is_a_dead_letter() {
     support::wait_ready(&dir);
     support::gateway(&dir);
 
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     // Delivered now, or from the outbox a second later if the gateway was still connecting.
     let tick = support::raven(&dir, &["tick"]);

@@ -15,8 +15,9 @@ fn text(b: &[u8]) -> String {
 
 /// A data dir with a deadline due in 20 minutes, ticked once: the short id of its nudge.
 fn nudged(dir: &Path) -> String {
+    support::write_config(dir, "");
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     let out = support::raven(dir, &["tick"]);
     let stdout = text(&out.stdout);

@@ -20,7 +20,7 @@ fn data_dir(dir: &Path) {
          topic_max_per_hour = 50\ntopic_max_per_day = 50\ntopic_max_per_week = 50\n\
          [policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n"
     );
-    std::fs::write(dir.join("config.toml"), config).unwrap();
+    support::write_config(dir, &config);
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
     let now = chrono::Utc::now();
     let memory: String = ["Renew the passport", "File the tax return", "Book the vet", "Pay the plumber"]

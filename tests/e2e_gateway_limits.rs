@@ -91,7 +91,7 @@ fn a_gateway_out_of_descriptors_does_not_take_its_supervisor_for_gone() {
     let config =
         "[gateway]\nlisten = \"127.0.0.1:0\"\nheader_timeout_s = 30\nmax_connections = 1000\norphan_timeout_s = 1\n\
                   [delivery]\njsonl_path = \"out.jsonl\"\n";
-    std::fs::write(dir.join("config.toml"), config).unwrap();
+    support::write_config(dir, config);
     // Few descriptors for the supervisor and the gateway it starts, so a flood exhausts them.
     let log = std::fs::File::create(dir.join("up.stderr")).unwrap();
     let child = std::process::Command::new("sh")

@@ -22,7 +22,7 @@ fn a_nudge_for_an_unwatched_terminal_waits_and_status_says_how_to_add_a_channel(
     });
 
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     let tick = text(&support::raven(dir, &["tick"]).stdout);
     assert!(tick.contains("not delivered") && tick.contains("no one is watching the terminal"), "{tick}");
@@ -85,7 +85,7 @@ fn waited_then_ntfy(status: u16) -> (tempfile::TempDir, support::Killed, support
     let up = support::Killed(support::up(dir, quiet, &[("RAVEN_CLI_ALWAYS", "0")]));
     support::wait_ready(dir);
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     let tick = text(&support::raven(dir, &["tick"]).stdout);
     assert!(tick.contains("no one is watching the terminal"), "{tick}");
@@ -94,7 +94,7 @@ fn waited_then_ntfy(status: u16) -> (tempfile::TempDir, support::Killed, support
     let ntfy =
         FakeHttp::start(std::sync::Arc::new(move |_: &Seen| (status, r#"{"id":"x","event":"message"}"#.to_owned())));
     let config = format!("{quiet}[channels.ntfy]\nenabled = true\nserver = \"{}\"\ntopic = \"raven-test\"\n", ntfy.url);
-    std::fs::write(dir.join("config.toml"), format!("[gateway]\nlisten = \"127.0.0.1:0\"\n{config}")).unwrap();
+    support::write_config(dir, &format!("[gateway]\nlisten = \"127.0.0.1:0\"\n{config}"));
     let status = text(&support::raven(dir, &["status"]).stdout);
     assert!(status.contains("ntfy: not started: a channel starts with `raven up`"), "{status}");
     drop(up);

@@ -14,9 +14,9 @@ fn text(b: &[u8]) -> String {
 /// No quiet hours (the test runs on the real clock), and a deadline due in 20 minutes.
 fn data_dir(dir: &Path) {
     let config = "[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
-    std::fs::write(dir.join("config.toml"), config).unwrap();
+    support::write_config(dir, config);
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
 }
 
@@ -78,7 +78,7 @@ fn discover_prints_the_outcome_the_supervisor_reached_with_its_layer() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Renew the passport due: {due}\n")).unwrap();
     let config = "[gateway]\nenabled = false\n[policy]\nmax_per_day = 0\n[sentinel]\ntrigger_poll_s = 1\n\
                   [policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
@@ -120,7 +120,7 @@ fn log_and_why_speak_the_users_zone_find_a_topic_and_keep_escapes_off_the_termin
     let dir = tmp.path();
     let tz = chrono_tz::Asia::Kolkata;
     let config = "[general]\ntimezone = \"Asia/Kolkata\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
-    std::fs::write(dir.join("config.toml"), config).unwrap();
+    support::write_config(dir, config);
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
     let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).with_timezone(&tz).format("%Y-%m-%d %H:%M");
     let memory = format!("- [ ] Call the bank \x1b[31mnow\x1b[0m \x1b]0;x\x07due: {due}\n");

@@ -44,7 +44,7 @@ fn fired(dir: &Path, fires: usize) -> Vec<String> {
 
 fn rewrite_and_wait(dir: &Path, config: &str) -> serde_json::Value {
     let seen = lines_of(dir, "config").len();
-    std::fs::write(dir.join("config.toml"), config).unwrap();
+    support::write_config(dir, config);
     support::eventually("the config line", || lines_of(dir, "config").len() > seen);
     lines_of(dir, "config").pop().unwrap()
 }
@@ -88,7 +88,7 @@ fn a_broken_file_changes_nothing_and_a_restart_key_is_named() {
     assert_eq!(line["needs_restart"], serde_json::json!(["general.timezone"]), "{line}");
     let status = out(&support::raven(dir, &["status"]));
     assert!(
-        status.contains("UTC") && !status.contains("Asia/Tokyo"),
+        status.contains(&support::zone()) && !status.contains("Asia/Tokyo"),
         "the zone is the running one until a restart: {status}"
     );
 }
@@ -108,7 +108,7 @@ fn a_changed_policy_holds_the_next_tick_of_the_running_supervisor() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     let memory = format!("- [ ] Call the bank due: {due}\n- [ ] Water the garden due: {due}\n");
     std::fs::write(dir.join("workspace/MEMORY.md"), memory).unwrap();
     let open = BEFORE.replace(

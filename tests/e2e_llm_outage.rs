@@ -31,7 +31,7 @@ fn jobs(dir: &std::path::Path) -> Vec<String> {
 fn remind_works_with_the_model_unreachable_and_anything_else_is_told_so() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    std::fs::write(dir.join("config.toml"), CONFIG).unwrap();
+    support::write_config(dir, CONFIG);
 
     // No supervisor: the turn runs on an engine of its own.
     let reply = said(dir, "/remind in 10m tea");

@@ -154,7 +154,7 @@ fn a_room_with_a_real_homeserver_nudges_answers_rates_and_survives_restarts() {
     support::gateway(&dir);
 
     // A nudge arrives in the room.
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     support::raven(&dir, &["tick"]);
     until("the nudge in the room", || alice.said_by_raven().iter().any(|(_, b)| b.contains("Call the bank")));
@@ -173,7 +173,7 @@ fn a_room_with_a_real_homeserver_nudges_answers_rates_and_survives_restarts() {
 
     // A discovery menu: a keycap reaction picks an option, as typing `/pick` would.
     let memory = std::fs::read_to_string(dir.join("workspace/MEMORY.md")).unwrap();
-    let later = (chrono::Utc::now() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");
+    let later = (support::now_local() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("{memory}- [ ] Renew the passport due: {later}\n"))
         .unwrap();
     let said = support::raven(&dir, &["discover", "--wait", "30"]);

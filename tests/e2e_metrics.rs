@@ -15,7 +15,7 @@ fn text(b: &[u8]) -> String {
 /// A supervisor on `dir` with a deadline due in 20 minutes, ticked twice.
 fn ticked(dir: &Path) -> std::process::Child {
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     let child = support::up(dir, "", &[]);
     support::wait_ready(dir);

@@ -34,7 +34,7 @@ fn a_push_carries_signed_buttons_and_a_tap_counts_once() {
     let (addr, gateway_pid) = support::gateway(dir);
 
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     // Delivered now, or, if the gateway was still connecting, from the outbox as it connects.
     let tick = support::raven(dir, &["tick"]);

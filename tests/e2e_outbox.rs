@@ -14,7 +14,7 @@ fn the_outbox_lists_what_waits_and_drop_takes_it_away() {
     // A webhook nobody listens on: the message waits in the outbox.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     let config = format!("[delivery]\nwebhook_url = \"http://{closed}/hook\"\nwebhook_attempts = 0\n");
-    std::fs::write(dir.join("config.toml"), config).unwrap();
+    support::write_config(dir, &config);
     let sent = support::raven(dir, &["send", "webhook:ann", "hello there"]);
     assert!(text(&sent.stderr).contains("kept in the outbox"), "{}", text(&sent.stderr));
 

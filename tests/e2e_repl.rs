@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 fn data_dir(dir: &Path) {
     // No quiet hours: the test runs on the real clock, at any hour.
     let config = "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
-    std::fs::write(dir.join("config.toml"), config).unwrap();
+    support::write_config(dir, config);
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
     // Due in 20 minutes: the rules provider nudges it at once.
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
 }
 

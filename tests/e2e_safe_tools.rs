@@ -50,6 +50,13 @@ fn simulate(home: &Path, args: &[&str]) -> Output {
 }
 
 /// A data dir with notes (a deadline, the user's quiet hours) and a job due in an hour.
+/// `YYYY-MM-DD HH:MM` in the zone of the tests' `raven` processes, as RFC 3339.
+fn local_rfc3339(at: &str) -> String {
+    let tz: chrono_tz::Tz = support::zone().parse().unwrap();
+    let naive = chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%d %H:%M").unwrap();
+    naive.and_local_timezone(tz).single().unwrap().to_rfc3339()
+}
+
 fn users_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("workspace")).unwrap();
@@ -112,14 +119,15 @@ fn tick_at_is_a_dry_run_that_saves_nothing() {
     assert!(real.status.success(), "{}", text(&real.stderr));
     let before = snapshot(dir.path());
     assert!(before.keys().any(|p| p.starts_with("sentinel/state")), "{:?}", before.keys());
-    let out = raven(dir.path(), &["tick", "--at", "2099-03-02T12:00:00Z"]);
+    // Half an hour before the note's deadline, read in the zone the notes are read in.
+    let out = raven(dir.path(), &["tick", "--at", &local_rfc3339("2099-03-02 12:00")]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert_eq!(stdout.lines().next(), Some("dry run (nothing is saved)"), "{stdout}");
     assert!(stdout.contains("route:    nudge\n") && stdout.contains("Call the bank"), "it ran: {stdout}");
     assert_eq!(snapshot(dir.path()), before, "no file of the data dir changed");
     // The same time again is not refused by a fire the dry run would have recorded.
-    let again = text(&raven(dir.path(), &["tick", "--at", "2099-03-02T12:05:00Z"]).stdout);
+    let again = text(&raven(dir.path(), &["tick", "--at", &local_rfc3339("2099-03-02 12:05")]).stdout);
     assert!(again.contains("route:    nudge\n"), "{again}");
 }
 

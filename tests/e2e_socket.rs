@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 fn the_socket_accepts_again_after_a_client_exhausted_the_supervisor_s_descriptors() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    std::fs::write(dir.join("config.toml"), "[gateway]\nenabled = false\n").unwrap();
+    support::write_config(dir, "[gateway]\nenabled = false\n");
     let log = std::fs::File::create(dir.join("up.stderr")).unwrap();
     let up = Command::new("prlimit")
         .arg("--nofile=256:256")

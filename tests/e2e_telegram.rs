@@ -124,7 +124,7 @@ fn a_bot_that_talks_taps_waits_out_429_and_resumes_at_its_offset() {
     // A nudge with its buttons; the Bot API's 429 on the way is waited out.
     *bot.throttle.lock().unwrap() = 1;
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     let tick = support::raven(dir, &["tick"]);
     assert!(text(&tick.stdout).contains("delivered to telegram:42"), "{}{}", text(&tick.stdout), text(&tick.stderr));
@@ -208,7 +208,7 @@ fn a_panicking_adapter_is_restarted_the_others_deliver_and_an_unwatched_terminal
 
     // No REPL, stdout not a terminal: the nudge for cli:local reaches Telegram instead.
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     let tick = support::raven(dir, &["tick"]);
     assert!(
@@ -236,7 +236,7 @@ fn a_menu_shows_its_options_as_buttons_and_a_tap_picks_one() {
         "[sentinel]\ntrigger_poll_s = 1\n[discovery]\nenabled = true\nhour = 0\ndays = []\ntarget = \"telegram:42\"\n",
     );
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (chrono::Utc::now() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");
+    let due = (support::now_local() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Renew the passport due: {due}\n")).unwrap();
     let _up = support::Killed(support::up(dir, &config, &[("RAVEN_TELEGRAM_TOKEN", TOKEN)]));
     support::wait_ready(dir);

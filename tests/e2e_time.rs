@@ -57,7 +57,7 @@ fn quick_demo_reminds(zone: &str) {
     let due = now + Duration::minutes(30);
     let (q0, q1) = (now + Duration::hours(3), now + Duration::hours(4));
     let quiet = format!("[policy.quiet_hours]\nstart = \"{}\"\nend = \"{}\"\n", q0.format("%H:%M"), q1.format("%H:%M"));
-    std::fs::write(dir.join("config.toml"), quiet).unwrap();
+    support::write_config(dir, &quiet);
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
     let line = format!("- [ ] Call the bank due: {}\n", due.format("%Y-%m-%d %H:%M"));
     std::fs::write(dir.join("workspace/MEMORY.md"), line).unwrap();

@@ -86,7 +86,7 @@ fn closed_webhook(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     let config = format!("[delivery]\nwebhook_url = \"http://{closed}/hook\"\nwebhook_attempts = 0\n");
-    std::fs::write(dir.join("config.toml"), config).unwrap();
+    support::write_config(dir, &config);
 }
 
 /// `raven <args>` with the file-size limit at `blocks` (a full disk for every write past it;

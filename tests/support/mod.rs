@@ -1,4 +1,27 @@
 //! Shared helpers of the end-to-end tests: the real `raven` binary, run as a process.
+//!
+//! # The clock decides nothing a test does not say
+//!
+//! These tests run the binary on the real clock, so whatever the clock could decide is pinned
+//! in the config the test writes ([`write_config`], which [`up`] uses): no quiet hours and a
+//! weekend factor of 1, unless the test's own config sets them because they are what it
+//! tests. A test that needs a moment (a due time, a day) computes it from the current local
+//! time in [`zone`], the zone its `raven` processes run in.
+//!
+//! # Running a test at a given date and time
+//!
+//! `scripts/at.sh` runs any command as if the clock read a given local time in a given zone,
+//! through libfaketime (it installs the Debian package `faketime` when missing). Every process
+//! the command starts shares one shifted clock; monotonic time is left alone, so timeouts and
+//! timers behave as usual:
+//!
+//! ```text
+//! scripts/at.sh '2026-12-12 03:30' Asia/Tokyo cargo test -p raven --test e2e_feedback
+//! scripts/at.sh '2026-12-09 23:30' America/New_York cargo test --workspace
+//! ```
+//!
+//! The zone becomes `TZ` of the test binaries and [`zone`] of the `raven` they start.
+//! `.ci/run` runs the end-to-end tests a second time this way, at a weekend night.
 
 #[allow(dead_code)]
 pub mod fake_http;
@@ -62,6 +85,57 @@ fn assert_fresh(bin: &Path) {
     }
 }
 
+/// The zone the `raven` processes of these tests run in: `RAVEN_TEST_TZ` when set (the
+/// clock-shifted runs of `scripts/at.sh` set it), else UTC.
+#[allow(dead_code)]
+pub fn zone() -> String {
+    std::env::var("RAVEN_TEST_TZ").ok().filter(|z| !z.is_empty()).unwrap_or_else(|| "UTC".to_owned())
+}
+
+/// Now, in [`zone`]: the wall clock the `raven` processes of these tests read.
+#[allow(dead_code)]
+pub fn now_local() -> chrono::DateTime<chrono_tz::Tz> {
+    let tz: chrono_tz::Tz = zone().parse().expect("RAVEN_TEST_TZ names a zone");
+    chrono::Utc::now().with_timezone(&tz)
+}
+
+/// `config` with what the real clock must not decide pinned, where the config does not set it
+/// itself: quiet hours off (`00:00`–`00:00`) and a weekend factor of 1. A config that is not
+/// valid TOML is returned as it is (a test of the error).
+#[allow(dead_code)]
+pub fn clock_neutral(config: &str) -> String {
+    let Ok(mut table) = config.parse::<toml::Table>() else {
+        return config.to_owned();
+    };
+    let section = |t: &mut toml::Table, name: &str| -> Option<toml::Table> {
+        match t.entry(name).or_insert_with(|| toml::Value::Table(toml::Table::new())) {
+            toml::Value::Table(s) => Some(std::mem::take(s)),
+            _ => None,
+        }
+    };
+    let Some(mut policy) = section(&mut table, "policy") else {
+        return config.to_owned();
+    };
+    if !policy.contains_key("quiet_hours") {
+        let mut off = toml::Table::new();
+        off.insert("start".into(), "00:00".into());
+        off.insert("end".into(), "00:00".into());
+        policy.insert("quiet_hours".into(), toml::Value::Table(off));
+    }
+    if let Some(mut adaptive) = section(&mut policy, "adaptive") {
+        adaptive.entry("weekend_factor").or_insert(toml::Value::Float(1.0));
+        policy.insert("adaptive".into(), toml::Value::Table(adaptive));
+    }
+    table.insert("policy".into(), toml::Value::Table(policy));
+    toml::to_string(&table).expect("a table serialises")
+}
+
+/// Writes `config` as `<dir>/config.toml`, with the clock's say pinned ([`clock_neutral`]).
+#[allow(dead_code)]
+pub fn write_config(dir: &Path, config: &str) {
+    std::fs::write(dir.join("config.toml"), clock_neutral(config)).unwrap();
+}
+
 /// Runs `raven --data-dir <dir> <args>` to completion.
 #[allow(dead_code)] // each test crate uses its own subset of these helpers
 pub fn raven(dir: &std::path::Path, args: &[&str]) -> Output {
@@ -71,7 +145,7 @@ pub fn raven(dir: &std::path::Path, args: &[&str]) -> Output {
         .args(args)
         .env_remove("RAVEN_HOME")
         // The tests say their zone: the machine's own must not change what they see.
-        .env("TZ", "UTC")
+        .env("TZ", zone())
         // They read the terminal's messages from a pipe: those count as seen.
         .env("RAVEN_CLI_ALWAYS", "1")
         .output()
@@ -79,7 +153,7 @@ pub fn raven(dir: &std::path::Path, args: &[&str]) -> Output {
 }
 
 /// Starts `raven up` on `dir`, writing `config` as its config.toml first (a free gateway port
-/// unless the config says otherwise), with `env` set. stdout is discarded, stderr kept in
+/// unless the config says otherwise; the clock pinned as [`write_config`] does), with `env` set. stdout is discarded, stderr kept in
 /// `<dir>/up.stderr`.
 #[allow(dead_code)]
 pub fn up(dir: &Path, config: &str, env: &[(&str, &str)]) -> std::process::Child {
@@ -88,9 +162,9 @@ pub fn up(dir: &Path, config: &str, env: &[(&str, &str)]) -> std::process::Child
     } else {
         format!("[gateway]\nlisten = \"127.0.0.1:0\"\n{config}")
     };
-    std::fs::write(dir.join("config.toml"), config).unwrap();
+    write_config(dir, &config);
     let mut c = Command::new(raven_bin());
-    c.arg("--data-dir").arg(dir).arg("up").env_remove("RAVEN_HOME").env("TZ", "UTC").env("RAVEN_CLI_ALWAYS", "1");
+    c.arg("--data-dir").arg(dir).arg("up").env_remove("RAVEN_HOME").env("TZ", zone()).env("RAVEN_CLI_ALWAYS", "1");
     for (k, v) in env {
         c.env(k, v);
     }
