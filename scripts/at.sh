@@ -3,7 +3,7 @@
 #
 # Usage:
 #   scripts/at.sh '<YYYY-MM-DD HH:MM[:SS]>' <zone> <command> [args...]
-#   scripts/at.sh '2026-12-12 03:30' Asia/Tokyo cargo test -p raven --test e2e_feedback
+#   scripts/at.sh '2026-12-12 03:30' Asia/Tokyo cargo test -p raven-bin --test e2e -- feedback::
 #
 # Through libfaketime (the Debian package `faketime`, installed here when missing): the
 # command and every process it starts see one wall clock, shifted by the same offset, so a
@@ -13,7 +13,7 @@
 # build scripts see the real clock, so a shifted run never confuses incremental builds.
 #
 # The zone becomes TZ of the test binaries and RAVEN_TEST_TZ, the zone their `raven`
-# processes run in (tests/support). Prints one line saying when and where it runs.
+# processes run in (bin/tests/e2e/support). Prints one line saying when and where it runs.
 set -euo pipefail
 
 if [[ $# -lt 3 ]]; then

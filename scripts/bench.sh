@@ -21,7 +21,7 @@ bench prompt_budget "Planner request bodies of the month scenario with a 1 MB ME
 cargo build -q --release -p raven-bin
 
 echo "== Gateway POST with 10,000 messages waiting in the outbox (baseline: an empty outbox) =="
-cargo bench -q -p raven --bench gateway 2>/dev/null | grep -v '^$'
+cargo bench -q -p raven-bin --bench gateway 2>/dev/null | grep -v '^$'
 echo
 
 echo "== raven simulate: a week on the manual clock =="

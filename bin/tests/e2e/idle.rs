@@ -1,0 +1,46 @@
+//! A real `raven up`, left idle after start-up with every loop running fast (a tick every
+//! second), writes nothing: no file under the data dir is written, replaced or created.
+
+use crate::support;
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Every file under `root` but the test's own capture of stderr: (inode, mtime ns, length).
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, (u64, i64, u64)> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let (p, m) = (e.path(), e.metadata().unwrap());
+            if m.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n != "up.stderr") {
+                out.insert(p, (m.ino(), m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.len()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn an_idle_supervisor_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let config = "[sentinel]\nenabled = true\ninterval_s = 1\n[cron]\nmax_sleep_s = 1\n[executor]\ndefer_poll_s = 1\n\
+                  [delivery]\noutbox_backoff_s = 1\n";
+    let _up = support::Killed(support::up(dir, config, &[]));
+    support::wait_ready(dir);
+    support::gateway(dir);
+    // Start-up writes (the first tick's attention.md, the day's guards); give it its ticks.
+    std::thread::sleep(Duration::from_secs(2));
+    let before = snapshot(dir);
+    std::thread::sleep(Duration::from_secs(4));
+    let after = snapshot(dir);
+    let changed: Vec<_> = after.iter().filter(|(p, v)| before.get(*p) != Some(v)).map(|(p, _)| p).collect();
+    assert!(changed.is_empty(), "written while idle: {changed:?}");
+    let status = String::from_utf8_lossy(&support::raven(dir, &["status"]).stdout).into_owned();
+    assert!(status.contains("loop:tick"), "the loops run: {status}");
+}

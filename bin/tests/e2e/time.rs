@@ -1,0 +1,165 @@
+//! Time as the user has it, through the real binary: the zone resolved from `TZ`, and the
+//! README's quick demo reminding on the terminal in zones far from UTC.
+
+use crate::support;
+
+use chrono::{Duration, Utc};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn raven_in(zone: &str, dir: &Path, args: &[&str]) -> Output {
+    Command::new(support::raven_bin())
+        .env("RAVEN_CLI_ALWAYS", "1")
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .env_remove("RAVEN_HOME")
+        .env("TZ", zone)
+        .output()
+        .expect("run raven")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn config_show_names_the_zone_from_tz_and_an_invalid_tz_falls_back_to_utc_with_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = raven_in("Asia/Tokyo", tmp.path(), &["config", "show"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let zone = stdout.lines().find(|l| l.starts_with("# zone:")).unwrap_or_default();
+    assert!(zone.contains("Asia/Tokyo") && zone.contains("TZ"), "{stdout}");
+    let key = stdout.lines().find(|l| l.starts_with("general.timezone")).unwrap_or_default();
+    assert!(key.contains("\"Asia/Tokyo\"") && key.contains("TZ"), "{key}");
+
+    let out = raven_in("Mars/Olympus_Mons", tmp.path(), &["config", "show"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("# zone:     UTC"), "{}", text(&out.stdout));
+    let warning = text(&out.stderr);
+    assert!(warning.contains("warning") && warning.contains("Mars/Olympus_Mons"), "{warning}");
+
+    // The file's word wins over TZ.
+    std::fs::write(tmp.path().join("config.toml"), "[general]\ntimezone = \"Europe/Berlin\"\n").unwrap();
+    let out = raven_in("Asia/Tokyo", tmp.path(), &["config", "show"]);
+    assert!(text(&out.stdout).contains("# zone:     Europe/Berlin (from general.timezone in"), "{}", text(&out.stdout));
+}
+
+/// The README's demo: a deadline half an hour ahead, written in the user's own local time,
+/// then `raven tick`. Quiet hours are moved away from now (the demo may run at any hour), so
+/// only the zone decides whether the deadline is seen as imminent.
+fn quick_demo_reminds(zone: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let tz: chrono_tz::Tz = zone.parse().unwrap();
+    let now = Utc::now().with_timezone(&tz);
+    let due = now + Duration::minutes(30);
+    let (q0, q1) = (now + Duration::hours(3), now + Duration::hours(4));
+    let quiet = format!("[policy.quiet_hours]\nstart = \"{}\"\nend = \"{}\"\n", q0.format("%H:%M"), q1.format("%H:%M"));
+    support::write_config(dir, &quiet);
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let line = format!("- [ ] Call the bank due: {}\n", due.format("%Y-%m-%d %H:%M"));
+    std::fs::write(dir.join("workspace/MEMORY.md"), line).unwrap();
+    let out = raven_in(zone, dir, &["tick"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{zone}: {}", text(&out.stderr));
+    // The marker carries the nudge's short id (what `/ok`, `/stop` and `raven feedback` take).
+    // Half an hour before local midnight, the deadline is tomorrow's.
+    let day = if due.date_naive() == now.date_naive() { "" } else { "tomorrow " };
+    let expected = format!("] Reminder: Call the bank is due {day}at {}.", due.format("%H:%M"));
+    let line = stdout.lines().find(|l| l.contains(&expected)).unwrap_or_else(|| panic!("{zone}: {stdout}"));
+    assert!(line.starts_with("[raven ⏰ ") && line.find(']') == Some("[raven ⏰ ".len() + 6), "{zone}: {line}");
+}
+
+#[test]
+fn the_quick_demo_reminds_on_the_terminal_in_tokyo() {
+    quick_demo_reminds("Asia/Tokyo");
+}
+
+#[test]
+fn the_quick_demo_reminds_on_the_terminal_in_new_york() {
+    quick_demo_reminds("America/New_York");
+}
+
+/// Ten dated lines in plain forms (prose, a numeric date inside German and French, a date
+/// without a year, a recurring line, one done) among six lines whose numbers are not dates.
+const NOTES: &str = "# Notes
+Dentist on May 3 at 3pm
+Zahnarzt für Mia am 05.05. um 10:00
+5/14 checkup for Mia
+- [ ] Submit the tax return due: 2027-05-10 17:00 !high
+pay the nanny on the 20th of every month
+- [x] Book flights due 2027-05-12 12:00
+Report for Anna by Friday, May 28 at 11am
+Réunion budget le 25.05.2027 14:00
+Team retro on June 1, 2027 at 10:30
+Parents' evening 2027-05-17 at 6pm
+1/2 cup of flour for the cake
+The shop is open 24/7
+Upgrade the router to v2.0.15
+Spend 3/4 of the budget on rent
+Room 101 is on floor 3
+Take 2 pills at night
+";
+
+fn notes_dir() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("workspace")).unwrap();
+    std::fs::write(tmp.path().join("workspace/MEMORY.md"), NOTES).unwrap();
+    tmp
+}
+
+#[test]
+fn memory_dates_lists_exactly_the_ten_dated_lines() {
+    let tmp = notes_dir();
+    let out = raven_in("Europe/Berlin", tmp.path(), &["memory", "dates", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let found: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let lines: Vec<u64> = found.iter().map(|f| f["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, (2..=11).collect::<Vec<u64>>(), "{}", text(&out.stdout));
+    let kind = |line: u64| found.iter().find(|f| f["line"] == line).map(|f| f["kind"].as_str().unwrap().to_owned());
+    assert_eq!(kind(5).as_deref(), Some("deadline"));
+    assert_eq!(kind(6).as_deref(), Some("duty"));
+    assert_eq!(kind(2).as_deref(), Some("event"));
+    let done: Vec<u64> = found.iter().filter(|f| f["done"] == true).map(|f| f["line"].as_u64().unwrap()).collect();
+    assert_eq!(done, [7]);
+    let people = raven_in("Europe/Berlin", tmp.path(), &["memory", "dates"]);
+    let listing = text(&people.stdout);
+    assert!(listing.contains("times in Europe/Berlin") && listing.contains("(done)"), "{listing}");
+    assert_eq!(listing.lines().filter(|l| l.starts_with("line ")).count(), 10, "{listing}");
+}
+
+#[test]
+fn a_tick_on_each_items_day_before_its_time_nudges_it_and_never_the_done_one() {
+    let tmp = notes_dir();
+    // (tick time in Europe/Berlin, words the nudge must carry), each a dry run on the same notes.
+    let ticks = [
+        ("2027-05-03 14:30", "Dentist"),
+        ("2027-05-05 09:40", "Zahnarzt"),
+        ("2027-05-10 16:30", "tax return"),
+        ("2027-05-12 11:30", ""),
+        ("2027-05-14 09:00", "checkup for Mia"),
+        ("2027-05-17 17:30", "Parents' evening"),
+        ("2027-05-20 09:00", "pay the nanny"),
+        ("2027-05-25 13:30", "Réunion budget"),
+        ("2027-05-28 10:30", "Report for Anna"),
+        ("2027-06-01 10:00", "Team retro"),
+    ];
+    for (at, words) in ticks {
+        let out = raven_in("Europe/Berlin", tmp.path(), &["tick", "--at", at]);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{at}: {}", text(&out.stderr));
+        assert!(!stdout.contains("Book flights"), "never the done one ({at}): {stdout}");
+        if words.is_empty() {
+            continue;
+        }
+        // The day's first tick may also send the discovery menu: the nudge is its own line.
+        let nudged =
+            stdout.lines().any(|l| l.starts_with("[raven ⏰ ") && l.contains("] Reminder") && l.contains(words));
+        let heads_up =
+            stdout.lines().any(|l| l.starts_with("[raven ⏰ ") && l.contains("] Heads-up") && l.contains(words));
+        assert!(nudged || heads_up, "{at}: a nudge names `{words}`: {stdout}");
+        assert!(stdout.contains("route:    nudge\n"), "{at}: {stdout}");
+    }
+}
