@@ -6,9 +6,9 @@
 
 use futures_util::future::LocalBoxFuture;
 use raven_actors::data_dir::DataDir;
-use raven_actors::planner::budget::TokenCounter;
-use raven_actors::planner::openai::OpenAiProvider;
-use raven_actors::planner::provider::{
+use raven_actors::llm::budget::TokenCounter;
+use raven_actors::llm::openai::OpenAiProvider;
+use raven_actors::llm::provider::{
     ChatMessage, CompletionRequest, Provider, ProviderError, ProviderReply, SharedProvider,
 };
 use raven_actors::planner::{prompts, rules::RulesProvider, ProactivePlanner};

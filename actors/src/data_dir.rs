@@ -55,6 +55,11 @@ impl DataDir {
         self.sentinel_dir().join("state.json")
     }
 
+    /// The Sentinel's skip cache and last decision (a dry run's copy leaves it out).
+    pub fn decision_cache(&self) -> PathBuf {
+        self.sentinel_dir().join(DECISION_CACHE_FILE)
+    }
+
     pub fn feedback(&self) -> PathBuf {
         self.sentinel_dir().join("feedback.jsonl")
     }
@@ -136,6 +141,9 @@ impl DataDir {
         Ok(())
     }
 }
+
+/// The file name of [`DataDir::decision_cache`].
+pub const DECISION_CACHE_FILE: &str = "decision_cache.json";
 
 /// Takes the group's and others' permissions off `path` (a new dir becomes 0700), and never
 /// adds one: a data dir its owner made read-only stays read-only, and what needs to write

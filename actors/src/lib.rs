@@ -15,6 +15,7 @@ pub mod feedback;
 pub mod heartbeat;
 pub mod ipc;
 pub mod journal;
+pub mod llm;
 pub mod planner;
 pub mod policy;
 pub mod sentinel;
@@ -24,5 +25,6 @@ pub mod store;
 pub mod supervise;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod text;
 pub mod time;
 pub mod watch;

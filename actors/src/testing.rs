@@ -1,6 +1,6 @@
 //! Test doubles shared by the unit tests.
 
-use crate::planner::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
+use crate::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use crate::supervise::LocalBoxFuture;
 use serde_json::Value;
 use std::cell::{Cell, RefCell};

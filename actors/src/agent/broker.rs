@@ -5,7 +5,7 @@
 //! forgotten question never wedges a lane (or the user pool slot the turn holds).
 
 use super::tools::{Tool, ToolCtx};
-use crate::planner::provider::ToolSchema;
+use crate::llm::provider::ToolSchema;
 use futures_util::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 //! [`TOOL_CALLS_PER_REPLY`] of one reply are run (and kept); the rest are dropped, logged.
 
 use super::tools::{Tool, ToolCtx};
-use crate::planner::provider::ToolCall;
+use crate::llm::provider::ToolCall;
 use raven_proto::limits::TOOL_CALLS_PER_REPLY;
 use std::rc::Rc;
 

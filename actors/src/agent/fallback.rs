@@ -5,8 +5,8 @@
 //! later calls go to the embedded agent too: a model that just failed is not asked again
 //! within the same turn.
 
-use crate::planner::provider::{CompletionRequest, ProviderError, ProviderReply, SharedProvider};
-use crate::planner::retry::retryable;
+use crate::llm::provider::{CompletionRequest, ProviderError, ProviderReply, SharedProvider};
+use crate::llm::retry::retryable;
 
 /// Whether `e` means the model cannot answer now (rather than that the request or the reply
 /// was wrong, which the embedded agent would not mend).
@@ -45,7 +45,7 @@ impl<'a> TurnProvider<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::planner::provider::{ChatMessage, Generation, Provider};
+    use crate::llm::provider::{ChatMessage, Generation, Provider};
     use crate::planner::rules::{RulesProvider, MODEL_DOWN};
     use futures_util::future::LocalBoxFuture;
     use std::cell::Cell;
@@ -75,11 +75,7 @@ mod tests {
             messages: vec![ChatMessage::system("turn origin: USER"), ChatMessage::user(text)],
             tools: Vec::new(),
             tool_choice: None,
-            generation: Generation {
-                max_tokens: 10,
-                temperature: 0.0,
-                caller: crate::planner::provider::Caller::Agent,
-            },
+            generation: Generation { max_tokens: 10, temperature: 0.0, caller: crate::llm::provider::Caller::Agent },
             context: None,
         }
     }

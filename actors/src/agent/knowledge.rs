@@ -1,14 +1,14 @@
 //! What the agent knows of the user when a turn starts, within the prompt budget: now in the
 //! user's zone, their preferences and the items due soon (from MEMORY.md), the proactive
 //! messages Raven sent them lately (on any conversation), then the conversation itself, then
-//! the other notes of MEMORY.md most relevant to the message (see [`crate::planner::budget`]).
+//! the other notes of MEMORY.md most relevant to the message (see [`crate::llm::budget`]).
 //! A provider that renders no prompt (the embedded rules) is given none of it.
 
-use crate::planner::budget::conversation;
-use crate::planner::budget::fit::{Fitter, Keep};
+use crate::llm::budget::conversation;
+use crate::llm::budget::fit::{Fitter, Keep};
+use crate::llm::budget::PromptBudget;
+use crate::llm::provider::ChatMessage;
 use crate::planner::budget::memory::MemoryParts;
-use crate::planner::budget::PromptBudget;
-use crate::planner::provider::ChatMessage;
 use crate::time::DateOrder;
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
@@ -120,7 +120,7 @@ impl Knowledge {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::planner::provider::Role;
+    use crate::llm::provider::Role;
     use chrono::TimeZone;
 
     #[test]

@@ -9,7 +9,7 @@ use super::notes::MemoryNotes;
 use super::tools::Tool;
 use super::*;
 use crate::clock::ManualClock;
-use crate::planner::openai::OpenAiProvider;
+use crate::llm::openai::OpenAiProvider;
 use crate::spine::Inbox;
 use chrono::{TimeZone, Utc};
 use serde_json::{json, Value};

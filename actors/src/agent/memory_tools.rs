@@ -7,7 +7,7 @@
 use super::notes::MemoryNotes;
 use super::session::SessionLine;
 use super::tools::{CronJobs, Tool, ToolCtx};
-use crate::planner::provider::{Role, ToolSchema};
+use crate::llm::provider::{Role, ToolSchema};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{json, Value};
 use std::path::PathBuf;

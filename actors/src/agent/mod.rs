@@ -25,7 +25,7 @@ use crate::executor::conversation::Conversations;
 use crate::executor::injector::{ApplyInjects, InjectorService, PendingInject};
 use crate::feedback::tool::CURRENT_SESSION;
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
-use crate::planner::provider::{
+use crate::llm::provider::{
     Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider, ToolCall, ToolSchema,
 };
 use crate::spine::{Inbox, TurnHandler, TurnOutcome};
@@ -172,7 +172,7 @@ impl AgentLoop {
                 generation: AGENT_GENERATION,
                 context: None,
             };
-            let (answer, usage) = crate::planner::usage::measure(provider.complete(&call)).await;
+            let (answer, usage) = crate::llm::usage::measure(provider.complete(&call)).await;
             spend.add(usage, &call, &self.provider.prompt_budget());
             match answer {
                 Err(e) => return TurnOutcome::Failed(e.to_string()),
@@ -254,7 +254,7 @@ impl AgentLoop {
                 let p = k.prompt(history, &req.content, now, &budget, allowance);
                 (p.note, p.history)
             }
-            None => (String::new(), crate::planner::budget::conversation::newest_within(history, &budget, allowance)),
+            None => (String::new(), crate::llm::budget::conversation::newest_within(history, &budget, allowance)),
         };
         let system = if note.is_empty() { system } else { format!("{system}\n\n{note}") };
         let mut messages = vec![ChatMessage::system(system)];

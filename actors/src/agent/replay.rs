@@ -7,7 +7,7 @@
 //! turn was cut short). The rest of that reply is kept.
 
 use super::session::SessionLine;
-use crate::planner::provider::{ChatMessage, Role};
+use crate::llm::provider::{ChatMessage, Role};
 
 /// `lines` (oldest first) as messages for the model.
 pub fn messages(lines: &[SessionLine]) -> Vec<ChatMessage> {
@@ -59,7 +59,7 @@ fn group(reply: &SessionLine, results: &[SessionLine]) -> Vec<ChatMessage> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::planner::provider::ToolCall;
+    use crate::llm::provider::ToolCall;
     use chrono::{TimeZone, Utc};
     use serde_json::json;
 

@@ -6,7 +6,7 @@
 
 use super::session_file;
 use crate::feedback::Source;
-use crate::planner::provider::{ChatMessage, Role, ToolCall};
+use crate::llm::provider::{ChatMessage, Role, ToolCall};
 use chrono::{DateTime, Utc};
 use raven_proto::limits::{cut, SESSION_TEXT_BYTES, TOOL_ARGUMENTS_BYTES, TOOL_ID_BYTES};
 use serde::{Deserialize, Serialize};

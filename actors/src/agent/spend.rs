@@ -5,9 +5,9 @@
 //! stops before its next request and says so.
 
 use super::MicroLimits;
-use crate::planner::budget::PromptBudget;
-use crate::planner::provider::CompletionRequest;
-use crate::planner::usage::Usage;
+use crate::llm::budget::PromptBudget;
+use crate::llm::provider::CompletionRequest;
+use crate::llm::usage::Usage;
 use raven_proto::Origin;
 
 pub struct Spend {

@@ -5,7 +5,7 @@
 use super::tools::{Tool, ToolCtx};
 use super::*;
 use crate::clock::ManualClock;
-use crate::planner::openai::OpenAiProvider;
+use crate::llm::openai::OpenAiProvider;
 use crate::spine::Inbox;
 use chrono::{TimeZone, Utc};
 use serde_json::{json, Value};
@@ -19,8 +19,8 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 struct Note(RefCell<Vec<String>>);
 
 impl Tool for Note {
-    fn schema(&self) -> crate::planner::provider::ToolSchema {
-        crate::planner::provider::ToolSchema {
+    fn schema(&self) -> crate::llm::provider::ToolSchema {
+        crate::llm::provider::ToolSchema {
             name: "note".into(),
             description: "note something".into(),
             parameters: json!({"type": "object", "properties": {"text": {"type": "string"}}}),

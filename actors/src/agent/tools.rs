@@ -3,17 +3,14 @@
 
 use crate::feedback::tool::{nudge_feedback, tool_schema as feedback_schema};
 use crate::feedback::NudgeFeedbackTracker;
-use crate::planner::provider::ToolSchema;
+use crate::llm::provider::ToolSchema;
 use chrono::{DateTime, Utc};
 use futures_util::future::LocalBoxFuture;
 use raven_proto::Origin;
 use serde_json::{json, Value};
 use std::rc::Rc;
 
-tokio::task_local! {
-    /// The origin of the turn running in this lane task: the cron tool refuses CRON turns.
-    pub static TURN_ORIGIN: Origin;
-}
+pub use crate::llm::TURN_ORIGIN;
 
 /// What a tool knows of the turn calling it.
 #[derive(Debug, Clone)]

@@ -54,7 +54,7 @@ impl Email {
     /// The message for `text`, to `to`.
     pub fn message(&self, text: &OutboundText, to: &str) -> Result<Message, ChannelError> {
         let to: Mailbox = to.parse().map_err(|e| ChannelError::Refused(format!("not an address: {to}: {e}")))?;
-        let content = crate::executor::terminal::sanitize(&text.content);
+        let content = crate::text::sanitize(&text.content);
         let first = content.lines().find(|l| !l.trim().is_empty()).unwrap_or("a message");
         let subject: String = first.chars().take(70).collect();
         let domain = self.from.email.domain().to_owned();

@@ -69,7 +69,7 @@ impl HealthBoard {
     pub fn failing(&self, channel: &str, why: &str) {
         self.update(channel, |h| {
             h.state = "failing".into();
-            h.last_error = Some(crate::executor::terminal::sanitize(why));
+            h.last_error = Some(crate::text::sanitize(why));
         });
     }
 }

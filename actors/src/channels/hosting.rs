@@ -96,7 +96,7 @@ impl Outlet for Hosted {
                 Ok(Err(ref e)) => self.health.update(name, |h| {
                     h.state = "failing".into();
                     h.failed += 1;
-                    h.last_error = Some(crate::executor::terminal::sanitize(&e.to_string()));
+                    h.last_error = Some(crate::text::sanitize(&e.to_string()));
                 }),
                 Err(_) => self.health.update(name, |h| {
                     h.restarts += 1;

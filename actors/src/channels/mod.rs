@@ -116,7 +116,7 @@ pub fn failure(status: u16, why: String) -> ChannelError {
 /// The text a chat shows for `text`: a proactive message gets a marker; escape sequences and
 /// control characters are taken out.
 pub fn body(text: &raven_proto::OutboundText) -> String {
-    let content = crate::executor::terminal::sanitize(&text.content);
+    let content = crate::text::sanitize(&text.content);
     if text.is_proactive() {
         format!("⏰ {content}")
     } else {

@@ -46,7 +46,7 @@ impl Ntfy {
 
     /// The publish request for `text` (to `topic`).
     pub fn publication(&self, text: &OutboundText, topic: &str) -> Value {
-        let content = crate::executor::terminal::sanitize(&text.content);
+        let content = crate::text::sanitize(&text.content);
         let mut body = json!({
             "topic": topic,
             "message": content,

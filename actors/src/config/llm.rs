@@ -3,6 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The largest reply body read from a model by default: far above any completion, far below
+/// what would hurt if it were kept.
+pub const MAX_REPLY_BYTES: usize = 1 << 20;
+
+/// The default of `llm.max_prompt_tokens`.
+pub const DEFAULT_MAX_PROMPT_TOKENS: u32 = 4_000;
+
 /// One role's overrides; each unset key keeps the value the role pins. There is no
 /// `[llm]`-level equivalent on purpose: nothing global reaches a role's pinned values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -80,4 +87,52 @@ pub(super) fn check_retry(retry: &RetryConfig, breaker: &BreakerConfig) -> Resul
         return Err("`llm.breaker.failures` and `llm.breaker.open_s` must be at least 1".into());
     }
     Ok(())
+}
+
+/// The LLM endpoint. With no `base_url` the embedded `rules` provider decides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlmConfig {
+    /// An OpenAI-compatible API root, e.g. `http://127.0.0.1:11434/v1`; empty for `rules`.
+    pub base_url: String,
+    pub model: String,
+    /// Name of the environment variable holding the API key (the key never sits in the file).
+    pub api_key_env: String,
+    pub timeout_s: u64,
+    /// A reply body larger than this is a logged failure, never stored.
+    pub max_reply_bytes: usize,
+    /// Every prompt (the Planner, discovery, the heartbeat, the agent) is built within this
+    /// many tokens (see `llm::budget` for what is kept first).
+    pub max_prompt_tokens: u32,
+    /// Tokens a local day that the proactive roles may spend (0: no limit); once spent they
+    /// skip, the user's own turns never do.
+    pub daily_token_budget: u64,
+    /// Whether the model is a reasoning model (no temperature, `max_completion_tokens`, the
+    /// lowest reasoning effort); unset, it is guessed from `model`.
+    pub reasoning: Option<bool>,
+    pub planner: RoleParams,
+    pub agent: RoleParams,
+    pub heartbeat: RoleParams,
+    pub retry: RetryConfig,
+    pub breaker: BreakerConfig,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        LlmConfig {
+            base_url: String::new(),
+            model: "gpt-4o-mini".into(),
+            api_key_env: "OPENAI_API_KEY".into(),
+            timeout_s: 30,
+            max_reply_bytes: MAX_REPLY_BYTES,
+            max_prompt_tokens: DEFAULT_MAX_PROMPT_TOKENS,
+            daily_token_budget: 0,
+            reasoning: None,
+            planner: RoleParams::default(),
+            agent: RoleParams::default(),
+            heartbeat: RoleParams::default(),
+            retry: RetryConfig::default(),
+            breaker: BreakerConfig::default(),
+        }
+    }
 }

@@ -63,9 +63,7 @@ pub fn active_sessions(dir: &Path, now: DateTime<Utc>, window: Duration) -> std:
             if l.is_user() {
                 last = last.max(Some(l.at));
                 user = user.or(Some(l.content));
-            } else if l.role == crate::planner::provider::Role::Assistant
-                && l.tool_calls.is_empty()
-                && assistant.is_none()
+            } else if l.role == crate::llm::provider::Role::Assistant && l.tool_calls.is_empty() && assistant.is_none()
             {
                 assistant = Some(l.content);
             }
@@ -105,7 +103,7 @@ mod tests {
     fn only_the_user_s_own_lines_make_a_session_active() {
         use crate::agent::session::SessionStore;
         use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
-        use crate::planner::provider::Role;
+        use crate::llm::provider::Role;
         let dir = tempfile::tempdir().unwrap();
         let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
         let sessions = SessionStore::new(dir.path());

@@ -16,8 +16,7 @@ use chrono_tz::Tz;
 use croner::parser::{CronParser, Seconds, Year};
 use croner::Cron;
 
-/// The longest interval a job may have: a hundred years (a longer one is set aside, never fired).
-pub const MAX_EVERY_S: u64 = 100 * 365 * 24 * 3600 + 25 * 24 * 3600;
+pub use crate::config::MAX_EVERY_S;
 
 /// How many upcoming slots of a cron expression its shortest gap is taken over.
 const GAP_SAMPLE: usize = 50;

@@ -63,7 +63,7 @@ fn failed(path: &Path) -> impl FnOnce(std::io::Error) -> DryRunError {
 fn skipped(name: &OsStr) -> bool {
     name == "raven.sock"
         || name == "raven.lock"
-        || name == crate::sentinel::decision_cache::FILE_NAME
+        || name == super::DECISION_CACHE_FILE
         || name.to_string_lossy().ends_with(".lock")
 }
 

@@ -12,7 +12,7 @@ use crate::context::deadlines::parse_deadlines;
 use crate::executor::dispatcher::{render_menu, MenuOption, NudgeDispatcher};
 use crate::feedback::{Dispatch, Source};
 use crate::journal::{DiscoveryRun as DiscoveryLine, Event};
-use crate::planner::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
+use crate::llm::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
 use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::sentinel::DiscoveryHook;
 use crate::store::JsonStateStore;

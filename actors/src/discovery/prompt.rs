@@ -1,10 +1,10 @@
 //! What a model reads to propose the day's tasks, within the prompt budget: the user's
 //! preferences, the items due soon, the open tasks of HEARTBEAT.md, the newest history lines,
-//! then the notes most relevant to now (see [`crate::planner::budget`]).
+//! then the notes most relevant to now (see [`crate::llm::budget`]).
 
-use crate::planner::budget::fit::{Fitter, Keep};
+use crate::llm::budget::fit::{Fitter, Keep};
+use crate::llm::budget::PromptBudget;
 use crate::planner::budget::memory::MemoryParts;
-use crate::planner::budget::PromptBudget;
 use crate::time::DateOrder;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;

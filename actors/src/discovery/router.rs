@@ -5,7 +5,7 @@
 //! untouched to the agent loop.
 
 use super::pending::{PendingDecision, PendingDecisionStore, PendingState};
-use crate::planner::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
+use crate::llm::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
 use chrono::{DateTime, Utc};
 use serde_json::json;
 

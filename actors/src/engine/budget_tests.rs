@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::clock::ManualClock;
-use crate::planner::budget::TokenCounter;
+use crate::llm::budget::TokenCounter;
 use crate::sentinel::Tick;
 use chrono::{Duration as D, TimeZone, Utc};
 use serde_json::{json, Value};

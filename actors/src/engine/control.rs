@@ -7,7 +7,7 @@ use crate::agent::{dispatch_inbound, Inbound};
 use crate::clock::SharedClock;
 use crate::cron::service::{CronService, NextCronFire};
 use crate::executor::hub::{DeliveryHubService, OutboxSnapshot, Post};
-use crate::planner::breaker::Breaker;
+use crate::llm::breaker::Breaker;
 use crate::sentinel::RunnerService;
 use crate::spine::{Scheduler, TurnOutcome};
 use crate::supervise::{render_prometheus, Handle, Metrics, OutboxLevels};

@@ -7,7 +7,7 @@ use super::*;
 use crate::agent::{dispatch_inbound, Inbound};
 use crate::clock::{Clock, ManualClock};
 use crate::feedback::{Lifecycle, NudgeFeedbackTracker};
-use crate::planner::openai::OpenAiProvider;
+use crate::llm::openai::OpenAiProvider;
 use crate::policy::{Check, Nudge};
 use crate::sentinel::Tick;
 use crate::spine::TurnOutcome;

@@ -45,7 +45,7 @@ async fn a_hand_edit_of_attention_md_reaches_the_assembler_through_the_watcher()
 
 #[actix_rt::test]
 async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
-    use crate::planner::provider::Counted;
+    use crate::llm::provider::Counted;
     use crate::planner::rules::RulesProvider;
     use crate::sentinel::{GetStats, Tick};
     let tmp = tempfile::tempdir().unwrap();
@@ -254,10 +254,12 @@ async fn cron_targets_resolve_at_fire_time_and_a_broadcast_reaches_each_target()
     // A cli job goes to the forward channel; a bare channel takes the chat of its latest session.
     config.cron.forward_channels = vec!["jsonl".into()];
     let sessions = crate::agent::session::SessionStore::new(dir.sessions());
-    sessions.append("jsonl", "old", crate::planner::provider::Role::User, "hi", clock.now()).unwrap();
-    sessions.append("jsonl", "ann", crate::planner::provider::Role::User, "hi", clock.now()).unwrap();
-    // "old" was last written an hour ago (set, not slept: a coarse mtime could tie the two).
-    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    sessions.append("jsonl", "old", crate::llm::provider::Role::User, "hi", clock.now()).unwrap();
+    sessions.append("jsonl", "ann", crate::llm::provider::Role::User, "hi", clock.now()).unwrap();
+    // "old" was last written an hour before "ann" (set, not slept: a coarse mtime could tie
+    // the two; taken from the file system's own time, which a shifted wall clock does not move).
+    let ann_written = std::fs::metadata(dir.sessions().join("jsonl_ann.jsonl")).unwrap().modified().unwrap();
+    let an_hour_ago = ann_written - std::time::Duration::from_secs(3600);
     let old = std::fs::File::options().append(true).open(dir.sessions().join("jsonl_old.jsonl")).unwrap();
     old.set_modified(an_hour_ago).unwrap();
     let engine = Engine::start(&dir, &config, clock.shared()).unwrap();
@@ -291,7 +293,7 @@ async fn cron_targets_resolve_at_fire_time_and_a_broadcast_reaches_each_target()
     let bob = std::fs::read_to_string(dir.sessions().join("jsonl_bob.jsonl")).unwrap();
     let line: crate::agent::session::SessionLine = serde_json::from_str(bob.trim()).unwrap();
     assert_eq!(bob.lines().count(), 1, "{bob}");
-    assert!(line.proactive && line.role == crate::planner::provider::Role::Assistant, "{line:?}");
+    assert!(line.proactive && line.role == crate::llm::provider::Role::Assistant, "{line:?}");
     assert_eq!(line.source, Some(crate::feedback::Source::Cron));
     let out = std::fs::read_to_string(dir.root().join("out.jsonl")).unwrap();
     assert_eq!(out.lines().filter(|l| l.contains("message of everywhere")).count(), 2);

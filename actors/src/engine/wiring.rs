@@ -28,7 +28,8 @@ use crate::executor::{outlets::Outlet, targets::Channels, Executors};
 use crate::feedback::{hook::FeedbackReplies, NudgeFeedbackTracker};
 use crate::heartbeat::{HeartbeatDeps, HeartbeatService, WakeHandle};
 use crate::journal::Journal;
-use crate::planner::{provider::SharedProvider, PlannerService, ProactivePlanner};
+use crate::llm::provider::SharedProvider;
+use crate::planner::{PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService};
 use crate::sentinel::{triggers::TriggerStore, DiscoveryHook, Router, RunnerDeps, RunnerService, SentinelRunner};
 use crate::spine::{OriginPools, Scheduler};
@@ -118,9 +119,9 @@ impl<'a> Wiring<'a> {
         if !inner.reads_prompt() {
             return inner;
         }
-        Rc::new(crate::planner::accounted::Accounted {
+        Rc::new(crate::llm::accounted::Accounted {
             inner,
-            ledger: crate::planner::daily_tokens::DailyTokens::new(self.dir.sentinel_dir().join("llm_tokens.json")),
+            ledger: crate::llm::daily_tokens::DailyTokens::new(self.dir.sentinel_dir().join("llm_tokens.json")),
             budget: self.config.llm.daily_token_budget,
             clock: self.clock.clone(),
             tz: self.tz,

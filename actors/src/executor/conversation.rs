@@ -7,8 +7,8 @@
 
 use crate::agent::session::{SessionLine, SessionStore};
 use crate::feedback::{Dispatch, NudgeFeedbackTracker};
-use crate::journal::{Event, Journal};
-use crate::planner::provider::Role;
+use crate::journal::Journal;
+use crate::llm::provider::Role;
 use chrono::{DateTime, Utc};
 use std::rc::Rc;
 
@@ -45,7 +45,7 @@ impl Conversations {
             tracing::warn!(nudge_id = %d.nudge_id, "proactive message not written to its session: {e}");
         }
         let session = format!("{channel}:{chat_id}");
-        self.journal.record(at, Some(d.source.name()), Event::delivered(d, session.clone()));
+        self.journal.record(at, Some(d.source.name()), d.delivered_event(session.clone()));
         if let Err(e) = self.tracker.record_dispatched(d, Some(&session), visible, at) {
             tracing::warn!(nudge_id = %d.nudge_id, "dispatched record not written: {e}");
         }

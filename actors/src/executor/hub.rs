@@ -8,7 +8,7 @@ use super::conversation::Conversations;
 use super::outlets::{Outlet, OutletError};
 use crate::clock::SharedClock;
 use crate::feedback::Dispatch;
-use crate::journal::{Event, Journal};
+use crate::journal::Journal;
 use crate::policy::{Nudge, NudgePolicyService};
 use crate::store::JsonStateStore;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
@@ -252,14 +252,14 @@ impl ServeAsync<Post> for DeliveryHubService {
             if refused_by_outlet {
                 // Refused for good by the service (a 5xx from a mail server, say): kept as a
                 // dead letter, where `raven outbox` shows it, not dropped unseen.
-                let dead = Event::outbox("dead_letter", &entry, Some(error.to_string()));
+                let dead = entry.journal_event("dead_letter", Some(error.to_string()));
                 store
                     .update(SECTION, |o: &mut Outbox| o.refused(entry, now, error.to_string()))
                     .map_err(|e| PostError::Dropped(format!("{error}; and the outbox failed: {e}")))?;
                 journal.record(now, source, dead);
                 return Err(PostError::Dropped(error.to_string()));
             }
-            let queued = Event::outbox("queued", &entry, Some(error.to_string()));
+            let queued = entry.journal_event("queued", Some(error.to_string()));
             store
                 .update(SECTION, |o: &mut Outbox| o.admit(entry, max, now))
                 .map_err(|e| PostError::Dropped(format!("{error}; and the outbox failed: {e}")))?;

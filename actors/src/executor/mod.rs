@@ -11,7 +11,6 @@ pub mod outlets;
 pub mod remote;
 pub mod spawn;
 pub mod targets;
-pub mod terminal;
 pub mod watched;
 
 use crate::feedback::{Dispatch, Source};

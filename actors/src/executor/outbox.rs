@@ -5,6 +5,7 @@
 //! waiting, becomes a dead letter: kept for `raven outbox --dead`, never delivered.
 
 use crate::feedback::Dispatch;
+use crate::journal::{Event, OutboxMove};
 use crate::policy::Nudge;
 use chrono::{DateTime, Utc};
 use raven_proto::limits::{cut_in_place, ERROR_TEXT_BYTES, OUTBOX_TEXT_BYTES};
@@ -118,6 +119,21 @@ impl Outbox {
         self.entries.retain(|e| e.text.delivery_id != id);
         self.dead.retain(|d| d.entry.text.delivery_id != id);
         n != self.entries.len() || d != self.dead.len()
+    }
+}
+
+impl OutboxEntry {
+    /// The journal's line for this entry's move at `step` (`queued`, `delivered`,
+    /// `dead_letter`), with why.
+    pub fn journal_event(&self, step: &str, why: Option<String>) -> Event {
+        Event::Outbox(OutboxMove {
+            step: step.to_owned(),
+            delivery_id: self.text.delivery_id.clone(),
+            target: format!("{}:{}", self.text.channel, self.text.chat_id),
+            nudge_id: self.said.as_ref().map(|d| d.nudge_id.clone()),
+            topic: self.said.as_ref().map(|d| d.topic.clone()),
+            why,
+        })
     }
 }
 

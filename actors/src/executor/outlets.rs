@@ -65,7 +65,7 @@ impl CliOutlet {
     /// A proactive message gets the marker and, when it has one, its short id (what
     /// `raven feedback` takes). Escape sequences are taken out: this goes to a terminal.
     pub fn render(text: &OutboundText) -> String {
-        let content = super::terminal::plain_emphasis(&super::terminal::sanitize(&text.content));
+        let content = crate::text::plain_emphasis(&crate::text::sanitize(&text.content));
         match (text.is_proactive(), text.extras.get(raven_proto::NUDGE_ID)) {
             (true, Some(id)) => format!("[raven ⏰ {}] {content}", crate::feedback::short_id(id)),
             (true, None) => format!("[raven ⏰] {content}"),

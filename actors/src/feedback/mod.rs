@@ -104,7 +104,7 @@ impl NudgeFeedbackTracker {
     /// The user gives verdicts; only `ignored` comes from the no-reply timer of the Sentinel.
     fn journal_verdict(&self, r: &FeedbackRecord) {
         let source = if matches!(r.event, Lifecycle::Ignored) { "sentinel" } else { "user" };
-        if let Some(event) = crate::journal::Event::verdict(r) {
+        if let Some(event) = r.journal_event() {
             self.journal.record(r.at, Some(source), event);
         }
     }

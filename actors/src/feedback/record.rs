@@ -1,6 +1,7 @@
 //! One line of the lifecycle log (`sentinel/feedback.jsonl`): what was said proactively, and
 //! everything the user (or the clock) said of it afterwards.
 
+use crate::journal::{Delivery, Event, VerdictGiven};
 use chrono::{DateTime, Utc};
 use raven_proto::Priority;
 use serde::{Deserialize, Serialize};
@@ -189,4 +190,39 @@ pub fn is_hard_reject(reason: &str) -> bool {
 pub fn short_id(nudge_id: &str) -> String {
     // FNV-1a: stable across processes and releases (std's hasher is not).
     format!("{:06x}", crate::store::fnv1a(nudge_id.as_bytes()) & 0xff_ffff)
+}
+
+impl FeedbackRecord {
+    /// The journal's line for this verdict; `None` for a `dispatched` record (the delivery
+    /// line says it) and for the user's mutes and snoozes, which are not about one message.
+    pub fn journal_event(&self) -> Option<Event> {
+        let verdict = match self.event {
+            Lifecycle::Accepted => "accepted",
+            Lifecycle::Dismissed => "dismissed",
+            Lifecycle::Neutral => "neutral",
+            Lifecycle::Engaged => "engaged",
+            Lifecycle::Ignored => "ignored",
+            Lifecycle::Dispatched | Lifecycle::Muted | Lifecycle::Unmuted | Lifecycle::Snoozed => return None,
+        };
+        Some(Event::Verdict(VerdictGiven {
+            nudge_id: self.nudge_id.clone(),
+            verdict: verdict.to_owned(),
+            topic: self.topic.clone(),
+            reason: self.reason.clone(),
+            job: self.job.clone(),
+        }))
+    }
+}
+
+impl Dispatch {
+    /// The journal's line for this message having reached `target`.
+    pub fn delivered_event(&self, target: String) -> Event {
+        Event::Delivery(Delivery {
+            nudge_id: self.nudge_id.clone(),
+            topic: self.topic.clone(),
+            target,
+            status: "delivered".into(),
+            job: self.job.clone(),
+        })
+    }
 }

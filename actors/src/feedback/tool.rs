@@ -4,7 +4,7 @@
 //! user-inbound hook, so the tool's call signature does not change.
 
 use super::{FeedbackError, Lifecycle, NudgeFeedbackTracker};
-use crate::planner::provider::ToolSchema;
+use crate::llm::provider::ToolSchema;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 

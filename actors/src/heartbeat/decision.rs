@@ -8,8 +8,8 @@
 //! `{"action": "run" | "skip", "tasks": ["…"], "reason": "…"}` (`tasks` non-empty on run).
 //! The embedded rules provider answers it with [`open_tasks`].
 
-use crate::planner::budget::PromptBudget;
-use crate::planner::provider::{Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, ToolSchema};
+use crate::llm::budget::PromptBudget;
+use crate::llm::provider::{Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, ToolSchema};
 use serde_json::{json, Value};
 
 pub const TOOL_NAME: &str = "heartbeat_decision";
@@ -139,7 +139,7 @@ pub fn rules_decision(heartbeat_md: &str) -> Value {
 
 /// The file text of a heartbeat request: its last user message, without the heading line.
 pub fn file_text(req: &CompletionRequest) -> &str {
-    use crate::planner::provider::Role;
+    use crate::llm::provider::Role;
     let last = req.messages.iter().rev().find(|m| m.role == Role::User).map_or("", |m| m.content.as_str());
     last.strip_prefix(FILE_HEADING).map_or(last, |rest| rest.strip_prefix('\n').unwrap_or(rest))
 }

@@ -3,12 +3,11 @@
 //! manual `raven wake`) instead of waiting out its interval. The wake drives the heartbeat
 //! only: the SentinelRunner keeps its own tick loop.
 
-mod config;
 pub mod decision;
 mod service;
 pub mod wake;
 
-pub use config::HeartbeatConfig;
+pub use crate::config::HeartbeatConfig;
 pub use decision::Decision;
 pub use service::{
     spawn_heartbeat_loop, turn_content, HeartbeatDeps, HeartbeatOutcome, HeartbeatService, HeartbeatTick,

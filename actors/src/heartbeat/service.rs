@@ -17,7 +17,7 @@ use crate::clock::SharedClock;
 use crate::executor::hub::{DeliveryHubService, Post};
 use crate::feedback::{Dispatch, Source};
 use crate::journal::{Event, HeartbeatRun, Journal};
-use crate::planner::provider::SharedProvider;
+use crate::llm::provider::SharedProvider;
 use crate::policy::{dispatch_through, Check, Gated, Nudge, NudgePolicyService};
 use crate::spine::{Scheduler, TurnOutcome};
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};

@@ -6,7 +6,7 @@ use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::executor::hub::{DeliveryHubService, RegisterOutlet};
 use crate::executor::outlets::{Outlet, OutletError};
-use crate::planner::provider::{CompletionRequest, Counted, Provider, ProviderError, ProviderReply};
+use crate::llm::provider::{CompletionRequest, Counted, Provider, ProviderError, ProviderReply};
 use crate::planner::rules::RulesProvider;
 use crate::spine::{Inbox, OriginPools, Scheduler, TurnHandler, TurnOutcome};
 use crate::store::JsonStateStore;
@@ -114,7 +114,7 @@ struct Rig {
 
 const TASKS: &str = "# Heartbeat\n- [ ] water the plants\n- [x] pay rent\n";
 
-async fn rig_with(provider: Option<crate::planner::provider::SharedProvider>, targets: &[&str]) -> Rig {
+async fn rig_with(provider: Option<crate::llm::provider::SharedProvider>, targets: &[&str]) -> Rig {
     let tmp = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(t0());
     let metrics = Metrics::default();

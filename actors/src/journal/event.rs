@@ -1,14 +1,11 @@
 //! What one journal line says: when, from which source, and one event of a known kind.
 
-use crate::executor::outbox::OutboxEntry;
-use crate::feedback::{Dispatch, FeedbackRecord, Lifecycle};
-use crate::policy::Nudge;
 use chrono::{DateTime, Utc};
-use raven_proto::{TickOutcome, Verdict};
+use raven_proto::TickOutcome;
 use serde::{Deserialize, Serialize};
 
 /// How much of a message a gate line keeps.
-const CONTENT_CHARS: usize = 80;
+pub const CONTENT_CHARS: usize = 80;
 
 /// One line of the journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -191,63 +188,8 @@ impl Event {
         })
     }
 
-    pub fn gate(step: &str, n: &Nudge, v: &Verdict) -> Event {
-        Event::Gate(Gate {
-            step: step.to_owned(),
-            allow: v.allow,
-            layer: v.layer.map(|l| l.number().to_owned()),
-            layer_name: v.layer.map(|l| l.name().to_owned()),
-            reason: v.reason.clone(),
-            action: n.action.as_str().to_owned(),
-            topic: n.topic.clone(),
-            session: n.session_key.clone(),
-            content: n.content.chars().take(CONTENT_CHARS).collect(),
-        })
-    }
-
-    pub fn delivered(d: &Dispatch, target: String) -> Event {
-        Event::Delivery(Delivery {
-            nudge_id: d.nudge_id.clone(),
-            topic: d.topic.clone(),
-            target,
-            status: "delivered".into(),
-            job: d.job.clone(),
-        })
-    }
-
-    pub fn outbox(step: &str, e: &OutboxEntry, why: Option<String>) -> Event {
-        Event::Outbox(OutboxMove {
-            step: step.to_owned(),
-            delivery_id: e.text.delivery_id.clone(),
-            target: format!("{}:{}", e.text.channel, e.text.chat_id),
-            nudge_id: e.said.as_ref().map(|d| d.nudge_id.clone()),
-            topic: e.said.as_ref().map(|d| d.topic.clone()),
-            why,
-        })
-    }
-
     pub fn cron(job: &str, delivered_to: &[String]) -> Event {
         Event::Cron(CronFire { job: job.to_owned(), delivered_to: delivered_to.to_vec() })
-    }
-
-    /// `None` for a `dispatched` record (the delivery line says it) and for the user's
-    /// mutes and snoozes, which are not about one message.
-    pub fn verdict(r: &FeedbackRecord) -> Option<Event> {
-        let verdict = match r.event {
-            Lifecycle::Accepted => "accepted",
-            Lifecycle::Dismissed => "dismissed",
-            Lifecycle::Neutral => "neutral",
-            Lifecycle::Engaged => "engaged",
-            Lifecycle::Ignored => "ignored",
-            Lifecycle::Dispatched | Lifecycle::Muted | Lifecycle::Unmuted | Lifecycle::Snoozed => return None,
-        };
-        Some(Event::Verdict(VerdictGiven {
-            nudge_id: r.nudge_id.clone(),
-            verdict: verdict.to_owned(),
-            topic: r.topic.clone(),
-            reason: r.reason.clone(),
-            job: r.job.clone(),
-        }))
     }
 
     pub fn kind(&self) -> &'static str {

@@ -22,7 +22,7 @@ mod tests;
 
 pub use event::{
     ConfigReload, CronFire, Delivery, DiscoveryRun, Entry, Event, Gate, HeartbeatRun, LlmUsage, OutboxMove, Tick,
-    VerdictGiven,
+    VerdictGiven, CONTENT_CHARS,
 };
 pub use read::{read_all, rotated, JournalReader};
 

@@ -1,5 +1,4 @@
 use super::*;
-use crate::feedback::{FeedbackRecord, Lifecycle};
 use chrono::TimeZone;
 
 fn at() -> DateTime<Utc> {
@@ -7,7 +6,13 @@ fn at() -> DateTime<Utc> {
 }
 
 fn verdict(id: &str) -> Event {
-    Event::verdict(&FeedbackRecord::new(at(), id, Lifecycle::Accepted)).unwrap()
+    Event::Verdict(VerdictGiven {
+        nudge_id: id.to_owned(),
+        verdict: "accepted".to_owned(),
+        topic: None,
+        reason: None,
+        job: None,
+    })
 }
 
 #[test]

@@ -1,22 +1,13 @@
 //! ProactivePlanner (spec §4): `(ctx, provider) -> PlannerDecision`, a pure decision that
 //! degrades every failure to skip and never fails.
 
-pub mod accounted;
-pub mod breaker;
 pub mod budget;
-pub mod daily_tokens;
-pub mod openai;
-pub mod params;
 pub mod prompts;
-pub mod provider;
-pub mod retry;
-pub mod retrying;
 pub mod rules;
-pub mod usage;
 
 use crate::context::daily_analysis::{self, DailyAnalysis};
+use crate::llm::provider::{self, Caller, ChatMessage, CompletionRequest, Generation, SharedProvider};
 use crate::supervise::{LocalBoxFuture, Request, ServeAsync, Service};
-use provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider};
 use raven_proto::{PlannerContext, PlannerDecision};
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! The Planner's prompts: the system prompt, the `planner_decision` tool schema and the
 //! context renderer (PlannerContext → markdown).
 
-use super::provider::ToolSchema;
+use crate::llm::provider::ToolSchema;
 use raven_proto::PlannerContext;
 use serde_json::json;
 use std::fmt::Write;

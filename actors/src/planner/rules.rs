@@ -16,9 +16,9 @@
 //! contract is in `heartbeat::decision`.
 
 use super::prompts::TOOL_NAME;
-use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use crate::context::deadlines::deadlines_in;
 use crate::heartbeat::decision as heartbeat;
+use crate::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use crate::time::{split_when, DateOrder};
 use chrono::{Duration, Timelike};
 use chrono_tz::Tz;
@@ -202,7 +202,7 @@ pub const MODEL_DOWN: &str = "The language model cannot be reached right now, so
 /// HEARTBEAT turn lists its open tasks (it cannot work on them), a `/remind` creates a cron
 /// job through the cron tool, anything else gets an honest answer: why there is no model.
 fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder, model: NoModel) -> ProviderReply {
-    use super::provider::Role;
+    use crate::llm::provider::Role;
     let system = req.messages.iter().find(|m| m.role == Role::System).map(|m| m.content.as_str()).unwrap_or("");
     let Some(last) = req.messages.last() else { return ProviderReply::Text(model.unhandled().into()) };
     if last.role == Role::Tool {
@@ -244,7 +244,7 @@ pub fn parse_remind(rest: &str, now: chrono::DateTime<chrono::Utc>, tz: Tz, orde
 #[cfg(test)]
 mod agent_tests {
     use super::*;
-    use crate::planner::provider::{ChatMessage, ToolSchema};
+    use crate::llm::provider::{ChatMessage, ToolSchema};
 
     fn request(origin_note: &str, user: &str, with_cron: bool) -> CompletionRequest {
         let tools = if with_cron {

@@ -1,8 +1,8 @@
 //! The Planner against a real HTTP server on 127.0.0.1 (wiremock), and the rules provider.
 
-use super::openai::OpenAiProvider;
-use super::provider::SharedProvider;
 use super::*;
+use crate::llm::openai::OpenAiProvider;
+use crate::llm::provider::SharedProvider;
 use chrono::{TimeZone, Utc};
 use raven_proto::{Action, Priority};
 use serde_json::{json, Value};

@@ -2,9 +2,10 @@
 //! OpenAI, Ollama, llama.cpp server, vLLM and OpenRouter (bodies in `fixtures/`, shaped after
 //! each project's documented examples), and the request body a configured model gets.
 
-use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use super::*;
 use crate::config::RavenConfig;
+use crate::llm::openai;
+use crate::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use chrono::{TimeZone, Utc};
 use raven_proto::Action;
 use serde_json::{json, Value};

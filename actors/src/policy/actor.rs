@@ -109,6 +109,21 @@ pub struct Nudge {
 }
 
 impl Nudge {
+    /// The journal's line for the gate's answer to this request at `step` (`check`, `reserve`).
+    pub fn journal_event(&self, step: &str, v: &Verdict) -> Event {
+        Event::Gate(crate::journal::Gate {
+            step: step.to_owned(),
+            allow: v.allow,
+            layer: v.layer.map(|l| l.number().to_owned()),
+            layer_name: v.layer.map(|l| l.name().to_owned()),
+            reason: v.reason.clone(),
+            action: self.action.as_str().to_owned(),
+            topic: self.topic.clone(),
+            session: self.session_key.clone(),
+            content: self.content.chars().take(crate::journal::CONTENT_CHARS).collect(),
+        })
+    }
+
     /// A nudge-family decision as the gate sees it.
     pub fn of(d: &raven_proto::PlannerDecision, topic: Option<String>) -> Nudge {
         Nudge {
@@ -146,7 +161,7 @@ impl Serve<Check> for NudgePolicyService {
         self.hydrate();
         let (now, request) = (self.clock.now(), n.as_request());
         let verdict = self.policy.check_request(&request, now);
-        self.journal.record(now, None, Event::gate("check", &n, &verdict));
+        self.journal.record(now, None, n.journal_event("check", &verdict));
         verdict
     }
 }
@@ -207,7 +222,7 @@ impl Serve<Reserve> for NudgePolicyService {
                 Ok(decide(policy, &mut ledger))
             }
         }
-        .inspect(|r| self.journal.record(now, None, Event::gate("reserve", &n, r.verdict())))
+        .inspect(|r| self.journal.record(now, None, n.journal_event("reserve", r.verdict())))
     }
 }
 

@@ -16,7 +16,7 @@ const STOPWORDS: &[&str] = &[
 pub fn topic_of(content: &str) -> String {
     // An escape sequence is not words (`\x1b[31m` would make a topic of `31m…`).
     if content.contains('\x1b') {
-        return topic_of(&crate::executor::terminal::sanitize(content));
+        return topic_of(&crate::text::sanitize(content));
     }
     // Hot path of every check: it works on slices of the input and allocates once, for
     // the winner.

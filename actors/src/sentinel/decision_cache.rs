@@ -13,8 +13,6 @@ use chrono::{DateTime, Utc};
 use raven_proto::PlannerDecision;
 use serde::{Deserialize, Serialize};
 
-/// The file's name, which a dry run's copy leaves out.
-pub const FILE_NAME: &str = "decision_cache.json";
 const SECTION: &str = "decision_cache";
 
 /// A skip, and the context it was made on: trusted while the signature holds and the cache
@@ -45,7 +43,7 @@ pub struct DecisionCache {
 
 impl DecisionCache {
     pub fn in_dir(dir: &DataDir) -> Self {
-        DecisionCache { store: Some(JsonStateStore::new(dir.sentinel_dir().join(FILE_NAME))), seen: None }
+        DecisionCache { store: Some(JsonStateStore::new(dir.decision_cache())), seen: None }
     }
 
     /// What the last tick of any process left; `None` when off or unreadable (logged).

@@ -8,7 +8,7 @@ use crate::context::attention::{producers, AttentionUpdater};
 use crate::context::{AssemblerService, ContextAssembler};
 use crate::data_dir::DataDir;
 use crate::feedback::NudgeFeedbackTracker;
-use crate::planner::provider::ProviderError;
+use crate::llm::provider::ProviderError;
 use crate::planner::{PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService, PolicyState};
 use crate::supervise::{start, LocalBoxFuture, Metrics, RestartPolicy};

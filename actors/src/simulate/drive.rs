@@ -17,7 +17,7 @@ use crate::data_dir::DataDir;
 use crate::engine::{Engine, Overrides};
 use crate::feedback::NudgeFeedbackTracker;
 use crate::heartbeat::{HeartbeatOutcome, HeartbeatTick};
-use crate::planner::provider::{Counted, SharedProvider};
+use crate::llm::provider::{Counted, SharedProvider};
 use crate::sentinel::{PollDeferred, Tick};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use raven_proto::{BusyPolicy, Origin, TickOutcome, TurnRequest};

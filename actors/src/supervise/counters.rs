@@ -4,7 +4,7 @@
 //! in the process: a restart starts them from zero.
 
 use crate::journal::Event;
-use crate::planner::provider::{CompletionRequest, Provider, ProviderError, ProviderReply, SharedProvider};
+use crate::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply, SharedProvider};
 use futures_util::future::LocalBoxFuture;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -178,7 +178,7 @@ impl Provider for Metered {
         self.inner.reads_prompt()
     }
 
-    fn prompt_budget(&self) -> crate::planner::budget::PromptBudget {
+    fn prompt_budget(&self) -> crate::llm::budget::PromptBudget {
         self.inner.prompt_budget()
     }
 

@@ -7,7 +7,7 @@ use raven_actors::cron::store::{JobsStore, Schedule};
 use raven_actors::cron::tool::{describe, JobsCron, NewJob};
 use raven_actors::data_dir::DataDir;
 use raven_actors::executor::targets::Channels;
-use raven_actors::executor::terminal::sanitize;
+use raven_actors::text::sanitize;
 use serde_json::json;
 
 #[derive(Subcommand)]

@@ -3,11 +3,11 @@
 //! sanitized for the terminal.
 
 use chrono_tz::Tz;
-use raven_actors::executor::terminal::sanitize;
 use raven_actors::feedback::short_id;
 use raven_actors::journal::{
     ConfigReload, CronFire, Delivery, DiscoveryRun, Entry, Event, Gate, HeartbeatRun, OutboxMove, Tick, VerdictGiven,
 };
+use raven_actors::text::sanitize;
 
 /// How much of a reason or a message a line shows.
 const SHOWN_CHARS: usize = 100;

@@ -27,7 +27,7 @@ impl Waiter {
     pub fn print_outcome(mut self, limit: Duration, tz: Tz, what: &str) -> Result<(), String> {
         match self.wait(limit) {
             Some(entry) => {
-                println!("{}", raven_actors::executor::terminal::sanitize(&line(&entry, tz)));
+                println!("{}", raven_actors::text::sanitize(&line(&entry, tz)));
                 Ok(())
             }
             None => {

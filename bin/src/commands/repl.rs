@@ -87,7 +87,7 @@ impl Screen {
     /// Prints `text` with its escape sequences taken out (a reply or a reminder must not
     /// drive the terminal).
     fn print(&self, text: String) {
-        let text = raven_actors::executor::terminal::sanitize(&text);
+        let text = raven_actors::text::sanitize(&text);
         match self.0.borrow_mut().as_mut() {
             Some(p) => {
                 if p.print(format!("{text}\n")).is_err() {

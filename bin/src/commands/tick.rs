@@ -38,10 +38,10 @@ async fn supervisor_tick(c: &mut ControlClient, show_metrics: bool) -> Result<()
         ControlResponse::Ticked { route, cli_messages, detail } => {
             println!("route:    {route} (the supervisor's tick)");
             for line in detail {
-                println!("{}", raven_actors::executor::terminal::sanitize(&line));
+                println!("{}", raven_actors::text::sanitize(&line));
             }
             for m in cli_messages {
-                println!("cli:      {}", raven_actors::executor::terminal::sanitize(&m));
+                println!("cli:      {}", raven_actors::text::sanitize(&m));
             }
         }
         ControlResponse::Error { message } => return Err(message),
@@ -103,7 +103,7 @@ async fn catch_up(engine: &Engine) -> Result<(), String> {
     }
     for d in engine.runner.call_async(PollDeferred).await.map_err(|e| e.to_string())? {
         let how = d.result.and_then(|r| r.error).unwrap_or_else(|| "delivered".into());
-        println!("{}", raven_actors::executor::terminal::sanitize(&format!("deferred: {} ({how})", d.route)));
+        println!("{}", raven_actors::text::sanitize(&format!("deferred: {} ({how})", d.route)));
     }
     Ok(())
 }
@@ -111,7 +111,7 @@ async fn catch_up(engine: &Engine) -> Result<(), String> {
 /// The tick's outcome, its lines taken out of escape sequences (a reason quotes the user's
 /// own text).
 fn print_outcome(outcome: &TickOutcome, provider: &str) {
-    use raven_actors::executor::terminal::sanitize;
+    use raven_actors::text::sanitize;
     println!("route:    {}", sanitize(&outcome.route));
     outcome.describe().iter().for_each(|l| println!("{}", sanitize(l)));
     println!("provider: {provider}");

@@ -1,5 +1,5 @@
 use super::*;
-use crate::planner::provider::Role;
+use crate::llm::provider::Role;
 use chrono::{TimeZone, Utc};
 
 fn ctx() -> ToolCtx {

@@ -14,16 +14,17 @@ mod events;
 #[cfg(test)]
 mod tests;
 
+pub use crate::config::BehaviorsConfig;
 pub use cursor::cursor_path;
 pub use events::{parse_events, BehaviorEvent, AT_FORMAT};
 
 use crate::context::sessions::session_key;
-use crate::planner::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
+use crate::llm::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
 use crate::store::jsonl;
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 use cursor::Cursor;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -35,25 +36,6 @@ pub const EXTRACT_GENERATION: Generation = Generation { max_tokens: 1024, temper
 
 /// A message longer than this is cut in the prompt.
 const MAX_MESSAGE_CHARS: usize = 2000;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct BehaviorsConfig {
-    /// The extractor runs only when enabled (off by default): it costs one model call per
-    /// settled session.
-    pub enabled: bool,
-    /// A session counts as settled, and is extracted, after this many minutes without a
-    /// message.
-    pub idle_minutes: u64,
-    /// Messages of one session in one extraction at most; the rest wait for the next run.
-    pub max_messages: usize,
-}
-
-impl Default for BehaviorsConfig {
-    fn default() -> Self {
-        BehaviorsConfig { enabled: false, idle_minutes: 30, max_messages: 40 }
-    }
-}
 
 /// What one run did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::context::behaviors::folded_tail;
-use crate::planner::openai::OpenAiProvider;
-use crate::planner::provider::{Counted, Provider, ProviderError, ProviderReply};
+use crate::llm::openai::OpenAiProvider;
+use crate::llm::provider::{Counted, Provider, ProviderError, ProviderReply};
 use chrono::TimeZone;
 use futures_util::future::LocalBoxFuture;
 use serde_json::Value;

@@ -1,6 +1,6 @@
 use super::*;
 use crate::discovery::pending::tests::t0;
-use crate::planner::provider::{Provider, ProviderError, ProviderReply};
+use crate::llm::provider::{Provider, ProviderError, ProviderReply};
 use crate::supervise::LocalBoxFuture;
 use chrono::Duration;
 use std::rc::Rc;

@@ -5,7 +5,6 @@
 use super::{backoff_after, record_said, DeliveryHubService, Outbox, OutboxEntry, SECTION};
 use crate::executor::outlets::{Outlet, OutletError};
 use crate::executor::watched::Watched;
-use crate::journal::Event;
 use crate::policy::{release, NudgePolicyService, Reservation, Reserve};
 use crate::supervise::{Handle, LocalBoxFuture, Request, ServeAsync};
 use chrono::Duration;
@@ -56,7 +55,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                         journal.record(
                             now,
                             source_of(&d.entry),
-                            Event::outbox("dead_letter", &d.entry, Some(d.why.clone())),
+                            d.entry.journal_event("dead_letter", Some(d.why.clone())),
                         );
                     }
                     let mut out = Vec::new();
@@ -86,7 +85,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                 journal.record(
                     now,
                     source_of(e),
-                    Event::outbox("delivered", &went, Some(format!("after {} attempts", e.attempts))),
+                    went.journal_event("delivered", Some(format!("after {} attempts", e.attempts))),
                 );
             }
             store
@@ -107,7 +106,7 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
                                 false
                             }
                             Err(OutletError::Refused(why)) => {
-                                journal.record(now, source_of(e), Event::outbox("dead_letter", e, Some(why.clone())));
+                                journal.record(now, source_of(e), e.journal_event("dead_letter", Some(why.clone())));
                                 refused.push((e.clone(), why.clone()));
                                 false
                             }

@@ -1,9 +1,9 @@
 //! The Planner's context rendered within its allowance, in the order of what is kept (see
 //! [the budget](super)).
 
-use super::fit::{Fitter, Keep};
 use super::memory::MemoryParts;
-use super::PromptBudget;
+use crate::llm::budget::fit::{Fitter, Keep};
+use crate::llm::budget::PromptBudget;
 use crate::planner::prompts;
 use crate::time::DateOrder;
 use raven_proto::PlannerContext;

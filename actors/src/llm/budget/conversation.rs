@@ -3,7 +3,7 @@
 //! answers no call).
 
 use super::PromptBudget;
-use crate::planner::provider::{ChatMessage, Role};
+use crate::llm::provider::{ChatMessage, Role};
 
 /// The newest of `history` that fit in `allowance` tokens, in their order.
 pub fn newest_within(history: Vec<ChatMessage>, budget: &PromptBudget, allowance: usize) -> Vec<ChatMessage> {
@@ -37,7 +37,7 @@ mod tests {
     fn the_newest_messages_are_kept_and_no_result_without_its_call() {
         let budget = PromptBudget::default();
         let mut history: Vec<ChatMessage> = (0..100).map(|i| ChatMessage::user(format!("message {i:03}"))).collect();
-        let call = crate::planner::provider::ToolCall {
+        let call = crate::llm::provider::ToolCall {
             id: Some("c1".into()),
             name: "cron".into(),
             arguments: serde_json::json!({}),

@@ -71,7 +71,7 @@ impl Provider for Retrying {
         self.inner.reads_prompt()
     }
 
-    fn prompt_budget(&self) -> crate::planner::budget::PromptBudget {
+    fn prompt_budget(&self) -> crate::llm::budget::PromptBudget {
         self.inner.prompt_budget()
     }
 

@@ -20,9 +20,7 @@ pub struct OpenAiProvider {
     budget: PromptBudget,
 }
 
-/// The largest reply body read by default: far above any completion, far below what would
-/// hurt if it were kept.
-pub const MAX_REPLY_BYTES: usize = 1 << 20;
+pub use crate::config::MAX_REPLY_BYTES;
 
 impl OpenAiProvider {
     pub fn new(base_url: &str, model: &str, api_key: Option<String>, timeout: Duration) -> Result<Self, ProviderError> {

@@ -1,4 +1,4 @@
-//! Text on its way to a terminal (the `cli` outlet, the REPL) with its control and escape
+//! Text on its way to a terminal or a status line (the `cli` outlet, the REPL) with its control and escape
 //! sequences taken out: a reminder or a model's reply must not retitle the window, move the
 //! cursor or hide what follows. Line breaks and tabs stay; everything printable stays. Strong
 //! emphasis (`**menu option**`) is shown as plain words, as a terminal cannot render it. Other

@@ -9,7 +9,7 @@
 use super::daily_tokens::DailyTokens;
 use super::provider::{Caller, CompletionRequest, Provider, ProviderError, ProviderReply, SharedProvider};
 use super::usage::{measure, Usage};
-use crate::agent::tools::TURN_ORIGIN;
+use super::TURN_ORIGIN;
 use crate::clock::SharedClock;
 use crate::journal::{Event, Journal, LlmUsage};
 use futures_util::future::LocalBoxFuture;
