@@ -3,10 +3,10 @@
 //! baseline of the same turns run one after another without the scheduler.
 
 use chrono::Utc;
-use raven_actors::agent::session::SessionStore;
 use raven_actors::agent::{Agent, AgentLoop};
 use raven_actors::clock::SystemClock;
 use raven_actors::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
+use raven_actors::sessions::SessionStore;
 use raven_actors::spine::{Inbox, OriginPools, Scheduler, TurnHandler, TurnOutcome};
 use raven_actors::supervise::LocalBoxFuture;
 use raven_proto::{BusyPolicy, Origin, TurnRequest};

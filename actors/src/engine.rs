@@ -8,10 +8,10 @@ use crate::config::RavenConfig;
 use crate::context::AssemblerService;
 use crate::cron::service::{spawn_cron_loop, CronService};
 use crate::data_dir::DataDir;
+use crate::delivery::hub::{DeliveryHubService, Post, RetryOutbox};
+use crate::delivery::outlets::{CliOutlet, JsonlOutlet, Outlet, WebhookOutlet};
 use crate::executor::defer::DeferService;
-use crate::executor::hub::{DeliveryHubService, Post, RetryOutbox};
 use crate::executor::injector::InjectorService;
-use crate::executor::outlets::{CliOutlet, JsonlOutlet, Outlet, WebhookOutlet};
 use crate::llm::breaker::Breaker;
 use crate::llm::openai::OpenAiProvider;
 use crate::llm::params::ModelParams;
@@ -71,7 +71,7 @@ pub struct Engine {
     /// What the `cli` outlet delivered, for the attached REPLs.
     pub events: crate::ipc::EventBus,
     /// The gateway's end of the outlets it hosts (`None` when it hosts none).
-    pub gateway: Option<crate::executor::remote::GatewayLink>,
+    pub gateway: Option<crate::delivery::remote::GatewayLink>,
     /// The running config: the live keys follow config.toml once [`Engine::follow_config`]
     /// watches it.
     pub config: crate::config::LiveConfig,
@@ -157,20 +157,7 @@ fn own_channels(config: &RavenConfig, o: &Overrides) -> Vec<String> {
     hosted_channels(config).into_iter().filter(|c| !o.remote_channels.contains(c) && !overridden(c)).collect()
 }
 
-/// The channels of the configured outlets that face the outside (all but `cli`), and the
-/// enabled chat channels (`[channels.*]`): what the gateway process hosts when it runs.
-pub fn hosted_channels(config: &RavenConfig) -> Vec<String> {
-    let d = &config.delivery;
-    let mut out = Vec::new();
-    if !d.jsonl_path.trim().is_empty() {
-        out.push("jsonl".to_owned());
-    }
-    if !d.webhook_url.trim().is_empty() {
-        out.push("webhook".to_owned());
-    }
-    out.extend(config.channels.enabled().into_iter().map(String::from));
-    out
-}
+pub use crate::delivery::targets::hosted_channels;
 
 impl Engine {
     /// The long-running loops: the Sentinel tick (only when `sentinel.enabled`), the cron
@@ -232,7 +219,7 @@ impl Engine {
 
     pub fn start_with(dir: &DataDir, config: &RavenConfig, clock: SharedClock, o: Overrides) -> Result<Engine, String> {
         dir.ensure().map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
-        crate::agent::session_layout::migrate(&dir.sessions())
+        crate::sessions::layout::migrate(&dir.sessions())
             .map_err(|e| format!("session files {}: {e}", dir.sessions().display()))?;
         let w = Wiring::new(dir, config, clock);
         let own_channels = own_channels(config, &o);

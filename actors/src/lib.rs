@@ -2,12 +2,15 @@
 //! named as in the spec.
 
 pub mod agent;
+#[cfg(test)]
+mod architecture_tests;
 pub mod channels;
 pub mod clock;
 pub mod config;
 pub mod context;
 pub mod cron;
 pub mod data_dir;
+pub mod delivery;
 pub mod discovery;
 pub mod engine;
 pub mod executor;
@@ -19,6 +22,7 @@ pub mod llm;
 pub mod planner;
 pub mod policy;
 pub mod sentinel;
+pub mod sessions;
 pub mod simulate;
 pub mod spine;
 pub mod store;

@@ -7,7 +7,7 @@
 mod support;
 
 use chrono::{Duration, Utc};
-use raven_actors::executor::outbox::{Outbox, OutboxEntry};
+use raven_actors::delivery::outbox::{Outbox, OutboxEntry};
 use raven_proto::OutboundText;
 use std::path::Path;
 use std::time::Instant;

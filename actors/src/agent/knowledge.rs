@@ -15,7 +15,7 @@ use chrono_tz::Tz;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::session::SessionLine;
+use crate::sessions::SessionLine;
 
 /// How far back a proactive message counts as recent, and how many are shown.
 const PROACTIVE_WINDOW: Duration = Duration::hours(48);
@@ -134,7 +134,7 @@ mod tests {
         }
         std::fs::write(tmp.path().join("MEMORY.md"), memory).unwrap();
         let sessions = tmp.path().join("sessions");
-        let store = super::super::session::SessionStore::new(&sessions);
+        let store = crate::sessions::SessionStore::new(&sessions);
         let mut nudge = SessionLine::new(Role::Assistant, "Stretch your legs?", now - Duration::hours(1));
         (nudge.proactive, nudge.nudge_id, nudge.topic) = (true, Some("n-1".into()), Some("break".into()));
         store.append_line("telegram", "42", &nudge).unwrap();

@@ -84,7 +84,8 @@ async fn a_users_turn_knows_the_time_the_notes_and_the_recent_nudges_and_has_the
         "## Proactivity preferences\n- never before 9\n\n## Notes\n- the dentist is Dr. Ruiz\n",
     )
     .unwrap();
-    let mut nudge = session::SessionLine::new(Role::Assistant, "Time to stretch?", now() - chrono::Duration::hours(2));
+    let mut nudge =
+        crate::sessions::SessionLine::new(Role::Assistant, "Time to stretch?", now() - chrono::Duration::hours(2));
     (nudge.proactive, nudge.nudge_id, nudge.topic) = (true, Some("n-7".into()), Some("stretch".into()));
     SessionStore::new(tmp.path().join("sessions")).append_line("telegram", "42", &nudge).unwrap();
     let server = model(

@@ -5,9 +5,9 @@
 //! `spawn_agent` run) gets only those. Every answer is bounded.
 
 use super::notes::MemoryNotes;
-use super::session::SessionLine;
 use super::tools::{CronJobs, Tool, ToolCtx};
 use crate::llm::provider::{Role, ToolSchema};
+use crate::sessions::SessionLine;
 use futures_util::future::LocalBoxFuture;
 use serde_json::{json, Value};
 use std::path::PathBuf;

@@ -8,31 +8,29 @@
 pub mod broker;
 pub mod calls;
 pub mod fallback;
+pub mod inbound;
 pub mod knowledge;
 pub mod memory_tools;
 pub mod notes;
-pub mod replay;
-pub mod session;
-pub mod session_file;
-pub mod session_layout;
 mod spend;
 pub mod subagent;
 pub mod tools;
 
 use crate::clock::SharedClock;
 use crate::context::sessions::SYSTEM_CHANNELS;
-use crate::executor::conversation::Conversations;
+use crate::delivery::conversation::Conversations;
 use crate::executor::injector::{ApplyInjects, InjectorService, PendingInject};
 use crate::feedback::tool::CURRENT_SESSION;
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
 use crate::llm::provider::{
     Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider, ToolCall, ToolSchema,
 };
+pub use crate::sessions::{HistorySink, InboundHook};
+use crate::sessions::{SessionLine, SessionStore};
 use crate::spine::{Inbox, TurnHandler, TurnOutcome};
 use crate::supervise::Handle;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::{Origin, TurnRequest};
-use session::{SessionLine, SessionStore};
 use spend::Spend;
 use std::rc::Rc;
 pub use subagent::{AgentSubagent, SUBAGENT_RUNS_KEPT};
@@ -53,11 +51,6 @@ pub fn origin_note(o: Origin) -> &'static str {
         Origin::Heartbeat => "turn origin: HEARTBEAT — periodic task review.",
         Origin::Subagent => "turn origin: SUBAGENT — a task handed to a helper agent.",
     }
-}
-
-/// A hook on genuine user input; it may consume the message (a menu pick, say) and answer.
-pub trait InboundHook {
-    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<String>>;
 }
 
 pub struct AgentLoop {
@@ -97,11 +90,6 @@ impl Default for MicroLimits {
     }
 }
 
-/// Takes the user's messages that reach the agent (the routine learner's input).
-pub trait HistorySink {
-    fn record(&self, text: &str, at: chrono::DateTime<chrono::Utc>);
-}
-
 /// The loop as the spine's turn handler.
 #[derive(Clone)]
 pub struct Agent(pub Rc<AgentLoop>);
@@ -122,7 +110,7 @@ impl AgentLoop {
         let now = self.clock.now();
         let (channel, chat_id) = (req.channel.as_str(), req.chat_id.as_str());
         // A conversation that could not be kept is refused before it is answered.
-        if let Err(e) = session_file::validate(channel, chat_id) {
+        if let Err(e) = crate::sessions::file_name::validate(channel, chat_id) {
             return TurnOutcome::Failed(format!("this conversation cannot be kept: {e}"));
         }
         if req.origin.is_user_input() {

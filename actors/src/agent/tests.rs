@@ -318,7 +318,7 @@ async fn an_injected_nudge_rides_a_user_reply_never_a_sentinel_or_cron_one() {
     s.submit(turn("cli:1", Origin::User, "hello", BusyPolicy::Append));
     assert_eq!(next(&mut rx).await.1, TurnOutcome::Replied("hi\n\n— your parcel arrived".into()));
     let history = std::fs::read_to_string(dir.path().join("sessions/cli_1.jsonl")).unwrap();
-    let lines: Vec<session::SessionLine> = history.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<crate::sessions::SessionLine> = history.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     // The engine's own turns left nothing in the user's conversation; the inject is its own
     // proactive line, with its id and topic, after the reply it rode.
     let shape: Vec<(Role, &str, bool)> = lines.iter().map(|l| (l.role, l.content.as_str(), l.proactive)).collect();

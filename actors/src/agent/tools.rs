@@ -99,3 +99,29 @@ impl Tool for FeedbackTool {
         Box::pin(async move { nudge_feedback(&self.tracker, args, ctx.now).unwrap_or_else(|e| format!("error: {e}")) })
     }
 }
+
+/// The agent's `cron` tool on the user's jobs.json.
+impl CronJobs for crate::cron::tool::JobsCron {
+    fn add(&self, spec: &Value, ctx: &ToolCtx) -> Result<String, String> {
+        let message = spec.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let schedule = self.schedule(spec, ctx.now)?;
+        let target = Some(format!("{}:{}", ctx.channel, ctx.chat_id));
+        let new = crate::cron::tool::NewJob { message, schedule, target, broadcast: Vec::new(), topic: None };
+        self.insert(new, ctx.now).map(|j| j.id)
+    }
+
+    fn list(&self) -> Result<Vec<String>, String> {
+        let file = self.store.load().map_err(|e| e.to_string())?;
+        Ok(file.jobs.iter().map(|j| crate::cron::tool::describe(j, self.tz)).collect())
+    }
+
+    fn remove(&self, id: &str) -> Result<bool, String> {
+        self.store
+            .update(|f| {
+                let before = f.jobs.len();
+                f.jobs.retain(|j| j.id != id);
+                f.jobs.len() != before
+            })
+            .map_err(|e| e.to_string())
+    }
+}

@@ -6,7 +6,7 @@
 
 use super::{Adapter, ChannelError};
 use crate::config::{EmailConfig, SmtpSecurity};
-use crate::executor::outlets::{Outlet, OutletError};
+use crate::delivery::outlets::{Outlet, OutletError};
 use futures_util::future::LocalBoxFuture;
 use lettre::message::header::ContentType;
 use lettre::message::Mailbox;

@@ -7,7 +7,7 @@
 
 use super::health::HealthBoard;
 use super::{Adapter, ChannelError, Inbox};
-use crate::executor::outlets::{Outlet, OutletError};
+use crate::delivery::outlets::{Outlet, OutletError};
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 use raven_proto::OutboundText;

@@ -12,7 +12,7 @@ use super::state::ChannelState;
 use super::{Adapter, ChannelError, Inbox};
 use crate::config::MatrixConfig;
 use crate::data_dir::DataDir;
-use crate::executor::outlets::{Outlet, OutletError};
+use crate::delivery::outlets::{Outlet, OutletError};
 use futures_util::future::LocalBoxFuture;
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use raven_proto::OutboundText;

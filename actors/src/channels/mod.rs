@@ -19,7 +19,7 @@ pub mod telegram;
 
 use crate::config::RavenConfig;
 use crate::data_dir::DataDir;
-use crate::executor::outlets::{Outlet, OutletError};
+use crate::delivery::outlets::{Outlet, OutletError};
 use futures_util::future::LocalBoxFuture;
 use std::sync::Arc;
 

@@ -8,7 +8,7 @@ use super::taps::TapLinks;
 use super::{Adapter, ChannelError};
 use crate::config::NtfyConfig;
 use crate::data_dir::DataDir;
-use crate::executor::outlets::{Outlet, OutletError};
+use crate::delivery::outlets::{Outlet, OutletError};
 use futures_util::future::LocalBoxFuture;
 use raven_proto::OutboundText;
 use serde_json::{json, Value};

@@ -64,7 +64,7 @@ pub struct HistoryHook {
     pub tz: chrono_tz::Tz,
 }
 
-impl crate::agent::HistorySink for HistoryHook {
+impl crate::sessions::HistorySink for HistoryHook {
     fn record(&self, text: &str, at: chrono::DateTime<chrono::Utc>) {
         if let Err(e) = self.writer.record(text, at, self.tz) {
             tracing::warn!("history.md not written: {e}");

@@ -1,9 +1,9 @@
 //! Active sessions: channel sessions the USER wrote in within the recent window, with their
 //! last user and assistant message. Sessions are `sessions/<channel>_<chat_id>.jsonl` (each
-//! part encoded, see [`crate::agent::session_file`]), one [`SessionLine`] a line. Only the user's own lines count as activity: a proactive message
+//! part encoded, see [`crate::sessions::file_name`]), one [`SessionLine`] a line. Only the user's own lines count as activity: a proactive message
 //! (or a reply the engine wrote) neither makes a conversation active nor delays a defer.
 
-use crate::agent::session::SessionLine;
+use crate::sessions::SessionLine;
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::ActiveSession;
 use std::path::Path;
@@ -13,7 +13,7 @@ pub const SYSTEM_CHANNELS: [&str; 3] = ["heartbeat", "cron", "subagent"];
 
 /// `telegram_42.jsonl` → `telegram:42`; `webhook_alice%5F1.jsonl` → `webhook:alice_1`.
 pub fn session_key(file_name: &str) -> Option<String> {
-    let (channel, chat) = crate::agent::session_file::parse(file_name)?;
+    let (channel, chat) = crate::sessions::file_name::parse(file_name)?;
     Some(format!("{channel}:{chat}"))
 }
 
@@ -41,7 +41,7 @@ pub fn user_sessions(dir: &Path) -> std::io::Result<Vec<(String, std::path::Path
 /// When the user last wrote in the session `channel:chat_id`, from its file.
 pub fn last_activity(dir: &Path, session_key: &str) -> Option<DateTime<Utc>> {
     let (channel, chat) = session_key.split_once(':')?;
-    let name = crate::agent::session_file::file_name(channel, chat).ok()?;
+    let name = crate::sessions::file_name::file_name(channel, chat).ok()?;
     let text = crate::store::files::tail(&dir.join(name), 64 * 1024).ok()??;
     last_lines(&text).filter(SessionLine::is_user).map(|l| l.at).max()
 }
@@ -101,15 +101,15 @@ mod tests {
 
     #[test]
     fn only_the_user_s_own_lines_make_a_session_active() {
-        use crate::agent::session::SessionStore;
         use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
         use crate::llm::provider::Role;
+        use crate::sessions::SessionStore;
         let dir = tempfile::tempdir().unwrap();
         let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
         let sessions = SessionStore::new(dir.path());
         sessions.append("telegram", "7", Role::User, "hi", now - Duration::hours(3)).unwrap();
         let tracker = NudgeFeedbackTracker::new(dir.path().join("fb.jsonl"), Default::default(), chrono_tz::UTC);
-        let said = crate::executor::conversation::Conversations::new(sessions.clone(), std::rc::Rc::new(tracker));
+        let said = crate::delivery::conversation::Conversations::new(sessions.clone(), std::rc::Rc::new(tracker));
         for (n, source) in [(1, Source::Sentinel), (2, Source::Cron)] {
             let d = Dispatch {
                 nudge_id: format!("n-{n}"),

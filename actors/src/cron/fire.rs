@@ -15,13 +15,13 @@
 
 use super::service::{FireJob, Fired};
 use super::store::Job;
-use crate::agent::session::SessionStore;
 use crate::clock::SharedClock;
 use crate::config::LiveConfig;
-use crate::executor::hub::{DeliveryHubService, Post};
+use crate::delivery::hub::{DeliveryHubService, Post};
 use crate::feedback::{Dispatch, Source};
 use crate::journal::{Event, Journal};
 use crate::policy::{NudgePolicyService, RecordCronFire};
+use crate::sessions::SessionStore;
 use crate::spine::{Scheduler, TurnOutcome};
 use crate::supervise::{Handle, LocalBoxFuture};
 use raven_proto::{BusyPolicy, Origin, OutboundText, TurnRequest};

@@ -42,7 +42,7 @@ pub fn user_replied(file: &mut JobsFile, session: &str, now: DateTime<Utc>) {
 /// conversation; it never consumes the message.
 pub struct JobReplies(pub JobsStore);
 
-impl crate::agent::InboundHook for JobReplies {
+impl crate::sessions::InboundHook for JobReplies {
     fn on_user_message<'a>(
         &'a self,
         req: &'a raven_proto::TurnRequest,

@@ -1,8 +1,8 @@
-//! The jobs store behind the agent's `cron` tool.
+//! The jobs store behind the agent's `cron` tool and the CLI's `raven cron`: a schedule from
+//! what people say, a new job, a job in one line.
 
 use super::schedule::parse_tz;
 use super::store::{Job, JobState, JobsStore, Schedule};
-use crate::agent::tools::{CronJobs, ToolCtx};
 use crate::time::{parse_when, DateOrder, When};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
@@ -13,7 +13,7 @@ pub struct JobsCron {
     pub tz: Tz,
     pub order: DateOrder,
     /// Where a job may deliver: a target on another channel is refused when the job is added.
-    pub channels: crate::executor::targets::Channels,
+    pub channels: crate::delivery::targets::Channels,
 }
 
 /// What the store keeps for a parsed time: a one-shot, an interval anchored now, or a cron
@@ -128,29 +128,4 @@ pub fn describe(job: &Job, tz: Tz) -> String {
         },
     };
     format!("{}  {when}  {to}  {state}  strikes {}  {}", job.id, job.state.strikes, job.message)
-}
-
-impl CronJobs for JobsCron {
-    fn add(&self, spec: &Value, ctx: &ToolCtx) -> Result<String, String> {
-        let message = spec.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let schedule = self.schedule(spec, ctx.now)?;
-        let target = Some(format!("{}:{}", ctx.channel, ctx.chat_id));
-        let new = NewJob { message, schedule, target, broadcast: Vec::new(), topic: None };
-        self.insert(new, ctx.now).map(|j| j.id)
-    }
-
-    fn list(&self) -> Result<Vec<String>, String> {
-        let file = self.store.load().map_err(|e| e.to_string())?;
-        Ok(file.jobs.iter().map(|j| describe(j, self.tz)).collect())
-    }
-
-    fn remove(&self, id: &str) -> Result<bool, String> {
-        self.store
-            .update(|f| {
-                let before = f.jobs.len();
-                f.jobs.retain(|j| j.id != id);
-                f.jobs.len() != before
-            })
-            .map_err(|e| e.to_string())
-    }
 }

@@ -5,8 +5,8 @@
 use super::action::ActionExecutor;
 use super::pending::{PendingDecision, PendingState};
 use super::router::{DecisionRouter, Routed};
-use crate::agent::InboundHook;
 use crate::clock::SharedClock;
+use crate::sessions::InboundHook;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::TurnRequest;
 

@@ -6,7 +6,7 @@ use crate::agent::broker::QuestionBroker;
 use crate::agent::{dispatch_inbound, Inbound};
 use crate::clock::SharedClock;
 use crate::cron::service::{CronService, NextCronFire};
-use crate::executor::hub::{DeliveryHubService, OutboxSnapshot, Post};
+use crate::delivery::hub::{DeliveryHubService, OutboxSnapshot, Post};
 use crate::llm::breaker::Breaker;
 use crate::sentinel::RunnerService;
 use crate::spine::{Scheduler, TurnOutcome};
@@ -29,7 +29,7 @@ pub struct EngineControl {
     pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
     pub sentinel_enabled: bool,
     pub events: crate::ipc::EventBus,
-    pub gateway: Option<crate::executor::remote::GatewayLink>,
+    pub gateway: Option<crate::delivery::remote::GatewayLink>,
     /// The provider's breaker and the provider's name, for `raven status`.
     pub llm: Option<(Breaker, String)>,
 }
@@ -39,7 +39,7 @@ impl EngineControl {
     fn retry_now(&self, channels: Vec<String>) {
         let hub = self.hub.clone();
         actix_rt::spawn(async move {
-            if let Ok(Err(e)) = hub.call_async(crate::executor::hub::Watching(channels)).await {
+            if let Ok(Err(e)) = hub.call_async(crate::delivery::hub::Watching(channels)).await {
                 tracing::warn!("the outbox could not be retried: {e}");
             }
         });
@@ -114,7 +114,7 @@ impl EngineControl {
 
     /// The gateway reports what became of a delivery it hosted.
     fn delivered(&self, id: u64, error: Option<String>, transient: bool) -> ControlResponse {
-        use crate::executor::outlets::OutletError;
+        use crate::delivery::outlets::OutletError;
         let result = match error {
             None => Ok(()),
             Some(e) if transient => Err(OutletError::Transient(e)),

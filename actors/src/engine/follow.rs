@@ -9,7 +9,7 @@ use super::{configured_outlets, Engine};
 use crate::clock::SharedClock;
 use crate::config::{LiveConfig, Reload};
 use crate::data_dir::DataDir;
-use crate::executor::hub::{DeliveryHubService, RegisterOutlet};
+use crate::delivery::hub::{DeliveryHubService, RegisterOutlet};
 use crate::journal::{ConfigReload, Event, Journal};
 use crate::policy::{NudgePolicyService, SetBase};
 use crate::supervise::Handle;

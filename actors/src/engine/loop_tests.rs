@@ -139,7 +139,7 @@ async fn an_unattended_engine_leaves_nothing_ignored_and_a_seen_nudge_is_ignored
     let mut config = RavenConfig::default();
     config.delivery.jsonl_path = "out.jsonl".into();
     // Counted as delivered though no one watches (without it, the nudge would wait in the
-    // outbox: `executor::watched`); still, no one saw it, so it is never `ignored`.
+    // outbox: `delivery::watched`); still, no one saw it, so it is never `ignored`.
     config.delivery.cli_always = true;
     let say = |target: &str| json!({"action": "nudge", "reason": "r", "proactivity_score": 0.9, "nudge_message": format!("Water for {target}"), "target_session": target});
     let provider = Scripted::answering(say("cli:local"));
@@ -191,7 +191,7 @@ fn snapshot(root: &std::path::Path) -> std::collections::BTreeMap<std::path::Pat
 #[actix_rt::test]
 async fn an_idle_engine_writes_no_state_in_ten_minutes_of_its_loops() {
     use crate::cron::service::RunDue;
-    use crate::executor::hub::RetryOutbox;
+    use crate::delivery::hub::RetryOutbox;
     use crate::sentinel::PollDeferred;
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());

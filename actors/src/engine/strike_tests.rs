@@ -6,7 +6,7 @@ use crate::clock::{Clock, ManualClock};
 use crate::cron::pause::Paused;
 use crate::cron::service::RunDue;
 use crate::cron::store::{Job, Schedule};
-use crate::executor::outlets::CliOutlet;
+use crate::delivery::outlets::CliOutlet;
 use crate::testing::Screen;
 use chrono::{DateTime, Duration as D, TimeZone, Utc};
 

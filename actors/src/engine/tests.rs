@@ -4,7 +4,7 @@
 use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::context::Assemble;
-use crate::executor::outlets::CliOutlet;
+use crate::delivery::outlets::CliOutlet;
 use crate::testing::Screen;
 use chrono::{Duration as D, TimeZone, Utc};
 
@@ -90,7 +90,7 @@ async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
 
 #[actix_rt::test]
 async fn the_loops_retry_the_outbox_and_poll_defers_on_their_own() {
-    use crate::executor::hub::{OutboxSnapshot, Post};
+    use crate::delivery::hub::{OutboxSnapshot, Post};
     use raven_proto::OutboundText;
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());
@@ -158,7 +158,7 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
     // The subagent ran in its own conversation; the user's session got its result only, as
     // one proactive line.
     let mine = std::fs::read_to_string(dir.sessions().join("jsonl_me.jsonl")).unwrap();
-    let line: crate::agent::session::SessionLine = serde_json::from_str(mine.trim()).unwrap();
+    let line: crate::sessions::SessionLine = serde_json::from_str(mine.trim()).unwrap();
     assert_eq!(mine.lines().count(), 1, "{mine}");
     assert!(line.proactive && line.source == Some(crate::feedback::Source::Spawn), "{line:?}");
     assert!(std::fs::read_dir(dir.sessions()).unwrap().any(|e| e
@@ -204,7 +204,7 @@ async fn a_cron_fire_suppresses_a_sentinel_nudge_on_its_topic_and_leaves_the_acc
         store: JobsStore::new(dir.jobs()),
         tz: chrono_tz::Tz::UTC,
         order: Default::default(),
-        channels: crate::executor::targets::Channels::of(&RavenConfig::default()),
+        channels: crate::delivery::targets::Channels::of(&RavenConfig::default()),
     };
     let schedule = crate::cron::store::Schedule::At { at: clock.now() + D::minutes(1) };
     let new = NewJob {
@@ -253,7 +253,7 @@ async fn cron_targets_resolve_at_fire_time_and_a_broadcast_reaches_each_target()
     config.delivery.jsonl_path = "out.jsonl".into();
     // A cli job goes to the forward channel; a bare channel takes the chat of its latest session.
     config.cron.forward_channels = vec!["jsonl".into()];
-    let sessions = crate::agent::session::SessionStore::new(dir.sessions());
+    let sessions = crate::sessions::SessionStore::new(dir.sessions());
     sessions.append("jsonl", "old", crate::llm::provider::Role::User, "hi", clock.now()).unwrap();
     sessions.append("jsonl", "ann", crate::llm::provider::Role::User, "hi", clock.now()).unwrap();
     // "old" was last written an hour before "ann" (set, not slept: a coarse mtime could tie
@@ -291,7 +291,7 @@ async fn cron_targets_resolve_at_fire_time_and_a_broadcast_reaches_each_target()
     // only, as one proactive assistant line (never as the user's words).
     assert!(dir.sessions().join("cron_everywhere.jsonl").exists());
     let bob = std::fs::read_to_string(dir.sessions().join("jsonl_bob.jsonl")).unwrap();
-    let line: crate::agent::session::SessionLine = serde_json::from_str(bob.trim()).unwrap();
+    let line: crate::sessions::SessionLine = serde_json::from_str(bob.trim()).unwrap();
     assert_eq!(bob.lines().count(), 1, "{bob}");
     assert!(line.proactive && line.role == crate::llm::provider::Role::Assistant, "{line:?}");
     assert_eq!(line.source, Some(crate::feedback::Source::Cron));

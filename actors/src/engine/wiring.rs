@@ -4,11 +4,12 @@
 
 use super::{configured_outlets, WakingSubagent};
 use crate::agent::broker::{AskUserTool, QuestionBroker};
+use crate::agent::inbound::feedback_hook::FeedbackReplies;
 use crate::agent::knowledge::Knowledge;
 use crate::agent::memory_tools::{ListJobsTool, ReadMemoryTool, RememberTool, SearchHistoryTool};
 use crate::agent::notes::MemoryNotes;
 use crate::agent::tools::{CronTool, FeedbackTool, Tool};
-use crate::agent::{session::SessionStore, Agent, AgentLoop, AgentSubagent, HistorySink, MicroLimits};
+use crate::agent::{Agent, AgentLoop, AgentSubagent, HistorySink, MicroLimits};
 use crate::config::{LiveConfig, RavenConfig};
 use crate::context::attention::{producers, AttentionUpdater};
 use crate::context::routines::{HistoryHook, HistoryWriter};
@@ -17,21 +18,22 @@ use crate::context::{AssemblerService, AttentionChanged, ContextAssembler};
 use crate::cron::claims::{ChannelFilter, Claimer};
 use crate::cron::reply::JobReplies;
 use crate::cron::{fire::CronTurns, service::CronService, store::JobsStore, tool::JobsCron};
+use crate::delivery::hub::{DeliveryHubService, Post, RegisterOutlet};
+use crate::delivery::remote::{GatewayLink, RemoteOutlet};
+use crate::delivery::{conversation::Conversations, outlets::Outlet, targets::Channels};
 use crate::discovery::{ActionExecutor, DecisionConsumer, DecisionRouter, DiscoveryRun, PendingDecisionStore};
 use crate::executor::defer::{DeferManager, DeferService};
 use crate::executor::dispatcher::DefaultTargets;
-use crate::executor::hub::{DeliveryHubService, Post, RegisterOutlet};
 use crate::executor::injector::{InjectorService, NudgeInjector};
-use crate::executor::remote::{GatewayLink, RemoteOutlet};
-use crate::executor::{conversation::Conversations, dispatcher::NudgeDispatcher, spawn::ProactiveSpawn};
-use crate::executor::{outlets::Outlet, targets::Channels, Executors};
-use crate::feedback::{hook::FeedbackReplies, NudgeFeedbackTracker};
+use crate::executor::{dispatcher::NudgeDispatcher, spawn::ProactiveSpawn, Executors};
+use crate::feedback::NudgeFeedbackTracker;
 use crate::heartbeat::{HeartbeatDeps, HeartbeatService, WakeHandle};
 use crate::journal::Journal;
 use crate::llm::provider::SharedProvider;
 use crate::planner::{PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService};
 use crate::sentinel::{triggers::TriggerStore, DiscoveryHook, Router, RunnerDeps, RunnerService, SentinelRunner};
+use crate::sessions::SessionStore;
 use crate::spine::{OriginPools, Scheduler};
 use crate::store::{owners, owners::Owner, JsonStateStore};
 use crate::supervise::{start, Handle, Metrics, RestartPolicy};
@@ -172,7 +174,7 @@ impl<'a> Wiring<'a> {
         let hub = DeliveryHubService::new(outbox, self.clock.clone(), backoff, Some(policy.clone()))
             .with_conversations(conversations.clone())
             .with_channels(Channels::of(config))
-            .with_watched(crate::executor::watched::Watched::of(config))
+            .with_watched(crate::delivery::watched::Watched::of(config))
             .with_limits(chrono::Duration::hours(d.outbox_ttl_nudge_h), d.outbox_max)
             .with_journal(journal);
         let hub = start(hub, &self.metrics, self.restart("DeliveryHub"));

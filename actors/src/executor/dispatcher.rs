@@ -2,8 +2,8 @@
 //! the DeliveryHub's non-turn path (a proactive message never re-enters the agent loop), and
 //! posts a discovery menu as the finished numbered markdown.
 
-use super::hub::{DeliveryHubService, Post, PostError};
 use crate::config::LiveConfig;
+use crate::delivery::hub::{DeliveryHubService, Post, PostError};
 use crate::feedback::Dispatch;
 use crate::policy::Nudge;
 use crate::supervise::Handle;
@@ -69,7 +69,7 @@ impl NudgeDispatcher {
 
     /// Posts `content` to every target; delivered when at least one outlet accepted it.
     /// Each target that got it records it in its own conversation (see
-    /// [`super::conversation`]).
+    /// [`crate::delivery::conversation`]).
     pub async fn post(
         &self,
         targets: &[String],

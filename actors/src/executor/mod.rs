@@ -1,26 +1,21 @@
 //! The execution paths (spec §6, §7): the DeliveryHub and its outlets, the NudgeDispatcher,
 //! the NudgeInjector, the DeferManager and ProactiveSpawn, behind the runner's `Router`.
 
-pub mod conversation;
 pub mod defer;
 pub mod dispatcher;
-pub mod hub;
 pub mod injector;
-pub mod outbox;
-pub mod outlets;
-pub mod remote;
+mod router;
 pub mod spawn;
-pub mod targets;
-pub mod watched;
 
 use crate::feedback::{Dispatch, Source};
-use crate::sentinel::Router;
 use crate::supervise::{Handle, LocalBoxFuture};
 use defer::{DeferService, Poll, Register};
 use dispatcher::NudgeDispatcher;
 use injector::{InjectorService, QueueInject};
 use raven_proto::{Action, ExecutionResult, PlannerDecision};
 use spawn::ProactiveSpawn;
+
+pub use router::Router;
 
 /// The runner's router over the real executors.
 #[derive(Clone)]

@@ -1,11 +1,11 @@
 //! The execution paths end to end in-process: runner → policy → executor → outlet.
 
-use super::hub::{OutboxSnapshot, Post, PostError, RetryOutbox};
 use super::injector::ApplyInjects;
-use super::outlets::{Outlet, OutletError, WebhookOutlet, SECRET_HEADER};
 use crate::clock::ManualClock;
 use crate::config::RavenConfig;
 use crate::data_dir::DataDir;
+use crate::delivery::hub::{OutboxSnapshot, Post, PostError, RetryOutbox};
+use crate::delivery::outlets::{Outlet, OutletError, WebhookOutlet, SECRET_HEADER};
 use crate::engine::{Engine, Overrides};
 use crate::feedback::tool::{nudge_feedback, with_session};
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
@@ -228,7 +228,7 @@ mod webhook {
         assert_eq!(server.received_requests().await.unwrap().len(), 3);
 
         let r = rig_with(RavenConfig::default());
-        r.engine.hub.do_send(super::super::hub::RegisterOutlet(std::sync::Arc::new(outlet(&server, 2))));
+        r.engine.hub.do_send(crate::delivery::hub::RegisterOutlet(std::sync::Arc::new(outlet(&server, 2))));
         let posted = r.engine.hub.call_async(Post::text(text())).await.unwrap();
         assert!(matches!(posted, Err(PostError::Queued(_))), "{posted:?}");
         let outbox = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
@@ -304,7 +304,7 @@ async fn a_nudge_for_a_channel_with_no_outlet_is_refused_not_queued() {
     let t = r.engine.runner.call_async(Tick).await.unwrap();
     let error = t.result.and_then(|x| x.error).unwrap_or_default();
     assert!(error.contains("no outlet delivers to channel `telegram`"), "{error}");
-    let waiting = r.engine.hub.call(super::hub::OutboxSnapshot).await.unwrap().unwrap();
+    let waiting = r.engine.hub.call(crate::delivery::hub::OutboxSnapshot).await.unwrap().unwrap();
     assert!(waiting.entries.is_empty(), "nothing waits for an outlet that will never come: {waiting:?}");
     assert_eq!(r.fires(), 0, "a refused dispatch charges nothing");
 }

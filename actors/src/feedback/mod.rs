@@ -6,9 +6,7 @@
 //! once) and the other records are read. The trim moves such lines to `<log>.rejected` and
 //! writes the records it keeps back as they were read (see [`trim`]).
 
-pub mod commands;
 pub mod give;
-pub mod hook;
 mod pending;
 mod record;
 mod summary;
@@ -110,7 +108,7 @@ impl NudgeFeedbackTracker {
     }
 
     /// What the one place that says things proactively records once a message reached
-    /// `session` (see [`crate::executor::conversation`]).
+    /// `session` (see [`crate::delivery::conversation`]).
     pub fn record_dispatched(
         &self,
         d: &Dispatch,

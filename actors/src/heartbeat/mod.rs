@@ -3,7 +3,7 @@
 //! manual `raven wake`) instead of waiting out its interval. The wake drives the heartbeat
 //! only: the SentinelRunner keeps its own tick loop.
 
-pub mod decision;
+pub use crate::planner::heartbeat as decision;
 mod service;
 pub mod wake;
 

@@ -14,7 +14,7 @@ use super::decision::{self, Decision};
 use super::wake::WakeHandle;
 use super::HeartbeatConfig;
 use crate::clock::SharedClock;
-use crate::executor::hub::{DeliveryHubService, Post};
+use crate::delivery::hub::{DeliveryHubService, Post};
 use crate::feedback::{Dispatch, Source};
 use crate::journal::{Event, HeartbeatRun, Journal};
 use crate::llm::provider::SharedProvider;

@@ -4,8 +4,8 @@
 
 use super::*;
 use crate::clock::{Clock, ManualClock};
-use crate::executor::hub::{DeliveryHubService, RegisterOutlet};
-use crate::executor::outlets::{Outlet, OutletError};
+use crate::delivery::hub::{DeliveryHubService, RegisterOutlet};
+use crate::delivery::outlets::{Outlet, OutletError};
 use crate::llm::provider::{CompletionRequest, Counted, Provider, ProviderError, ProviderReply};
 use crate::planner::rules::RulesProvider;
 use crate::spine::{Inbox, OriginPools, Scheduler, TurnHandler, TurnOutcome};

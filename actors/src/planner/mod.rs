@@ -2,6 +2,7 @@
 //! degrades every failure to skip and never fails.
 
 pub mod budget;
+pub mod heartbeat;
 pub mod prompts;
 pub mod rules;
 

@@ -15,9 +15,9 @@
 //! `* [ ] …`) → `run` with those tasks; none (only `- [x]` items or prose) → `skip`. The
 //! contract is in `heartbeat::decision`.
 
+use super::heartbeat;
 use super::prompts::TOOL_NAME;
 use crate::context::deadlines::deadlines_in;
-use crate::heartbeat::decision as heartbeat;
 use crate::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use crate::time::{split_when, DateOrder};
 use chrono::{Duration, Timelike};

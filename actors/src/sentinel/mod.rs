@@ -8,8 +8,9 @@ mod service;
 mod topics;
 pub mod triggers;
 
+pub use crate::executor::Router;
 pub use next_gate::{next_gate, NextGate, NextGateError};
-pub use router::{DiscoveryHook, Router};
+pub use router::DiscoveryHook;
 pub use runner::{context_signature, RunnerDeps, RunnerStats, SentinelRunner};
 pub use service::{
     spawn_defer_loop, spawn_tick_loop, spawn_trigger_loop, DrainTriggers, GetStats, PollDeferred, RunnerService, Tick,

@@ -1,7 +1,7 @@
 //! SentinelRunner (spec §2): one tick in the spec's exact order, degrading at every layer.
 
 use super::decision_cache::{DecisionCache, Remembered, SkipCache};
-use super::router::{DiscoveryHook, Router};
+use super::router::DiscoveryHook;
 use crate::clock::SharedClock;
 use crate::config::SentinelConfig;
 use crate::context::attention::{AttentionUpdater, ProducerInput};
@@ -11,6 +11,7 @@ use crate::context::deadlines::deadlines_in;
 use crate::context::plan::{plan_for_day, PlanSlot, SlotKind};
 use crate::context::preferences::ProactivityPreferencesReader;
 use crate::context::{Assemble, AssemblerService, AttentionChanged, RememberLastDecision};
+use crate::executor::Router;
 use crate::feedback::{Dispatch, FeedbackSummary, NudgeFeedbackTracker, Source};
 use crate::journal::{Event, Journal};
 use crate::planner::{AnalyzeDay, Decide, Planned, PlannerService};
@@ -525,7 +526,7 @@ impl SentinelRunner {
             }
             _ => {
                 // Delivered means written into its conversation, with its dispatched record,
-                // by the hub (see `executor::conversation`).
+                // by the hub (see `delivery::conversation`).
                 let nudge = Nudge::of(&decision, topic);
                 let router = self.d.router.clone();
                 let gated = dispatch_through(&self.d.policy, nudge, || async {

@@ -278,7 +278,7 @@ async fn a_planner_nudge_is_routed_with_what_its_conversation_records() {
     let out = r.runner.tick_once().await;
     assert_eq!(out.route, "nudge");
     let id = out.nudge_id.unwrap();
-    // The delivery writes the dispatched record (see executor::conversation): the runner
+    // The delivery writes the dispatched record (see delivery::conversation): the runner
     // hands it the id, the topic and the source.
     let said = r.router.said.borrow().clone();
     assert_eq!(said.len(), 1);

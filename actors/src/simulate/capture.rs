@@ -2,7 +2,7 @@
 //! the run is seen, none leaves the process.
 
 use crate::clock::SharedClock;
-use crate::executor::outlets::{Outlet, OutletError};
+use crate::delivery::outlets::{Outlet, OutletError};
 use chrono::{DateTime, Utc};
 use futures_util::future::LocalBoxFuture;
 use raven_proto::OutboundText;

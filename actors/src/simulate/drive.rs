@@ -78,9 +78,9 @@ pub async fn run(plan: &Plan, dir: &DataDir, provider: Option<SharedProvider>) -
     let inner = provider.unwrap_or_else(|| Rc::new(crate::planner::rules::RulesProvider::new(plan.tz)));
     let (counted, calls) = Counted::new(inner);
     let seen: Deliveries = Arc::new(Mutex::new(Vec::new()));
-    let outlets: Vec<Arc<dyn crate::executor::outlets::Outlet>> = ["cli", "jsonl", "webhook"]
+    let outlets: Vec<Arc<dyn crate::delivery::outlets::Outlet>> = ["cli", "jsonl", "webhook"]
         .iter()
-        .map(|c| Arc::new(Capture::new(c, clock.shared(), seen.clone())) as Arc<dyn crate::executor::outlets::Outlet>)
+        .map(|c| Arc::new(Capture::new(c, clock.shared(), seen.clone())) as Arc<dyn crate::delivery::outlets::Outlet>)
         .collect();
     let overrides = Overrides { provider: Some(Rc::new(counted)), outlets, ..Default::default() };
     let engine = Engine::start_with(dir, &config, clock.shared(), overrides)?;

@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use raven_actors::cron::store::{JobsStore, Schedule};
 use raven_actors::cron::tool::{describe, JobsCron, NewJob};
 use raven_actors::data_dir::DataDir;
-use raven_actors::executor::targets::Channels;
+use raven_actors::delivery::targets::Channels;
 use raven_actors::text::sanitize;
 use serde_json::json;
 

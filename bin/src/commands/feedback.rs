@@ -4,8 +4,8 @@
 
 use super::load_config;
 use clap::Args;
+use raven_actors::agent::inbound::commands::{CommandCtx, FeedbackCommand};
 use raven_actors::data_dir::DataDir;
-use raven_actors::feedback::commands::{CommandCtx, FeedbackCommand};
 use raven_actors::feedback::give::{give, GiveFeedback};
 use raven_actors::feedback::NudgeFeedbackTracker;
 use raven_actors::journal::Journal;
@@ -43,7 +43,11 @@ pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), String> {
         (_, Some(t), _) => Some(FeedbackCommand::Ok(Some(t.trim().to_lowercase()))),
         (_, _, Some(d)) => {
             let text = format!("/snooze {d}");
-            Some(raven_actors::feedback::commands::parse(&text).ok_or("not a snooze")?.map_err(|e| e.to_string())?)
+            Some(
+                raven_actors::agent::inbound::commands::parse(&text)
+                    .ok_or("not a snooze")?
+                    .map_err(|e| e.to_string())?,
+            )
         }
         _ => None,
     };

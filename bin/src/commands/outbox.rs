@@ -5,7 +5,7 @@
 use super::load_config;
 use clap::{Args, Subcommand};
 use raven_actors::data_dir::DataDir;
-use raven_actors::executor::outbox::{Outbox, SECTION};
+use raven_actors::delivery::outbox::{Outbox, SECTION};
 use raven_actors::store::owners::{self, Owner};
 
 #[derive(Args)]

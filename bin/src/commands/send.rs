@@ -5,8 +5,8 @@
 use super::load_config;
 use raven_actors::clock::SystemClock;
 use raven_actors::data_dir::DataDir;
+use raven_actors::delivery::targets::Channels;
 use raven_actors::engine::{send, Engine};
-use raven_actors::executor::targets::Channels;
 use raven_actors::ipc::ControlClient;
 use raven_proto::control::{ControlRequest, ControlResponse};
 use std::sync::Arc;

@@ -54,7 +54,7 @@ async fn search_history_finds_the_users_words_and_ravens_newest_first_within_the
     )
     .unwrap();
     let sessions = tmp.path().join("sessions");
-    let store = crate::agent::session::SessionStore::new(&sessions);
+    let store = crate::sessions::SessionStore::new(&sessions);
     let at = Utc.with_ymd_and_hms(2026, 3, 1, 18, 30, 0).unwrap();
     store.append("telegram", "42", Role::Assistant, "Your dentist is on Tuesday at 10", at).unwrap();
     store.append("heartbeat", "main", Role::Assistant, "dentist (the engine's own)", at).unwrap();

@@ -16,7 +16,7 @@ use super::state::ChannelState;
 use super::{Adapter, ChannelError, Inbox};
 use crate::config::TelegramConfig;
 use crate::data_dir::DataDir;
-use crate::executor::outlets::{Outlet, OutletError};
+use crate::delivery::outlets::{Outlet, OutletError};
 use api::BotApi;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::OutboundText;

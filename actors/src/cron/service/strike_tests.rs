@@ -2,11 +2,11 @@
 //! a reply; a frequent one is, says so once, and a reply on its conversation resumes it.
 
 use super::*;
-use crate::agent::InboundHook;
 use crate::clock::{Clock, ManualClock};
 use crate::cron::claims::ChannelFilter;
 use crate::cron::reply::JobReplies;
 use crate::cron::store::Schedule;
+use crate::sessions::InboundHook;
 use crate::supervise::{start, Metrics, RestartPolicy};
 use chrono::{Duration, TimeZone};
 use std::cell::RefCell;

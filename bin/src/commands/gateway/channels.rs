@@ -8,7 +8,7 @@ use raven_actors::channels::health::HealthBoard;
 use raven_actors::channels::{hosting, ChannelError, Inbox};
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;
-use raven_actors::executor::outlets::Outlet;
+use raven_actors::delivery::outlets::Outlet;
 use raven_actors::feedback::give::{give, GiveFeedback};
 use raven_actors::feedback::NudgeFeedbackTracker;
 use raven_actors::ipc::ControlClient;
@@ -62,7 +62,7 @@ impl Inbox for GatewayInbox {
     ) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
         Box::pin(async move {
             // A chat no session file can name is not heard (and not asked for again).
-            if let Err(e) = raven_actors::agent::session_file::validate(channel, chat_id) {
+            if let Err(e) = raven_actors::sessions::file_name::validate(channel, chat_id) {
                 tracing::warn!(channel, "a message was dropped: {e}");
                 return Ok(());
             }

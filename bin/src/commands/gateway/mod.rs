@@ -140,7 +140,7 @@ async fn inbound(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes)
     }
     // One conversation, one file: a name no file can hold is refused here, not answered and
     // then lost.
-    if let Err(e) = raven_actors::agent::session_file::validate(&msg.channel, &msg.chat_id) {
+    if let Err(e) = raven_actors::sessions::file_name::validate(&msg.channel, &msg.chat_id) {
         return error(StatusCode::BAD_REQUEST, e.to_string());
     }
     let turn = inbound_turn(msg.channel, msg.chat_id, msg.text);

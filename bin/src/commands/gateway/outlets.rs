@@ -6,8 +6,8 @@
 
 use raven_actors::config::LiveConfig;
 use raven_actors::data_dir::DataDir;
+use raven_actors::delivery::outlets::{Outlet, OutletError};
 use raven_actors::engine::{configured_outlets, hosted_channels};
-use raven_actors::executor::outlets::{Outlet, OutletError};
 use raven_actors::ipc::{ControlClient, Pushed};
 use raven_actors::watch::{watch_edited_file, FileWatch, SETTLE};
 use raven_proto::control::{ControlRequest, ControlResponse};

@@ -1,11 +1,11 @@
 //! Sessions persisted per conversation as JSONL: `sessions/<channel>_<chat_id>.jsonl` (each
-//! part encoded, see [`super::session_file`]), one [`SessionLine`] a line (the one schema
+//! part encoded, see [`super::file_name`]), one [`SessionLine`] a line (the one schema
 //! every reader and writer uses; the README shows it). A reply that called tools is kept as
 //! an assistant line with its calls, then one `tool` line per call with its result; the
 //! model reads them back as it sent them (see [`super::replay`]).
 
-use super::session_file;
-use crate::feedback::Source;
+use super::file_name;
+use super::Source;
 use crate::llm::provider::{ChatMessage, Role, ToolCall};
 use chrono::{DateTime, Utc};
 use raven_proto::limits::{cut, SESSION_TEXT_BYTES, TOOL_ARGUMENTS_BYTES, TOOL_ID_BYTES};
@@ -108,7 +108,7 @@ impl SessionStore {
     }
 
     fn path(&self, channel: &str, chat_id: &str) -> std::io::Result<PathBuf> {
-        let name = session_file::file_name(channel, chat_id)
+        let name = file_name::file_name(channel, chat_id)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         Ok(self.dir.join(name))
     }
@@ -119,7 +119,7 @@ impl SessionStore {
             .ok()?
             .filter_map(Result::ok)
             .filter_map(|e| {
-                let (of, chat) = session_file::parse(e.file_name().to_str()?)?;
+                let (of, chat) = file_name::parse(e.file_name().to_str()?)?;
                 (of == channel).then_some(())?;
                 Some((e.metadata().ok()?.modified().ok()?, chat))
             })

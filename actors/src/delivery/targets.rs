@@ -4,6 +4,21 @@
 
 use crate::config::RavenConfig;
 
+/// The channels of the configured outlets that face the outside (all but `cli`), and the
+/// enabled chat channels (`[channels.*]`): what the gateway process hosts when it runs.
+pub fn hosted_channels(config: &RavenConfig) -> Vec<String> {
+    let d = &config.delivery;
+    let mut out = Vec::new();
+    if !d.jsonl_path.trim().is_empty() {
+        out.push("jsonl".to_owned());
+    }
+    if !d.webhook_url.trim().is_empty() {
+        out.push("webhook".to_owned());
+    }
+    out.extend(config.channels.enabled().into_iter().map(String::from));
+    out
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Channels(Vec<String>);
 
@@ -11,7 +26,7 @@ impl Channels {
     /// What `config` sets up.
     pub fn of(config: &RavenConfig) -> Channels {
         let mut names = vec!["cli".to_owned()];
-        names.extend(crate::engine::hosted_channels(config));
+        names.extend(hosted_channels(config));
         Channels(names)
     }
 

@@ -3,10 +3,9 @@
 //! command line). Each answer says what was recorded and how to undo it; with nothing to
 //! give feedback on, it says so and records nothing.
 
-use super::record::{FeedbackRecord, Lifecycle};
-use super::{short_id, FeedbackError, NudgeFeedbackTracker};
 use crate::cron::pause::PauseOutcome;
 use crate::cron::store::JobsStore;
+use crate::feedback::{short_id, FeedbackError, FeedbackRecord, Lifecycle, NudgeFeedbackTracker};
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 

@@ -5,10 +5,10 @@
 //! for everything it delivers with a [`Dispatch`], now or late from the outbox; the agent
 //! calls it for an inject that rode its reply.
 
-use crate::agent::session::{SessionLine, SessionStore};
 use crate::feedback::{Dispatch, NudgeFeedbackTracker};
 use crate::journal::Journal;
 use crate::llm::provider::Role;
+use crate::sessions::{SessionLine, SessionStore};
 use chrono::{DateTime, Utc};
 use std::rc::Rc;
 

@@ -6,7 +6,7 @@
 //! not there (the window began between them), and a call whose result was never kept (the
 //! turn was cut short). The rest of that reply is kept.
 
-use super::session::SessionLine;
+use super::SessionLine;
 use crate::llm::provider::{ChatMessage, Role};
 
 /// `lines` (oldest first) as messages for the model.

@@ -70,7 +70,7 @@ impl Watched {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::executor::outlets::CliOutlet;
+    use crate::delivery::outlets::CliOutlet;
 
     fn outlets() -> HashMap<String, Arc<dyn Outlet>> {
         // No REPL subscribed to the bus, nothing else: no one watches.

@@ -2,10 +2,10 @@
 //! before the agent, a recognised `/ok`, `/stop` or `/snooze` is answered here, with no LLM.
 
 use super::commands::{parse, CommandCtx};
-use super::NudgeFeedbackTracker;
-use crate::agent::InboundHook;
 use crate::clock::SharedClock;
 use crate::cron::store::JobsStore;
+use crate::feedback::NudgeFeedbackTracker;
+use crate::sessions::InboundHook;
 use chrono_tz::Tz;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::TurnRequest;

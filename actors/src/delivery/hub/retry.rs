@@ -3,8 +3,8 @@
 //! terminal no one watches goes to the user's chat channel once there is one.
 
 use super::{backoff_after, record_said, DeliveryHubService, Outbox, OutboxEntry, SECTION};
-use crate::executor::outlets::{Outlet, OutletError};
-use crate::executor::watched::Watched;
+use crate::delivery::outlets::{Outlet, OutletError};
+use crate::delivery::watched::Watched;
 use crate::policy::{release, NudgePolicyService, Reservation, Reserve};
 use crate::supervise::{Handle, LocalBoxFuture, Request, ServeAsync};
 use chrono::Duration;

@@ -1,11 +1,11 @@
 //! The one-time move of session files from an older release's names (`/` and `\` replaced by
 //! `_`, so several conversations could meet in one file) to the encoded names of
-//! [`super::session_file`]. It runs under the sessions directory's lock, at most once (a
+//! [`super::file_name`]. It runs under the sessions directory's lock, at most once (a
 //! `.layout` file records it), and never merges two files: every old name reads as exactly one
 //! `(channel, chat_id)`, and every pair has its own new name. A file that was already shared
 //! by two conversations stays one file: what was mixed cannot be told apart again.
 
-use super::session_file;
+use super::file_name;
 use crate::store::FileLock;
 use std::path::{Path, PathBuf};
 
@@ -59,8 +59,8 @@ fn set_aside_old_names(dir: &Path, report: &mut Migration) -> std::io::Result<Ve
     for entry in std::fs::read_dir(dir)?.flatten() {
         let Ok(name) = entry.file_name().into_string() else { continue };
         let old_name = name.strip_suffix(MOVING).unwrap_or(&name).to_owned();
-        let Some((channel, chat)) = session_file::parse_legacy(&old_name) else { continue };
-        let new_name = match session_file::file_name(&channel, &chat) {
+        let Some((channel, chat)) = file_name::parse_legacy(&old_name) else { continue };
+        let new_name = match file_name::file_name(&channel, &chat) {
             Ok(n) => n,
             Err(e) => {
                 report.left.push((name, e.to_string()));
