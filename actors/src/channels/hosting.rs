@@ -8,6 +8,7 @@
 use super::health::HealthBoard;
 use super::{Adapter, ChannelError, Inbox};
 use crate::delivery::outlets::{Outlet, OutletError};
+use crate::supervise::backoff::Backoff;
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 use raven_proto::OutboundText;
@@ -114,7 +115,7 @@ pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: 
     let name = adapter.channel().to_owned();
     let fault =
         std::env::var("RAVEN_FAULT").ok().and_then(|s| crate::supervise::parse_fault(&s, &format!("channel:{name}")));
-    let (mut pause, mut runs, mut failures) = (FIRST_PAUSE, 0u64, 0u32);
+    let (mut backoff, mut runs, mut failures) = (Backoff::new(FIRST_PAUSE, MAX_PAUSE), 0u64, 0u32);
     loop {
         runs += 1;
         let started = Instant::now();
@@ -127,8 +128,10 @@ pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: 
         };
         let outcome = AssertUnwindSafe(run).catch_unwind().await;
         if started.elapsed() >= HEALTHY_RUN {
-            (pause, failures) = (FIRST_PAUSE, 0);
+            (backoff, failures) = (Backoff::new(FIRST_PAUSE, MAX_PAUSE), 0);
         }
+        // Every round advances the doubling, whichever wait it takes.
+        let pause = backoff.next_wait();
         let wait = match outcome {
             Ok(Ok(())) => {
                 tracing::warn!(channel = %name, "the channel stopped listening; starting it again");
@@ -162,7 +165,6 @@ pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: 
             }
         };
         actix_rt::time::sleep(wait).await;
-        pause = (pause * 2).min(MAX_PAUSE);
     }
 }
 

@@ -1,6 +1,7 @@
 //! Channel outlets: where the DeliveryHub hands a message over. Failures are results.
 
 use crate::store::{lock_path_for, FileLock};
+use crate::supervise::backoff::Backoff;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::OutboundText;
 use std::collections::HashSet;
@@ -254,7 +255,7 @@ impl WebhookOutlet {
         let mut last = OutletError::Transient("not attempted".into());
         for attempt in 0..self.attempts {
             if attempt > 0 {
-                actix_rt::time::sleep(self.backoff * 2u32.pow(attempt - 1)).await;
+                actix_rt::time::sleep(Backoff::new(self.backoff, std::time::Duration::MAX).wait_before(attempt)).await;
             }
             let mut req = self.client.post(&self.url).json(&body);
             if let Some(s) = &self.secret {

@@ -90,11 +90,11 @@ pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: st
     let owner = owner_uid(&path);
     let slots = Rc::new(Slots::default());
     let mut refused = 0u64;
-    let mut backoff = std::time::Duration::from_millis(10);
+    let mut backoff = crate::supervise::backoff::Backoff::new(std::time::Duration::from_millis(10), ACCEPT_BACKOFF_MAX);
     loop {
         match listener.accept().await {
             Ok(stream) => {
-                backoff = std::time::Duration::from_millis(10);
+                backoff.reset();
                 if let Err(why) = peer_allowed(&stream, owner) {
                     tracing::warn!("control connection refused: {why}");
                     continue;
@@ -118,11 +118,10 @@ pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: st
                 });
             }
             Err(e) => {
-                if backoff == std::time::Duration::from_millis(10) {
+                if backoff.failures() == 0 {
                     tracing::error!("control socket cannot accept ({e}); retrying with a backoff");
                 }
-                actix_rt::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
+                actix_rt::time::sleep(backoff.next_wait()).await;
             }
         }
     }

@@ -68,7 +68,7 @@ impl RetryPolicy {
     /// one (never less), else half the exponential step plus a random half of it ("equal
     /// jitter"), capped at `backoff_max`.
     pub fn wait(&self, retry: u32, error: &ProviderError, jitter: &mut Jitter) -> Duration {
-        let step = self.backoff_initial.saturating_mul(1 << (retry.saturating_sub(1)).min(16)).min(self.backoff_max);
+        let step = crate::supervise::backoff::Backoff::new(self.backoff_initial, self.backoff_max).wait_before(retry);
         let backoff = step / 2 + step.mul_f64(jitter.unit() / 2.0);
         match error {
             ProviderError::Http { retry_after: Some(asked), .. } => *asked,

@@ -70,7 +70,7 @@ pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 /// ours or [`LOCK_WAIT`] has passed.
 fn wait_for_lock(file: &File) -> std::io::Result<()> {
     let deadline = Instant::now() + LOCK_WAIT;
-    let mut pause = Duration::from_millis(1);
+    let mut backoff = crate::supervise::backoff::Backoff::new(Duration::from_millis(1), Duration::from_millis(50));
     loop {
         // Fully qualified: std's own File::try_lock would shadow fs2's method on newer Rust.
         match fs2::FileExt::try_lock_exclusive(file) {
@@ -83,8 +83,7 @@ fn wait_for_lock(file: &File) -> std::io::Result<()> {
                 ))
             }
             Err(_) => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(50));
+                std::thread::sleep(backoff.next_wait());
             }
         }
     }

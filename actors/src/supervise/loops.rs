@@ -30,7 +30,7 @@ pub fn supervised_loop(
     let meter = metrics.register(&format!("loop:{name}"));
     let fault = std::env::var("RAVEN_FAULT").ok().and_then(|spec| super::parse_fault(&spec, &format!("loop:{name}")));
     actix_rt::spawn(async move {
-        let mut pause = FIRST_PAUSE;
+        let mut backoff = super::backoff::Backoff::new(FIRST_PAUSE, MAX_PAUSE);
         let mut runs = 0u64;
         loop {
             runs += 1;
@@ -42,8 +42,7 @@ pub fn supervised_loop(
                 Ok(()) => tracing::error!(loop = name, "the loop ended; starting it again"),
             }
             meter.on_restart();
-            actix_rt::time::sleep(pause).await;
-            pause = (pause * 2).min(MAX_PAUSE);
+            actix_rt::time::sleep(backoff.next_wait()).await;
         }
     })
 }

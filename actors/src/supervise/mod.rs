@@ -183,7 +183,7 @@ impl<S: Service> ServiceActor<S> {
             );
             return;
         }
-        let backoff = self.policy.backoff_initial.saturating_mul(1 << (n - 1).min(16)).min(self.policy.backoff_max);
+        let backoff = backoff::Backoff::new(self.policy.backoff_initial, self.policy.backoff_max).wait_before(n);
         tracing::warn!(actor = self.inner.name(), restart = n, ?backoff, "restarting actor");
         self.inner.restarting();
         // Hold the mailbox for the backoff: queued messages wait, nothing is dropped.

@@ -1,0 +1,105 @@
+//! Where a decision goes once made: through the one check-and-record to the router, or
+//! checked and queued (an inject, a defer), or to a spawn; and what a plan slot decides.
+
+use super::*;
+
+impl SentinelRunner {
+    fn next_nudge_id(&mut self, now: DateTime<Utc>) -> String {
+        self.seq += 1;
+        format!("n-{}-{}-{}", now.format("%Y%m%dT%H%M%S"), std::process::id(), self.seq)
+    }
+
+    pub(super) async fn route(
+        &mut self,
+        decision: PlannerDecision,
+        topic: Option<String>,
+        route: &str,
+        notes: Vec<String>,
+    ) -> TickOutcome {
+        let mut outcome =
+            TickOutcome { decision: decision.clone(), result: None, nudge_id: None, route: route.into(), notes };
+        let now = self.d.clock.now();
+        if decision.action == Action::Skip {
+            return outcome;
+        }
+        let id = self.next_nudge_id(now);
+        let said = Dispatch {
+            nudge_id: id.clone(),
+            topic: topic.clone().unwrap_or_else(|| crate::policy::topic::topic_of(&gate_content(&decision))),
+            priority: decision.priority,
+            source: if route == "deferred" { Source::Defer } else { Source::Sentinel },
+            job: None,
+        };
+        match decision.action {
+            Action::Skip => {}
+            Action::SpawnAgent => {
+                outcome.result = Some(self.d.router.route(&decision, &said).await);
+                outcome.nudge_id = Some(id);
+            }
+            Action::NudgeInject | Action::NudgeDefer => {
+                // Queued, not yet delivered: the gate checks now; the fire is recorded when
+                // the inject rides a reply or the defer goes out (through the gate again).
+                let nudge = Nudge::of(&decision, topic);
+                outcome.result = Some(match self.d.policy.call(Check(nudge)).await {
+                    Ok(v) if v.allow => {
+                        let r = self.d.router.route(&decision, &said).await;
+                        if r.delivered {
+                            outcome.nudge_id = Some(id);
+                        }
+                        r
+                    }
+                    Ok(v) => {
+                        outcome.route = format!("{route}:denied");
+                        ExecutionResult::denied(&v)
+                    }
+                    Err(e) => ExecutionResult::failed(format!("policy unavailable: {e}")),
+                });
+            }
+            _ => {
+                // Delivered means written into its conversation, with its dispatched record,
+                // by the hub (see `delivery::conversation`).
+                let nudge = Nudge::of(&decision, topic);
+                let router = self.d.router.clone();
+                let gated = dispatch_through(&self.d.policy, nudge, || async {
+                    let r = router.route(&decision, &said).await;
+                    if r.delivered {
+                        Ok(r)
+                    } else {
+                        Err(r)
+                    }
+                })
+                .await;
+                outcome.result = Some(match gated {
+                    Gated::Delivered(r) => {
+                        outcome.nudge_id = Some(id);
+                        r
+                    }
+                    Gated::Failed(r) => r,
+                    Gated::Denied(v) => {
+                        outcome.route = format!("{route}:denied");
+                        ExecutionResult::denied(&v)
+                    }
+                    Gated::Unavailable(e) => ExecutionResult::failed(format!("policy unavailable: {e}")),
+                });
+            }
+        }
+        outcome
+    }
+}
+
+/// What the gate files a decision's topic under when it has no explicit one.
+fn gate_content(d: &PlannerDecision) -> String {
+    match d.action {
+        Action::SpawnAgent => d.spawn_task.clone().unwrap_or_default(),
+        _ => d.nudge_message.clone().unwrap_or_default(),
+    }
+}
+
+/// A plan slot as a decision: the pre-planned message, to the most recently active session.
+pub(super) fn slot_decision(slot: &PlanSlot, ctx: &PlannerContext, why: &str) -> PlannerDecision {
+    let mut d = PlannerDecision::with_message(Action::Nudge, slot.message.clone(), format!("{why}: {}", slot.topic));
+    d.priority = slot.priority;
+    d.proactivity_score = 1.0;
+    d.target_session = ctx.active_sessions.iter().max_by_key(|s| s.last_active).map(|s| s.session_key.clone());
+    d
+}
