@@ -189,7 +189,7 @@ async fn keep_gateway_running(dir: DataDir, first: Duration) {
             return;
         }
     };
-    let mut backoff = first;
+    let mut backoff = raven_actors::supervise::backoff::Backoff::new(first, Duration::from_secs(5).max(first));
     let mut listen_failed = false;
     // A gateway that outlived the previous supervisor: adopted, watched, replaced when it dies.
     if let Some(pid) = live_gateway(&dir) {
@@ -222,11 +222,11 @@ async fn keep_gateway_running(dir: DataDir, first: Duration) {
         }
         listen_failed = false;
         if started.elapsed() > Duration::from_secs(60) {
-            backoff = first;
+            backoff.reset();
         }
         let status = status.map_or_else(|e| e, |s| s.to_string());
-        super::note(format!("raven: gateway exited ({status}); restarting in {backoff:?}"));
-        actix_rt::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(Duration::from_secs(5).max(first));
+        let wait = backoff.next_wait();
+        super::note(format!("raven: gateway exited ({status}); restarting in {wait:?}"));
+        actix_rt::time::sleep(wait).await;
     }
 }
