@@ -57,8 +57,25 @@ if [[ -n "$host" ]]; then
     var="CARGO_TARGET_$(echo "$host" | tr 'a-z-' 'A-Z_')_RUNNER"
     export "$var=$runner"
 fi
+# libfaketime keeps a counter in shared memory under a semaphore that every process under it
+# takes, and makes one of its own (a semaphore of 1) when none is named. A process SIGKILLed
+# while holding it (the fault tests kill 200) would leave every later process waiting at
+# start-up for ever. So name one here whose count no number of kills can use up.
+shared="ravenft_$$"
+python3 - "$shared" <<'PY'
+import _multiprocessing, os, sys
+name = sys.argv[1]
+_multiprocessing.SemLock(1, 1_000_000, 2**31 - 1, f"/{name}_sem", False)
+fd = os.open(f"/dev/shm/{name}_shm", os.O_CREAT | os.O_RDWR, 0o600)
+os.ftruncate(fd, 4096)
+os.close(fd)
+PY
+trap 'rm -f "/dev/shm/sem.${shared}_sem" "/dev/shm/${shared}_shm"' EXIT
+export FAKETIME_SHARED="/${shared}_sem /${shared}_shm"
+
 echo "at.sh: $(TZ="$ZONE" date -d "@$target" '+%a %Y-%m-%d %H:%M %Z') ($ZONE), $(date -u -d "@$target" '+%a %H:%M UTC')" >&2
 if [[ "$1" == cargo ]]; then
-    exec "$@"
+    "$@"
+else
+    "$runner" "$@"
 fi
-exec "$runner" "$@"

@@ -13,4 +13,5 @@ fi
 export LD_PRELOAD="$RAVEN_FAKETIME_LIB${LD_PRELOAD:+:$LD_PRELOAD}"
 export FAKETIME="$shift_by"
 export FAKETIME_DONT_FAKE_MONOTONIC=1
+# FAKETIME_SHARED (the shared semaphore that kills cannot use up) comes from scripts/at.sh.
 exec "$@"
