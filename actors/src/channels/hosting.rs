@@ -128,7 +128,8 @@ pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: 
         };
         let outcome = AssertUnwindSafe(run).catch_unwind().await;
         if started.elapsed() >= HEALTHY_RUN {
-            (backoff, failures) = (Backoff::new(FIRST_PAUSE, MAX_PAUSE), 0);
+            backoff.reset();
+            failures = 0;
         }
         // Every round advances the doubling, whichever wait it takes.
         let pause = backoff.next_wait();
