@@ -17,7 +17,21 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 /// A caller-injected calendar.
-pub type CalendarFn = Box<dyn Fn(DateTime<Utc>) -> Result<Vec<CalendarEntry>, String>>;
+pub type CalendarFn = Box<dyn Fn(DateTime<Utc>) -> Result<Vec<CalendarEntry>, FieldError>>;
+
+/// Why one field's source failed (the field then takes its default, and the tick goes on).
+#[derive(Debug, thiserror::Error)]
+pub enum FieldError {
+    /// A file exists but cannot be read.
+    #[error("{}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    /// Learning the routines failed (history.md or routines.json).
+    #[error(transparent)]
+    Routines(#[from] super::routines::RoutineError),
+    /// A caller's source (the calendar) failed, in its own words.
+    #[error("{0}")]
+    Source(String),
+}
 
 pub struct ContextAssembler {
     memory: PathBuf,
@@ -78,7 +92,7 @@ impl ContextAssembler {
     }
 
     /// The routines, learned again only when history.md or routines.json changed, or the day did.
-    fn learn_routines(&mut self, now: DateTime<Utc>) -> Result<Vec<raven_proto::Routine>, String> {
+    fn learn_routines(&mut self, now: DateTime<Utc>) -> Result<Vec<raven_proto::Routine>, FieldError> {
         use crate::store::Stamp;
         let key = (Stamp::of(&self.history), Stamp::of(self.routines.path()), now.with_timezone(&self.tz).date_naive());
         if let Some((k, routines)) = &self.learned {
@@ -87,7 +101,7 @@ impl ContextAssembler {
             }
         }
         let learn = LearnConfig { min_days: self.cfg.routine_min_days, forget_days: self.cfg.routine_forget_days };
-        let routines = self.routines.learn(&self.history, self.tz, now, &learn).map_err(|e| e.to_string())?;
+        let routines = self.routines.learn(&self.history, self.tz, now, &learn)?;
         // Keyed by the versions after learning (learning may have written routines.json).
         let key = (Stamp::of(&self.history), Stamp::of(self.routines.path()), key.2);
         self.learned = Some((key, routines.clone()));
@@ -103,7 +117,7 @@ impl ContextAssembler {
     }
 
     /// MEMORY.md, read again only when its version changed.
-    fn read_memory(&mut self) -> Result<std::sync::Arc<str>, String> {
+    fn read_memory(&mut self) -> Result<std::sync::Arc<str>, FieldError> {
         let stamp = crate::store::Stamp::of(&self.memory);
         if let (Some(now), Some((seen, text))) = (stamp, &self.memory_cache) {
             if now == *seen {
@@ -127,7 +141,8 @@ impl ContextAssembler {
         ctx.routines = field(&mut degraded, "routines", || self.learn_routines(now));
         let window = Duration::minutes(self.cfg.active_window_minutes);
         ctx.active_sessions = field(&mut degraded, "active_sessions", || {
-            active_sessions(&self.sessions, now, window).map_err(|e| format!("{}: {e}", self.sessions.display()))
+            active_sessions(&self.sessions, now, window)
+                .map_err(|source| FieldError::Read { path: self.sessions.clone(), source })
         });
         match policy {
             Some(p) => {
@@ -163,11 +178,11 @@ impl ContextAssembler {
 }
 
 /// One field: its value, or its default with the failure noted (a panic included).
-fn field<T: Default>(degraded: &mut Degraded, name: &'static str, read: impl FnOnce() -> Result<T, String>) -> T {
+fn field<T: Default>(degraded: &mut Degraded, name: &'static str, read: impl FnOnce() -> Result<T, FieldError>) -> T {
     match catch_unwind(AssertUnwindSafe(read)) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {
-            degraded.push((name, e));
+            degraded.push((name, e.to_string()));
             T::default()
         }
         Err(_) => {
@@ -184,13 +199,17 @@ fn whole_lines(text: &str) -> &str {
 }
 
 /// A missing file is an empty source, not a failure.
-fn read_optional(path: &Path) -> Result<String, String> {
-    files::read_optional(path).map(Option::unwrap_or_default).map_err(|e| format!("{}: {e}", path.display()))
+fn read_optional(path: &Path) -> Result<String, FieldError> {
+    files::read_optional(path)
+        .map(Option::unwrap_or_default)
+        .map_err(|source| FieldError::Read { path: path.to_owned(), source })
 }
 
 /// The last `max` bytes of a file, starting at a line boundary.
-fn tail(path: &Path, max: usize) -> Result<String, String> {
-    files::tail(path, max as u64).map(Option::unwrap_or_default).map_err(|e| format!("{}: {e}", path.display()))
+fn tail(path: &Path, max: usize) -> Result<String, FieldError> {
+    files::tail(path, max as u64)
+        .map(Option::unwrap_or_default)
+        .map_err(|source| FieldError::Read { path: path.to_owned(), source })
 }
 
 /// The assembler as a supervised actor.

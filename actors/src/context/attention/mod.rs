@@ -42,7 +42,15 @@ pub trait Producer: Send {
         true
     }
 
-    fn produce(&self, input: &ProducerInput) -> Result<String, String>;
+    fn produce(&self, input: &ProducerInput) -> Result<String, ProduceError>;
+}
+
+/// Why a producer made no section (its section is left as it was).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProduceError {
+    /// The source the section is built from is not there yet (`no daily analysis`).
+    #[error("no {0}")]
+    Missing(&'static str),
 }
 
 #[derive(Debug, Default, PartialEq)]
@@ -89,7 +97,7 @@ impl AttentionUpdater {
             }
             match catch_unwind(AssertUnwindSafe(|| p.produce(input))) {
                 Ok(Ok(body)) => bodies.push((p.section(), body)),
-                Ok(Err(e)) => report.failed.push((p.section(), e)),
+                Ok(Err(e)) => report.failed.push((p.section(), e.to_string())),
                 Err(_) => report.failed.push((p.section(), "producer panicked".into())),
             }
         }

@@ -1,7 +1,7 @@
 //! The pure producers, on by default; each owns one H2 section of attention.md. Their output
 //! depends only on their input (no "in 3 hours"), so an unchanged day writes nothing.
 
-use super::{Producer, ProducerInput};
+use super::{ProduceError, Producer, ProducerInput};
 use crate::context::deadlines::parse_deadlines;
 use crate::context::plan::SlotKind;
 use chrono::Duration;
@@ -33,7 +33,7 @@ impl Producer for UpcomingDeadlines {
         "Upcoming deadlines"
     }
 
-    fn produce(&self, input: &ProducerInput) -> Result<String, String> {
+    fn produce(&self, input: &ProducerInput) -> Result<String, ProduceError> {
         let mut out = String::new();
         for d in parse_deadlines(&input.memory_md, input.now, input.tz, input.order) {
             if d.due > input.now + Duration::days(7) {
@@ -54,7 +54,7 @@ impl Producer for TodaysPlan {
         "Today's plan"
     }
 
-    fn produce(&self, input: &ProducerInput) -> Result<String, String> {
+    fn produce(&self, input: &ProducerInput) -> Result<String, ProduceError> {
         let mut out = String::new();
         for s in &input.plan {
             let kind = match s.kind {
@@ -75,7 +75,7 @@ impl Producer for RecentEngagement {
         "Recent engagement"
     }
 
-    fn produce(&self, input: &ProducerInput) -> Result<String, String> {
+    fn produce(&self, input: &ProducerInput) -> Result<String, ProduceError> {
         let f = &input.feedback;
         let pct = |r: crate::feedback::Rate| match r.acceptance() {
             Some(a) => format!("{:.0}% of {}", a * 100.0, r.samples()),
@@ -98,7 +98,7 @@ impl Producer for Routines {
         "Routines"
     }
 
-    fn produce(&self, input: &ProducerInput) -> Result<String, String> {
+    fn produce(&self, input: &ProducerInput) -> Result<String, ProduceError> {
         let mut out = String::new();
         for r in &input.routines {
             let _ = writeln!(out, "- {} around {:02}:00 (seen on {} days)", r.topic, r.hour, r.days_seen);
@@ -119,8 +119,8 @@ impl Producer for DailyFocus {
         input.daily_analysis.is_some()
     }
 
-    fn produce(&self, input: &ProducerInput) -> Result<String, String> {
-        let a = input.daily_analysis.as_ref().ok_or("no daily analysis")?;
+    fn produce(&self, input: &ProducerInput) -> Result<String, ProduceError> {
+        let a = input.daily_analysis.as_ref().ok_or(ProduceError::Missing("daily analysis"))?;
         Ok(format!("- focus: {}\n- watch out: {}", a.focus.trim(), a.watch_out.trim()))
     }
 }

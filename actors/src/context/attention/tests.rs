@@ -7,8 +7,8 @@ impl Producer for Fixed {
     fn section(&self) -> &'static str {
         self.0
     }
-    fn produce(&self, _: &ProducerInput) -> Result<String, String> {
-        self.1.map(str::to_owned).map_err(str::to_owned)
+    fn produce(&self, _: &ProducerInput) -> Result<String, ProduceError> {
+        self.1.map(str::to_owned).map_err(ProduceError::Missing)
     }
 }
 
@@ -18,7 +18,7 @@ impl Producer for Panics {
     fn section(&self) -> &'static str {
         "Panics"
     }
-    fn produce(&self, _: &ProducerInput) -> Result<String, String> {
+    fn produce(&self, _: &ProducerInput) -> Result<String, ProduceError> {
         panic!("producer bug")
     }
 }

@@ -7,6 +7,7 @@
 //! rewritten (the message at the count no longer has that time), extraction resumes after
 //! the first message later than the recorded time.
 
+use super::error::ExtractError;
 use super::events::BehaviorEvent;
 use crate::store::{lock_path_for, write_atomic, FileLock};
 use chrono::{DateTime, Utc};
@@ -48,12 +49,13 @@ pub fn first_pending(times: &[DateTime<Utc>], cursor: Option<&Cursor>) -> usize 
 /// The stored cursors; a missing file is none. A file that does not parse is an error, not
 /// an empty set: starting over would send every session to the model again and append
 /// every event twice.
-pub fn load(path: &Path) -> Result<Cursors, String> {
+pub fn load(path: &Path) -> Result<Cursors, ExtractError> {
     match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| format!("{} does not parse ({e}); fix or delete it to extract again", path.display())),
+        Ok(text) => {
+            serde_json::from_str(&text).map_err(|source| ExtractError::Cursors { path: path.to_owned(), source })
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Cursors::default()),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+        Err(source) => Err(ExtractError::Io { path: path.to_owned(), source }),
     }
 }
 
@@ -68,20 +70,20 @@ pub fn commit(
     expected: Option<Cursor>,
     next: Cursor,
     events: &[BehaviorEvent],
-) -> Result<Cursors, String> {
-    let _lock = FileLock::exclusive(&lock_path_for(behaviors_md)).map_err(|e| format!("lock on behaviors.md: {e}"))?;
+) -> Result<Cursors, ExtractError> {
+    let _lock = FileLock::exclusive(&lock_path_for(behaviors_md)).map_err(ExtractError::Lock)?;
     let path = cursor_path(behaviors_md);
     let mut cursors = load(&path)?;
     let stored = cursors.sessions.get(session).copied();
     if stored != expected {
-        return Err(format!("{session}: extracted by another process meanwhile; this answer is dropped"));
+        return Err(ExtractError::Raced(session.to_owned()));
     }
     if !events.is_empty() {
-        append(behaviors_md, events).map_err(|e| format!("{}: {e}", behaviors_md.display()))?;
+        append(behaviors_md, events).map_err(|source| ExtractError::Io { path: behaviors_md.to_owned(), source })?;
     }
     cursors.sessions.insert(session.to_owned(), next);
-    let bytes = serde_json::to_vec_pretty(&cursors).map_err(|e| e.to_string())?;
-    write_atomic(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = serde_json::to_vec_pretty(&cursors).map_err(ExtractError::Encode)?;
+    write_atomic(&path, &bytes).map_err(|source| ExtractError::Io { path: path.clone(), source })?;
     Ok(cursors)
 }
 
@@ -129,7 +131,7 @@ mod tests {
         let ev = BehaviorEvent { at: t(0).naive_utc(), kind: "habit".into(), summary: "s".into() };
         let first = Cursor { count: 1, last_at: t(0) };
         commit(&md, "cli:1", None, first, std::slice::from_ref(&ev)).unwrap();
-        let err = commit(&md, "cli:1", None, Cursor { count: 2, last_at: t(1) }, &[ev]).unwrap_err();
+        let err = commit(&md, "cli:1", None, Cursor { count: 2, last_at: t(1) }, &[ev]).unwrap_err().to_string();
         assert!(err.contains("another process"), "{err}");
         assert_eq!(std::fs::read_to_string(&md).unwrap(), "# Behaviors\n\n- 2026-03-02 08:00 [habit] s\n");
         assert_eq!(load(&cursor_path(&md)).unwrap().sessions["cli:1"], first);
@@ -140,6 +142,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("behaviors.cursor.json");
         std::fs::write(&path, "{not json").unwrap();
-        assert!(load(&path).unwrap_err().contains("does not parse"));
+        assert!(load(&path).unwrap_err().to_string().contains("does not parse"));
     }
 }

@@ -3,6 +3,7 @@
 //! event that does not validate rejects the whole answer, so a half-understood reply never
 //! lands in the file.
 
+use super::error::{AnswerError, EventError};
 use chrono::NaiveDateTime;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -38,39 +39,35 @@ impl BehaviorEvent {
 
 /// The events of a `record_behaviors` call, or why the call is refused. At most
 /// `max_events`; an empty list is a valid answer (nothing worth keeping).
-pub fn parse_events(arguments: &Value, max_events: usize) -> Result<Vec<BehaviorEvent>, String> {
-    let items = arguments
-        .get("events")
-        .and_then(Value::as_array)
-        .ok_or_else(|| format!("record_behaviors arguments have no `events` list: {}", clip(arguments)))?;
+pub fn parse_events(arguments: &Value, max_events: usize) -> Result<Vec<BehaviorEvent>, AnswerError> {
+    let items =
+        arguments.get("events").and_then(Value::as_array).ok_or_else(|| AnswerError::NoList(clip(arguments)))?;
     if items.len() > max_events {
-        return Err(format!("record_behaviors returned {} events, more than the {max_events} allowed", items.len()));
+        return Err(AnswerError::TooMany { got: items.len(), max: max_events });
     }
     items
         .iter()
         .enumerate()
-        .map(|(i, item)| parse_event(item).map_err(|why| format!("record_behaviors event {}: {why}", i + 1)))
+        .map(|(i, item)| parse_event(item).map_err(|why| AnswerError::Event { number: i + 1, why }))
         .collect()
 }
 
-fn parse_event(item: &Value) -> Result<BehaviorEvent, String> {
-    let field =
-        |k: &str| item.get(k).and_then(Value::as_str).ok_or_else(|| format!("`{k}` is missing or not a string"));
+fn parse_event(item: &Value) -> Result<BehaviorEvent, EventError> {
+    let field = |k: &'static str| item.get(k).and_then(Value::as_str).ok_or(EventError::Missing(k));
     let at_text = field("at")?.trim();
-    let at = NaiveDateTime::parse_from_str(at_text, AT_FORMAT)
-        .map_err(|_| format!("at `{at_text}` is not YYYY-MM-DD HH:MM"))?;
+    let at = NaiveDateTime::parse_from_str(at_text, AT_FORMAT).map_err(|_| EventError::At(at_text.to_owned()))?;
     let kind = field("kind")?.trim().to_lowercase();
     let slug = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-';
     if kind.is_empty() || kind.chars().count() > MAX_KIND_CHARS || !kind.chars().all(slug) {
-        return Err(format!("kind `{kind}` is not a slug of at most {MAX_KIND_CHARS} of a-z 0-9 _ -"));
+        return Err(EventError::Kind(kind));
     }
     // Collapsed to one line: a newline followed by `- ` would otherwise start a new event.
     let summary = field("summary")?.split_whitespace().collect::<Vec<_>>().join(" ");
     if summary.is_empty() {
-        return Err("summary is empty".into());
+        return Err(EventError::EmptySummary);
     }
     if summary.chars().count() > MAX_SUMMARY_CHARS {
-        return Err(format!("summary is longer than {MAX_SUMMARY_CHARS} characters"));
+        return Err(EventError::LongSummary);
     }
     Ok(BehaviorEvent { at, kind, summary })
 }
@@ -118,7 +115,7 @@ mod tests {
             (with("summary", json!(7)), "`summary` is missing"),
         ];
         for (args, want) in cases {
-            let err = parse_events(&args, 2).unwrap_err();
+            let err = parse_events(&args, 2).unwrap_err().to_string();
             assert!(err.contains(want), "{args}: {err}");
         }
     }

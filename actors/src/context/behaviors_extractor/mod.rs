@@ -10,12 +10,14 @@
 //! cursor where it was, so the same messages are offered again on the next run.
 
 mod cursor;
+mod error;
 mod events;
 #[cfg(test)]
 mod tests;
 
 pub use crate::config::BehaviorsConfig;
 pub use cursor::cursor_path;
+pub use error::{AnswerError, EventError, ExtractError};
 pub use events::{parse_events, BehaviorEvent, AT_FORMAT};
 
 use crate::context::sessions::session_key;
@@ -99,7 +101,7 @@ impl BehaviorsExtractor {
     /// One pass over the sessions: each settled session with messages not yet extracted
     /// gets one model call. An `Err` is a failure of the whole pass (the sessions dir or the
     /// cursor file cannot be read); a failure of one session is in the report's `errors`.
-    pub async fn maybe_extract(&mut self, now: DateTime<Utc>) -> Result<ExtractReport, String> {
+    pub async fn maybe_extract(&mut self, now: DateTime<Utc>) -> Result<ExtractReport, ExtractError> {
         let mut report = ExtractReport::default();
         if !self.cfg.enabled {
             return Ok(report);
@@ -146,18 +148,18 @@ impl BehaviorsExtractor {
                     report.appended += events.len();
                     report.extracted.push(key);
                 }
-                Err(e) => report.errors.push(e),
+                Err(e) => report.errors.push(e.to_string()),
             }
         }
         Ok(report)
     }
 
     /// `(session key, path)` of every session file, by name.
-    fn session_files(&self) -> Result<Vec<(String, PathBuf)>, String> {
+    fn session_files(&self) -> Result<Vec<(String, PathBuf)>, ExtractError> {
         let entries = match std::fs::read_dir(&self.sessions_dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(format!("{}: {e}", self.sessions_dir.display())),
+            Err(source) => return Err(ExtractError::Io { path: self.sessions_dir.clone(), source }),
         };
         let mut files: Vec<(String, PathBuf)> =
             entries.flatten().filter_map(|e| Some((session_key(e.file_name().to_str()?)?, e.path()))).collect();
@@ -165,7 +167,7 @@ impl BehaviorsExtractor {
         Ok(files)
     }
 
-    async fn extract(&self, key: &str, batch: &[Message]) -> Result<Vec<BehaviorEvent>, String> {
+    async fn extract(&self, key: &str, batch: &[Message]) -> Result<Vec<BehaviorEvent>, ExtractError> {
         let req = CompletionRequest {
             messages: vec![ChatMessage::system(EXTRACT_PROMPT), ChatMessage::user(self.render(key, batch))],
             tools: vec![tool_schema()],
@@ -173,11 +175,11 @@ impl BehaviorsExtractor {
             generation: EXTRACT_GENERATION,
             context: None,
         };
-        let reply = self.provider.complete(&req).await.map_err(|e| e.to_string())?;
+        let reply = self.provider.complete(&req).await?;
         match reply.first_call() {
-            Some(call) if call.name == TOOL_NAME => parse_events(&call.arguments, self.cfg.max_messages.max(1)),
-            Some(call) => Err(format!("unexpected tool call `{}`", call.name)),
-            None => Err("no record_behaviors tool call".into()),
+            Some(call) if call.name == TOOL_NAME => Ok(parse_events(&call.arguments, self.cfg.max_messages.max(1))?),
+            Some(call) => Err(ExtractError::UnexpectedTool(call.name.clone())),
+            None => Err(ExtractError::NoToolCall),
         }
     }
 

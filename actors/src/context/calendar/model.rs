@@ -3,7 +3,7 @@
 //! anything in one that cannot be read makes the whole file an error naming its line.
 
 use crate::context::calendar::lines::{self, ComponentLines};
-use crate::context::calendar::values::{parse_bare, parse_duration, parse_when, Dur, Origin, When};
+use crate::context::calendar::values::{parse_bare, parse_duration, parse_when, Dur, Origin, ValueError, When};
 use crate::context::calendar::{Bad, CalendarError};
 use chrono::Duration;
 use icalendar::parser::{Component, Property};
@@ -140,7 +140,7 @@ fn event(
     for (i, prop) in component.properties.iter().enumerate() {
         let line = lines.prop(i);
         let origin = Origin { path, line };
-        let bad = |message: String| Bad::new(line, message);
+        let bad = |e: ValueError| Bad::new(line, e.to_string());
         match prop.name.as_str().to_ascii_uppercase().as_str() {
             "UID" => uid = non_blank(prop),
             "SUMMARY" => spec.title = non_blank(prop),
@@ -150,7 +150,9 @@ fn event(
             "DTEND" => end = Some(parse_when(prop, prop.val.as_str(), origin).map_err(bad)?),
             "DURATION" => {
                 let value = prop.val.as_str();
-                duration = Some(parse_duration(value).ok_or_else(|| bad(format!("unreadable DURATION {value:?}")))?);
+                duration = Some(
+                    parse_duration(value).ok_or_else(|| Bad::new(line, format!("unreadable DURATION {value:?}")))?,
+                );
             }
             "RECURRENCE-ID" => spec.recurrence_id = Some(parse_when(prop, prop.val.as_str(), origin).map_err(bad)?),
             "RRULE" if spec.rule.is_none() => {
@@ -182,25 +184,28 @@ fn non_blank(prop: &Property<'_>) -> Option<String> {
 }
 
 /// The dates of an `RDATE` or `EXDATE` list (a period counting by its start).
-fn list(prop: &Property<'_>, origin: Origin<'_>) -> Result<Vec<When>, String> {
+fn list(prop: &Property<'_>, origin: Origin<'_>) -> Result<Vec<When>, ValueError> {
     let items = prop.val.as_str().split(',').filter(|item| !item.trim().is_empty());
     items.map(|item| parse_when(prop, item.split('/').next().unwrap_or(item), origin)).collect()
 }
 
 /// An `RRULE` value: `UNTIL` taken out, `X-` parts dropped, the rest for the rule crate.
-fn rule(value: &str) -> Result<Rule, String> {
+fn rule(value: &str) -> Result<Rule, ValueError> {
     let mut until = None;
     let mut kept = Vec::new();
     for part in value.split(';').map(str::trim).filter(|part| !part.is_empty()) {
         let key = part.split('=').next().unwrap_or(part).to_ascii_uppercase();
         if key == "UNTIL" {
             let raw = part.split_once('=').map_or("", |(_, v)| v);
-            until = Some(parse_bare(raw).ok_or_else(|| format!("unreadable UNTIL {raw:?} in RRULE"))?);
+            until = Some(parse_bare(raw).ok_or_else(|| ValueError::Until(raw.to_owned()))?);
         } else if !key.starts_with("X-") {
             kept.push(part);
         }
     }
-    let rule = kept.join(";").parse::<RRule<Unvalidated>>().map_err(|e| format!("unreadable RRULE {value:?}: {e}"))?;
+    let rule = kept
+        .join(";")
+        .parse::<RRule<Unvalidated>>()
+        .map_err(|e| ValueError::Rule { value: value.to_owned(), reason: e.to_string() })?;
     Ok(Rule { rule, until })
 }
 
@@ -216,7 +221,7 @@ fn trigger(alarm: &Component<'_>, lines: &ComponentLines, path: &Path) -> Result
         |key: &str| prop.params.iter().find(|p| p.key.as_str().eq_ignore_ascii_case(key)).and_then(|p| p.val.as_ref());
     let value = prop.val.as_str();
     if param("VALUE").is_some_and(|v| v.as_str().eq_ignore_ascii_case("DATE-TIME")) {
-        let at = parse_when(prop, value, Origin { path, line }).map_err(|m| Bad::new(line, m))?;
+        let at = parse_when(prop, value, Origin { path, line }).map_err(|e| Bad::new(line, e.to_string()))?;
         return Ok(Some(Trigger::At(at)));
     }
     if let Some(offset) = parse_duration(value) {

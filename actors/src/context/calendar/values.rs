@@ -59,12 +59,23 @@ pub(super) struct Origin<'a> {
     pub(super) line: usize,
 }
 
+/// Why a property's value could not be read (reported with the file and line it is on).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ValueError {
+    #[error("{prop} has no readable date or date-time: {raw:?}")]
+    NoDate { prop: String, raw: String },
+    #[error("unreadable UNTIL {0:?} in RRULE")]
+    Until(String),
+    #[error("unreadable RRULE {value:?}: {reason}")]
+    Rule { value: String, reason: String },
+}
+
 /// One date or date-time value of `prop`: its value, or `raw`, one item of its value list.
-pub(super) fn parse_when(prop: &Property<'_>, raw: &str, origin: Origin<'_>) -> Result<When, String> {
+pub(super) fn parse_when(prop: &Property<'_>, raw: &str, origin: Origin<'_>) -> Result<When, ValueError> {
     let raw = raw.trim();
     let single = Property { name: prop.name.clone(), val: raw.into(), params: prop.params.clone() };
     let value = DatePerhapsTime::try_from(&single)
-        .map_err(|_| format!("{} has no readable date or date-time: {raw:?}", prop.name))?;
+        .map_err(|_| ValueError::NoDate { prop: prop.name.to_string(), raw: raw.to_owned() })?;
     Ok(match value {
         DatePerhapsTime::Date(day) => When::Date(day),
         DatePerhapsTime::DateTime(CalendarDateTime::Utc(at)) => When::Utc(at.naive_utc()),

@@ -19,6 +19,7 @@
 //! be given more than once, and so may `quiet hours` (every window is merged in). Another key given
 //! twice: the later line wins.
 
+use super::error::LineError;
 use crate::config::{DndWindow, TimeOfDay, Window};
 use crate::policy::PolicyOverrides;
 use chrono::Weekday;
@@ -60,8 +61,8 @@ fn heading(line: &str) -> Option<(usize, &str)> {
     (level > 0 && (rest.is_empty() || rest.starts_with(' '))).then(|| (level, rest.trim().trim_end_matches('#').trim()))
 }
 
-fn apply(o: &mut PolicyOverrides, item: &str) -> Result<(), String> {
-    let (key, value) = item.split_once(':').ok_or("not a `key: value` line")?;
+fn apply(o: &mut PolicyOverrides, item: &str) -> Result<(), LineError> {
+    let (key, value) = item.split_once(':').ok_or(LineError::NotKeyValue)?;
     let key = key.to_lowercase().replace(['_', '-'], " ").split_whitespace().collect::<Vec<_>>().join(" ");
     let value = value.trim();
     match key.as_str() {
@@ -73,48 +74,46 @@ fn apply(o: &mut PolicyOverrides, item: &str) -> Result<(), String> {
         "max per hour" => o.max_per_hour = Some(count(value)?),
         "session cooldown" | "session cooldown minutes" => o.session_cooldown_minutes = Some(minutes(value)?),
         "no nudges" => o.dnd_windows.push(no_nudges(value)?),
-        _ => return Err(format!("unknown key `{key}`")),
+        _ => return Err(LineError::UnknownKey(key)),
     }
     Ok(())
 }
 
-fn count(value: &str) -> Result<u32, String> {
-    value.parse().map_err(|_| format!("`{value}` is not a whole number"))
+fn count(value: &str) -> Result<u32, LineError> {
+    value.parse().map_err(|_| LineError::NotCount(value.to_owned()))
 }
 
 /// `22:00`, or a clock time of the shared parser (`10pm`, `10:30 pm`, `noon`).
-fn time(s: &str) -> Result<TimeOfDay, String> {
+fn time(s: &str) -> Result<TimeOfDay, LineError> {
     let tokens: Vec<&str> = s.split_whitespace().collect();
     match crate::time::words::clock(&tokens, true) {
         Some((t, used)) if used == tokens.len() => Ok(TimeOfDay(t)),
-        _ => Err(format!("`{}` is not HH:MM", s.trim())),
+        _ => Err(LineError::NotTime(s.trim().to_owned())),
     }
 }
 
 /// `HH:MM-HH:MM` (also with spaces, an en dash or `to`).
-fn window(value: &str) -> Result<Window, String> {
+fn window(value: &str) -> Result<Window, LineError> {
     let v = value.replace(['–', '—'], "-").replace(" to ", "-");
-    let (start, end) = v.split_once('-').ok_or_else(|| format!("`{value}` is not a window HH:MM-HH:MM"))?;
+    let (start, end) = v.split_once('-').ok_or_else(|| LineError::NotWindow(value.to_owned()))?;
     let w = Window::new(time(start)?, time(end)?);
     if w.start == w.end {
-        return Err(format!("`{value}` is an empty window"));
+        return Err(LineError::EmptyWindow(value.to_owned()));
     }
     Ok(w)
 }
 
 /// `45` (minutes), or any duration of the shared time parser (`45m`, `1h30m`, `2 hours`,
 /// `90 minutes`): whole minutes.
-fn minutes(value: &str) -> Result<i64, String> {
+fn minutes(value: &str) -> Result<i64, LineError> {
     if let Ok(m) = value.trim().parse::<i64>() {
-        return if m >= 0 { Ok(m) } else { Err(format!("`{value}` is not a duration like 45m or 1h30m")) };
+        return if m >= 0 { Ok(m) } else { Err(LineError::NotMinutes(value.to_owned())) };
     }
-    crate::time::parse_duration(value)
-        .map(|d| d.num_minutes())
-        .map_err(|_| format!("`{value}` is not a duration like 45m or 1h30m"))
+    crate::time::parse_duration(value).map(|d| d.num_minutes()).map_err(|_| LineError::NotMinutes(value.to_owned()))
 }
 
 /// `HH:MM-HH:MM [days]`.
-fn no_nudges(value: &str) -> Result<DndWindow, String> {
+fn no_nudges(value: &str) -> Result<DndWindow, LineError> {
     let v = value.replace(['–', '—'], "-").replace(" to ", "-");
     let v = v.trim();
     // The window is everything up to the first letter (the days follow it).
@@ -124,7 +123,7 @@ fn no_nudges(value: &str) -> Result<DndWindow, String> {
     Ok(DndWindow { name: "no nudges (preferences)".into(), start: w.start, end: w.end, weekdays: weekdays(days)? })
 }
 
-fn weekdays(spec: &str) -> Result<Vec<Weekday>, String> {
+fn weekdays(spec: &str) -> Result<Vec<Weekday>, LineError> {
     use Weekday::*;
     let spec = spec.to_lowercase().replace("every day", "daily");
     let mut days: Vec<Weekday> = Vec::new();
@@ -157,6 +156,6 @@ fn weekdays(spec: &str) -> Result<Vec<Weekday>, String> {
     Ok(days)
 }
 
-fn day(s: &str) -> Result<Weekday, String> {
-    s.trim().parse().map_err(|_| format!("`{s}` is not a day (mon ... sun)"))
+fn day(s: &str) -> Result<Weekday, LineError> {
+    s.trim().parse().map_err(|_| LineError::NotDay(s.to_owned()))
 }

@@ -25,10 +25,12 @@
 //! policy and refuses, with a note, what would loosen it. The reader itself applies no such
 //! rule.
 
+mod error;
 pub mod memory_md;
 #[cfg(test)]
 mod tests;
 
+pub use error::{LineError, PreferencesError};
 pub use memory_md::{parse_memory_md, SECTION};
 
 use crate::data_dir::DataDir;
@@ -44,11 +46,10 @@ pub struct Preferences {
 
 /// preferences.toml's overrides. A file that does not parse is an error naming the key: a
 /// half-read typed file is not guessed at.
-pub fn parse_toml(text: &str) -> Result<PolicyOverrides, String> {
-    toml::from_str(text).map_err(|e| {
-        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        let at = line.map(|l| format!(" line {l}")).unwrap_or_default();
-        format!("preferences.toml{at}: {}", e.message().trim_end())
+pub fn parse_toml(text: &str) -> Result<PolicyOverrides, PreferencesError> {
+    toml::from_str(text).map_err(|e| PreferencesError::Toml {
+        line: e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
+        message: e.message().trim_end().to_owned(),
     })
 }
 
@@ -91,7 +92,7 @@ pub fn merge(memory: PolicyOverrides, toml: PolicyOverrides, notes: &mut Vec<Str
 
 /// Text in, overrides out: either source may be absent. Errs only when preferences.toml
 /// does not parse.
-pub fn parse(memory_md: Option<&str>, preferences_toml: Option<&str>) -> Result<Preferences, String> {
+pub fn parse(memory_md: Option<&str>, preferences_toml: Option<&str>) -> Result<Preferences, PreferencesError> {
     let (memory, mut notes) = memory_md.map(parse_memory_md).unwrap_or_default();
     let toml = preferences_toml.map(parse_toml).transpose()?.unwrap_or_default();
     let overrides = merge(memory, toml, &mut notes);
@@ -100,14 +101,15 @@ pub fn parse(memory_md: Option<&str>, preferences_toml: Option<&str>) -> Result<
 
 /// Reads both files (a missing one sets nothing) and [`parse`]s them. Errs when a file
 /// exists but cannot be read, or preferences.toml does not parse.
-pub fn read(memory_path: &Path, toml_path: &Path) -> Result<Preferences, String> {
+pub fn read(memory_path: &Path, toml_path: &Path) -> Result<Preferences, PreferencesError> {
     let memory = read_optional(memory_path)?;
     let toml = read_optional(toml_path)?;
     parse(memory.as_deref(), toml.as_deref())
 }
 
-fn read_optional(path: &Path) -> Result<Option<String>, String> {
-    crate::store::files::read_optional(path).map_err(|e| format!("{}: {e}", path.display()))
+fn read_optional(path: &Path) -> Result<Option<String>, PreferencesError> {
+    crate::store::files::read_optional(path)
+        .map_err(|e| PreferencesError::Read { path: path.to_owned(), message: e.to_string() })
 }
 
 /// `user_memory/preferences.toml`.
@@ -147,7 +149,7 @@ pub struct PreferencesPoll {
     /// the previous poll's.
     pub notes: Vec<String>,
     /// The sources could not be read; the overrides last sent stay in force.
-    pub error: Option<String>,
+    pub error: Option<PreferencesError>,
 }
 
 /// Re-reads the two sources each tick and says what to send and log.
@@ -157,7 +159,7 @@ pub struct ProactivityPreferencesReader {
     toml_path: PathBuf,
     sent: LastSent,
     last_notes: Vec<String>,
-    last_error: Option<String>,
+    last_error: Option<PreferencesError>,
     /// The last read, by the versions of the two files it read: an unchanged pair is not
     /// parsed again (MEMORY.md can be long, and this runs every tick).
     cached: Option<(Versions, Preferences)>,
@@ -186,7 +188,7 @@ impl ProactivityPreferencesReader {
     }
 
     /// The two files' preferences, parsed again only when either file changed.
-    fn read_cached(&mut self) -> Result<Preferences, String> {
+    fn read_cached(&mut self) -> Result<Preferences, PreferencesError> {
         use crate::store::Stamp;
         let versions = (Stamp::of(&self.memory_path), Stamp::of(&self.toml_path));
         if let Some((v, p)) = &self.cached {

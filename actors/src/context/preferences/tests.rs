@@ -145,7 +145,7 @@ fn preferences_toml_is_parsed_and_an_unknown_key_is_an_error_naming_it() {
         }
     );
     assert_eq!(parse_toml("").unwrap(), PolicyOverrides::default());
-    let err = parse_toml("max_per_dya = 2").unwrap_err();
+    let err = parse_toml("max_per_dya = 2").unwrap_err().to_string();
     assert!(err.starts_with("preferences.toml line 1: ") && err.contains("max_per_dya"), "{err}");
     assert!(!err.contains('\n'), "one line: {err}");
     assert!(parse_toml("max_per_day = \"two\"").is_err());
@@ -226,7 +226,7 @@ fn poll_sends_only_changed_overrides_and_reports_notes_and_errors_once() {
 
     std::fs::write(toml_path(&d), "max_per_day = [").unwrap();
     let p = r.poll();
-    assert!(p.send.is_none() && p.error.unwrap().contains("preferences.toml"));
+    assert!(p.send.is_none() && p.error.unwrap().to_string().contains("preferences.toml"));
     assert_eq!(r.poll().error, None, "the same error is reported once");
 
     std::fs::write(toml_path(&d), "max_per_day = 2").unwrap();
