@@ -328,7 +328,7 @@ impl crate::executor::spawn::SubagentManager for WakingSubagent {
         task: &'a str,
         channel: &'a str,
         chat_id: &'a str,
-    ) -> LocalBoxFuture<'a, Result<String, String>> {
+    ) -> LocalBoxFuture<'a, Result<String, crate::executor::spawn::SpawnError>> {
         Box::pin(async move {
             let result = self.inner.spawn(task, channel, chat_id).await;
             self.wake.request_wake_now(format!("subagent for {channel}:{chat_id} done"), self.clock.now());

@@ -2,6 +2,7 @@
 //! agent loop with the tools that write no file of the user's and its own limits
 //! (`agent.subagent_max_iterations`, `agent.subagent_max_tokens`).
 
+use crate::executor::spawn::SpawnError;
 use crate::spine::TurnOutcome;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::{Origin, TurnRequest};
@@ -54,7 +55,7 @@ impl crate::executor::spawn::SubagentManager for AgentSubagent {
         task: &'a str,
         channel: &'a str,
         chat_id: &'a str,
-    ) -> LocalBoxFuture<'a, Result<String, String>> {
+    ) -> LocalBoxFuture<'a, Result<String, SpawnError>> {
         Box::pin(async move {
             self.seq.set(self.seq.get() + 1);
             prune_subagent_runs(&self.sessions, SUBAGENT_RUNS_KEPT.saturating_sub(1));
@@ -72,9 +73,9 @@ impl crate::executor::spawn::SubagentManager for AgentSubagent {
             let (_, outcome) = self.scheduler.submit_wait(req);
             match outcome.await {
                 Ok(TurnOutcome::Replied(text)) => Ok(text),
-                Ok(TurnOutcome::Failed(e)) => Err(e),
-                Ok(TurnOutcome::Interrupted) => Err("interrupted".into()),
-                Err(_) => Err("the spine dropped the turn".into()),
+                Ok(TurnOutcome::Failed(e)) => Err(SpawnError::Failed(e)),
+                Ok(TurnOutcome::Interrupted) => Err(SpawnError::Interrupted),
+                Err(_) => Err(SpawnError::Dropped),
             }
         })
     }

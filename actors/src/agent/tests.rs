@@ -242,14 +242,14 @@ struct Jobs {
 }
 
 impl CronJobs for Jobs {
-    fn add(&self, _: &Value, _: &ToolCtx) -> Result<String, String> {
+    fn add(&self, _: &Value, _: &ToolCtx) -> Result<String, crate::cron::tool::JobError> {
         self.added.set(self.added.get() + 1);
         Ok(format!("job-{}", self.added.get()))
     }
-    fn list(&self) -> Result<Vec<String>, String> {
+    fn list(&self) -> Result<Vec<String>, crate::cron::store::JobsError> {
         Ok(Vec::new())
     }
-    fn remove(&self, _: &str) -> Result<bool, String> {
+    fn remove(&self, _: &str) -> Result<bool, crate::cron::store::JobsError> {
         Ok(false)
     }
 }

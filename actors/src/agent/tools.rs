@@ -1,6 +1,8 @@
 //! The agent's tools. A tool answers with text (the tool result the model reads); refusals
 //! and errors are results too, never failures of the turn.
 
+use crate::cron::store::JobsError;
+use crate::cron::tool::JobError;
 use crate::feedback::tool::{nudge_feedback, tool_schema as feedback_schema};
 use crate::feedback::NudgeFeedbackTracker;
 use crate::llm::provider::ToolSchema;
@@ -33,9 +35,9 @@ pub trait Tool {
 
 /// The jobs store behind the cron tool (it comes with the cron service).
 pub trait CronJobs {
-    fn add(&self, spec: &Value, ctx: &ToolCtx) -> Result<String, String>;
-    fn list(&self) -> Result<Vec<String>, String>;
-    fn remove(&self, id: &str) -> Result<bool, String>;
+    fn add(&self, spec: &Value, ctx: &ToolCtx) -> Result<String, JobError>;
+    fn list(&self) -> Result<Vec<String>, JobsError>;
+    fn remove(&self, id: &str) -> Result<bool, JobsError>;
 }
 
 /// `cron(action: add|list|remove, ...)`.
@@ -71,18 +73,28 @@ impl Tool for CronTool {
             if TURN_ORIGIN.try_with(|o| *o) == Ok(Origin::Cron) {
                 return "refused: a scheduled (cron) turn cannot create, list or remove cron jobs".into();
             }
-            let r = match args.get("action").and_then(Value::as_str) {
-                Some("add") => self.jobs.add(args, ctx).map(|id| format!("scheduled job {id}")),
-                Some("list") => self.jobs.list().map(|l| if l.is_empty() { "no jobs".into() } else { l.join("\n") }),
+            match args.get("action").and_then(Value::as_str) {
+                Some("add") => said(self.jobs.add(args, ctx).map(|id| format!("scheduled job {id}"))),
+                Some("list") => {
+                    said(self.jobs.list().map(|l| if l.is_empty() { "no jobs".into() } else { l.join("\n") }))
+                }
                 Some("remove") => {
                     let id = args.get("id").and_then(Value::as_str).unwrap_or_default();
-                    self.jobs.remove(id).map(|gone| if gone { format!("removed {id}") } else { format!("no job {id}") })
+                    said(
+                        self.jobs
+                            .remove(id)
+                            .map(|gone| if gone { format!("removed {id}") } else { format!("no job {id}") }),
+                    )
                 }
-                other => Err(format!("unknown action {other:?}: use add, list or remove")),
-            };
-            r.unwrap_or_else(|e| format!("error: {e}"))
+                other => format!("error: unknown action {other:?}: use add, list or remove"),
+            }
         })
     }
+}
+
+/// A tool's outcome as the model reads it: the text, or `error: …`.
+fn said(r: Result<String, impl std::fmt::Display>) -> String {
+    r.unwrap_or_else(|e| format!("error: {e}"))
 }
 
 /// `nudge_feedback(verdict, nudge_id, reason)`.
@@ -102,7 +114,7 @@ impl Tool for FeedbackTool {
 
 /// The agent's `cron` tool on the user's jobs.json.
 impl CronJobs for crate::cron::tool::JobsCron {
-    fn add(&self, spec: &Value, ctx: &ToolCtx) -> Result<String, String> {
+    fn add(&self, spec: &Value, ctx: &ToolCtx) -> Result<String, JobError> {
         let message = spec.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
         let schedule = self.schedule(spec, ctx.now)?;
         let target = Some(format!("{}:{}", ctx.channel, ctx.chat_id));
@@ -110,18 +122,16 @@ impl CronJobs for crate::cron::tool::JobsCron {
         self.insert(new, ctx.now).map(|j| j.id)
     }
 
-    fn list(&self) -> Result<Vec<String>, String> {
-        let file = self.store.load().map_err(|e| e.to_string())?;
+    fn list(&self) -> Result<Vec<String>, JobsError> {
+        let file = self.store.load()?;
         Ok(file.jobs.iter().map(|j| crate::cron::tool::describe(j, self.tz)).collect())
     }
 
-    fn remove(&self, id: &str) -> Result<bool, String> {
-        self.store
-            .update(|f| {
-                let before = f.jobs.len();
-                f.jobs.retain(|j| j.id != id);
-                f.jobs.len() != before
-            })
-            .map_err(|e| e.to_string())
+    fn remove(&self, id: &str) -> Result<bool, JobsError> {
+        self.store.update(|f| {
+            let before = f.jobs.len();
+            f.jobs.retain(|j| j.id != id);
+            f.jobs.len() != before
+        })
     }
 }

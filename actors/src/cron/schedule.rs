@@ -29,34 +29,49 @@ pub enum Parsed {
     Cron { cron: Box<Cron>, tz: Tz },
 }
 
+/// Why a stored schedule cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    #[error("`{expr}` has {fields} fields; a cron expression has 5 or 6")]
+    Fields { expr: String, fields: usize },
+    #[error("`{expr}`: {source}")]
+    Cron { expr: String, source: croner::errors::CronError },
+    #[error("`{0}` is not an IANA time zone (say e.g. Europe/Berlin)")]
+    Zone(String),
+    #[error("every_s must be positive")]
+    ZeroInterval,
+    #[error("an interval of {0}s is over 100 years")]
+    TooLong(u64),
+}
+
 /// Parses a cron expression of 5 fields (minute first) or 6 (second first).
-pub fn parse_cron(expr: &str) -> Result<Cron, String> {
+pub fn parse_cron(expr: &str) -> Result<Cron, ScheduleError> {
     let fields = expr.split_whitespace().count();
     if !(5..=6).contains(&fields) {
-        return Err(format!("`{expr}` has {fields} fields; a cron expression has 5 or 6"));
+        return Err(ScheduleError::Fields { expr: expr.to_owned(), fields });
     }
     CronParser::builder()
         .seconds(Seconds::Optional)
         .year(Year::Disallowed)
         .build()
         .parse(expr)
-        .map_err(|e| format!("`{expr}`: {e}"))
+        .map_err(|source| ScheduleError::Cron { expr: expr.to_owned(), source })
 }
 
-pub fn parse_tz(tz: &str) -> Result<Tz, String> {
-    tz.parse::<Tz>().map_err(|_| format!("`{tz}` is not an IANA time zone (say e.g. Europe/Berlin)"))
+pub fn parse_tz(tz: &str) -> Result<Tz, ScheduleError> {
+    tz.parse::<Tz>().map_err(|_| ScheduleError::Zone(tz.to_owned()))
 }
 
 impl Schedule {
-    pub fn parse(&self) -> Result<Parsed, String> {
+    pub fn parse(&self) -> Result<Parsed, ScheduleError> {
         Ok(match self {
             Schedule::At { at } => Parsed::At(*at),
             Schedule::Every { every_s, anchor } => {
                 if *every_s == 0 {
-                    return Err("every_s must be positive".into());
+                    return Err(ScheduleError::ZeroInterval);
                 }
                 if *every_s > MAX_EVERY_S {
-                    return Err(format!("an interval of {every_s}s is over 100 years"));
+                    return Err(ScheduleError::TooLong(*every_s));
                 }
                 Parsed::Every { every: Duration::seconds(*every_s as i64), anchor: *anchor }
             }

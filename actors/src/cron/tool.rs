@@ -1,8 +1,11 @@
 //! The jobs store behind the agent's `cron` tool and the CLI's `raven cron`: a schedule from
 //! what people say, a new job, a job in one line.
 
-use super::schedule::parse_tz;
+use super::schedule::{parse_tz, ScheduleError};
+use super::store::JobsError;
 use super::store::{Job, JobState, JobsStore, Schedule};
+use crate::delivery::targets::TargetError;
+use crate::time::TimeError;
 use crate::time::{parse_when, DateOrder, When};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
@@ -37,12 +40,33 @@ pub struct NewJob {
     pub topic: Option<String>,
 }
 
+/// Why a job was not scheduled: said to the user (the CLI) or the model (the `cron` tool).
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error(transparent)]
+    When(#[from] TimeError),
+    #[error(transparent)]
+    Schedule(#[from] ScheduleError),
+    #[error("`{0}` is not a cron expression or @hourly/@daily/@weekly/@monthly")]
+    NotCron(String),
+    #[error(
+        "say when: `when` (e.g. \"in 10m\", \"tomorrow at 9\", \"every weekday at 9\"), in_s, at, every_s or cron"
+    )]
+    NoWhen,
+    #[error("a job needs a message")]
+    NoMessage,
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error(transparent)]
+    Store(#[from] JobsError),
+}
+
 impl JobsCron {
     /// When, from the tool's (and the CLI's) arguments, all read by the one time parser:
     /// `when` (any form people say: `in 1h 30m`, `tomorrow at 9`, `every weekday at 9`), or
     /// the older keys `in_s`, `at_local` (HH:MM), `at` (RFC 3339 or any one-shot form),
     /// `every_s` or `cron` (an expression or `@daily`). `tz` applies to every form.
-    pub fn schedule(&self, spec: &Value, now: DateTime<Utc>) -> Result<Schedule, String> {
+    pub fn schedule(&self, spec: &Value, now: DateTime<Utc>) -> Result<Schedule, JobError> {
         let s = |k: &str| spec.get(k).and_then(Value::as_str);
         let tz = s("tz").map(parse_tz).transpose()?.unwrap_or(self.tz);
         let number = |k: &str| spec.get(k).filter(|v| v.is_number()).map(Value::to_string);
@@ -57,22 +81,22 @@ impl JobsCron {
         } else if let Some(n) = number("every_s") {
             format!("every {n}s")
         } else if let Some(expr) = s("cron") {
-            let when = parse_when(expr, now, tz, self.order).map_err(|e| e.to_string())?;
+            let when = parse_when(expr, now, tz, self.order)?;
             return match when {
                 When::Cron { .. } => Ok(schedule_of(when, now)),
-                _ => Err(format!("`{expr}` is not a cron expression or @hourly/@daily/@weekly/@monthly")),
+                _ => Err(JobError::NotCron(expr.to_owned())),
             };
         } else {
-            return Err("say when: `when` (e.g. \"in 10m\", \"tomorrow at 9\", \"every weekday at 9\"), in_s, at, every_s or cron".into());
+            return Err(JobError::NoWhen);
         };
-        parse_when(&text, now, tz, self.order).map(|w| schedule_of(w, now)).map_err(|e| e.to_string())
+        Ok(parse_when(&text, now, tz, self.order).map(|w| schedule_of(w, now))?)
     }
 
     /// Stores the job under a fresh id (unique even for two jobs in the same second, from two
     /// processes) and returns it with its first due time.
-    pub fn insert(&self, new: NewJob, now: DateTime<Utc>) -> Result<Job, String> {
+    pub fn insert(&self, new: NewJob, now: DateTime<Utc>) -> Result<Job, JobError> {
         if new.message.trim().is_empty() {
-            return Err("a job needs a message".into());
+            return Err(JobError::NoMessage);
         }
         for target in new.target.iter().chain(&new.broadcast) {
             self.channels.check(target)?;
@@ -100,7 +124,7 @@ impl JobsCron {
                 f.jobs.push(job.clone());
                 job
             })
-            .map_err(|e| e.to_string())
+            .map_err(JobError::from)
     }
 }
 

@@ -209,7 +209,7 @@ impl ServeAsync<Post> for DeliveryHubService {
             Ok(o) => (o, None),
             Err(e) => (None, Some(e)),
         };
-        let unknown = self.channels.as_ref().and_then(|c| c.check(&text.channel).err());
+        let unknown = self.channels.as_ref().and_then(|c| c.check(&text.channel).err()).map(|e| e.to_string());
         let store = self.store.clone();
         let now = self.clock.now();
         let backoff = self.backoff;

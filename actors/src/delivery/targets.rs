@@ -22,6 +22,15 @@ pub fn hosted_channels(config: &RavenConfig) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Channels(Vec<String>);
 
+/// A target on a channel no outlet of this data dir delivers to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no outlet delivers to channel `{channel}` (in `{target}`); this data dir delivers to: {}", known.join(", "))]
+pub struct TargetError {
+    pub channel: String,
+    pub target: String,
+    pub known: Vec<String>,
+}
+
 impl Channels {
     /// What `config` sets up.
     pub fn of(config: &RavenConfig) -> Channels {
@@ -35,15 +44,12 @@ impl Channels {
     }
 
     /// `channel[:chat_id]` on a channel with an outlet, or why not.
-    pub fn check(&self, target: &str) -> Result<(), String> {
+    pub fn check(&self, target: &str) -> Result<(), TargetError> {
         let (channel, _) = raven_proto::split_target(target);
         if self.contains(&channel) {
             return Ok(());
         }
-        Err(format!(
-            "no outlet delivers to channel `{channel}` (in `{target}`); this data dir delivers to: {}",
-            self.0.join(", ")
-        ))
+        Err(TargetError { channel, target: target.to_owned(), known: self.0.clone() })
     }
 }
 
@@ -57,7 +63,7 @@ mod tests {
         config.delivery.jsonl_path = "out.jsonl".into();
         let c = Channels::of(&config);
         assert!(c.check("cli:local").is_ok() && c.check("jsonl:me").is_ok() && c.check("jsonl").is_ok());
-        let err = c.check("telegram:42").unwrap_err();
+        let err = c.check("telegram:42").unwrap_err().to_string();
         assert!(err.contains("`telegram`") && err.contains("cli, jsonl"), "{err}");
         assert!(c.check("webhook:ann").is_err(), "no webhook_url set");
     }

@@ -5,6 +5,7 @@
 //! before" (a cron tool call), each unchecked HEARTBEAT.md item "work on it" (a spawn, behind
 //! a confirm step). An LLM provider proposes them through the `propose_tasks` tool call.
 
+use super::error::{DiscoveryError, OptionError};
 use super::pending::{Choice, ChoiceAction, PendingDecision, PendingDecisionStore, PendingState};
 use super::restraint::{allowed_on, Held, Offered};
 use crate::config::DiscoveryConfig;
@@ -101,7 +102,7 @@ impl TaskDiscoverer {
                 let heartbeat = std::fs::read_to_string(&self.heartbeat_md).unwrap_or_default();
                 match self.propose(&memory, &heartbeat, now).await {
                     Ok(o) => o,
-                    Err(e) => return Discovered::Failed(e),
+                    Err(e) => return Discovered::Failed(e.to_string()),
                 }
             }
         };
@@ -136,7 +137,7 @@ impl TaskDiscoverer {
         };
         let (menus, dispatcher, target) = (self.menus.clone(), self.dispatcher.clone(), self.target.clone());
         let gated = dispatch_through(&self.policy, nudge, || async move {
-            let menu = menus.offer(menu, now).map_err(|e| e.to_string())?;
+            let menu = menus.offer(menu, now)?;
             let count = menu.options.len();
             let shown = format!("{text}\n(menu {})", menu.id);
             let said = Dispatch {
@@ -151,7 +152,7 @@ impl TaskDiscoverer {
                 Ok((menu.id, count))
             } else {
                 let _ = menus.transition(&menu.id, &PendingState::Open, PendingState::Cancelled);
-                Err(r.error.unwrap_or_default())
+                Err(DiscoveryError::NotDelivered(r.error.unwrap_or_default()))
             }
         })
         .await;
@@ -167,7 +168,8 @@ impl TaskDiscoverer {
                 let layer = v.layer.map(|l| format!("layer {}: ", l.number())).unwrap_or_default();
                 Discovered::Denied(format!("{layer}{}", v.reason))
             }
-            Gated::Failed(e) | Gated::Unavailable(e) => Discovered::Failed(e),
+            Gated::Failed(e) => Discovered::Failed(e.to_string()),
+            Gated::Unavailable(e) => Discovered::Failed(e),
         }
     }
 
@@ -177,7 +179,7 @@ impl TaskDiscoverer {
         }
     }
 
-    async fn propose(&self, memory: &str, heartbeat: &str, now: DateTime<Utc>) -> Result<Vec<Choice>, String> {
+    async fn propose(&self, memory: &str, heartbeat: &str, now: DateTime<Utc>) -> Result<Vec<Choice>, DiscoveryError> {
         let mut options = if self.provider.name() == "rules" {
             rules_options(memory, heartbeat, now, self.tz, self.order)
         } else {
@@ -196,7 +198,7 @@ impl TaskDiscoverer {
         history: &str,
         heartbeat: &str,
         now: DateTime<Utc>,
-    ) -> Result<Vec<Choice>, String> {
+    ) -> Result<Vec<Choice>, DiscoveryError> {
         let system = format!(
             "Propose up to {} concrete tasks you could do for the user today, from their notes. \
              Call propose_tasks; each option is a reply (text to tell them) or a spawn (a task \
@@ -215,10 +217,10 @@ impl TaskDiscoverer {
             generation: Generation { max_tokens: 512, temperature: 0.2, caller: Caller::Other },
             context: None,
         };
-        let reply = self.provider.complete(&req).await.map_err(|e| e.to_string())?;
+        let reply = self.provider.complete(&req).await?;
         match reply.first_call() {
-            Some(call) if call.name == PROPOSE_TOOL => parse_options(&call.arguments),
-            _ => Err(format!("the provider did not propose tasks: {reply:?}")),
+            Some(call) if call.name == PROPOSE_TOOL => Ok(parse_options(&call.arguments)?),
+            _ => Err(DiscoveryError::NoProposal(format!("{reply:?}"))),
         }
     }
 }
@@ -238,18 +240,18 @@ fn propose_schema() -> ToolSchema {
 }
 
 /// The `propose_tasks` arguments as options; a malformed option is an error, not skipped.
-pub fn parse_options(args: &Value) -> Result<Vec<Choice>, String> {
-    let items = args.get("options").and_then(Value::as_array).ok_or("propose_tasks: `options` must be an array")?;
+pub fn parse_options(args: &Value) -> Result<Vec<Choice>, OptionError> {
+    let items = args.get("options").and_then(Value::as_array).ok_or(OptionError::NotAnArray)?;
     items
         .iter()
         .map(|o| {
             let s = |k: &str| o.get(k).and_then(Value::as_str).map(str::trim).filter(|v| !v.is_empty());
-            let title = s("title").ok_or("an option without a title")?.to_owned();
+            let title = s("title").ok_or(OptionError::NoTitle)?.to_owned();
             let reason = s("reason").unwrap_or_default().to_owned();
             let action = match s("kind") {
-                Some("reply") => ChoiceAction::Reply { text: s("text").ok_or("a reply option without text")?.into() },
-                Some("spawn") => ChoiceAction::Spawn { task: s("task").ok_or("a spawn option without a task")?.into() },
-                other => return Err(format!("option kind {other:?}: reply or spawn")),
+                Some("reply") => ChoiceAction::Reply { text: s("text").ok_or(OptionError::NoText)?.into() },
+                Some("spawn") => ChoiceAction::Spawn { task: s("task").ok_or(OptionError::NoTask)?.into() },
+                other => return Err(OptionError::Kind(other.map(str::to_owned))),
             };
             let confirm = o.get("confirm").and_then(Value::as_bool).unwrap_or(false);
             Ok(Choice { title, reason, action, confirm })

@@ -7,6 +7,7 @@
 pub mod action;
 pub mod consumer;
 pub mod discoverer;
+pub mod error;
 pub mod pending;
 pub mod prompt;
 pub mod restraint;

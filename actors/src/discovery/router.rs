@@ -6,6 +6,7 @@
 
 use super::pending::{PendingDecision, PendingDecisionStore, PendingState};
 use crate::llm::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
+use crate::store::StoreError;
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
@@ -68,15 +69,15 @@ pub struct DecisionRouter {
 }
 
 impl DecisionRouter {
-    pub async fn route(&self, session: &str, text: &str, now: DateTime<Utc>) -> Result<Routed, String> {
+    pub async fn route(&self, session: &str, text: &str, now: DateTime<Utc>) -> Result<Routed, StoreError> {
         let said = parse_reply(text);
         if let Said::Pick { menu: Some(id), n } = &said {
-            let Some(menu) = self.store.get(id).map_err(|e| e.to_string())? else {
+            let Some(menu) = self.store.get(id)? else {
                 return Ok(Routed::Answer(format!("There is no menu {id}.")));
             };
             return self.named_pick(menu, *n, now);
         }
-        let Some(menu) = self.store.live_for(session, now).map_err(|e| e.to_string())? else {
+        let Some(menu) = self.store.live_for(session, now)? else {
             return Ok(Routed::PassThrough);
         };
         match (&menu.state, said) {
@@ -87,7 +88,7 @@ impl DecisionRouter {
             (PendingState::AwaitingConfirm { choice }, Said::No) => {
                 let title = menu.options[*choice].title.clone();
                 let from = menu.state.clone();
-                self.store.transition(&menu.id, &from, PendingState::Cancelled).map_err(|e| e.to_string())?;
+                self.store.transition(&menu.id, &from, PendingState::Cancelled)?;
                 Ok(Routed::Answer(format!("OK, I won't do “{title}”.")))
             }
             (_, Said::Pick { n, .. }) => self.pick(menu, n),
@@ -99,7 +100,7 @@ impl DecisionRouter {
         }
     }
 
-    fn named_pick(&self, menu: PendingDecision, n: usize, now: DateTime<Utc>) -> Result<Routed, String> {
+    fn named_pick(&self, menu: PendingDecision, n: usize, now: DateTime<Utc>) -> Result<Routed, StoreError> {
         match &menu.state {
             PendingState::Superseded { by } => {
                 Ok(Routed::Answer(format!("Menu {} was replaced by menu {by}; pick from that one.", menu.id)))
@@ -110,7 +111,7 @@ impl DecisionRouter {
     }
 
     /// Option `n` (1-based) of a live menu: run it, or ask first when it wants a confirm.
-    fn pick(&self, menu: PendingDecision, n: usize) -> Result<Routed, String> {
+    fn pick(&self, menu: PendingDecision, n: usize) -> Result<Routed, StoreError> {
         let count = menu.options.len();
         if n == 0 || n > count {
             return Ok(Routed::Answer(format!("There is no option {n}: pick 1–{count} (menu {}).", menu.id)));
@@ -119,7 +120,7 @@ impl DecisionRouter {
         let from = menu.state.clone();
         if menu.options[choice].confirm && !matches!(from, PendingState::AwaitingConfirm { choice: c } if c == choice) {
             let to = PendingState::AwaitingConfirm { choice };
-            if !self.store.transition(&menu.id, &from, to).map_err(|e| e.to_string())? {
+            if !self.store.transition(&menu.id, &from, to)? {
                 return Ok(Routed::Answer(format!("Menu {} was just settled; nothing was run.", menu.id)));
             }
             let title = &menu.options[choice].title;
@@ -128,9 +129,9 @@ impl DecisionRouter {
         self.settle(menu, &from, choice)
     }
 
-    fn settle(&self, menu: PendingDecision, from: &PendingState, choice: usize) -> Result<Routed, String> {
+    fn settle(&self, menu: PendingDecision, from: &PendingState, choice: usize) -> Result<Routed, StoreError> {
         // Only one reply settles a menu, even from two processes.
-        if !self.store.transition(&menu.id, from, PendingState::Done { choice }).map_err(|e| e.to_string())? {
+        if !self.store.transition(&menu.id, from, PendingState::Done { choice })? {
             return Ok(Routed::Answer(format!("Menu {} was just settled; nothing was run.", menu.id)));
         }
         Ok(Routed::Run { menu, choice })

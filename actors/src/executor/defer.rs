@@ -133,31 +133,31 @@ pub struct Register {
 }
 
 impl Request for Register {
-    type Reply = Result<(), String>;
+    type Reply = Result<(), StoreError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
 }
 
 impl Serve<Register> for DeferService {
-    fn serve(&mut self, m: Register) -> Result<(), String> {
+    fn serve(&mut self, m: Register) -> Result<(), StoreError> {
         let d = Deferred { id: m.id, decision: m.decision, registered_at: self.clock.now() };
-        self.manager.register(d).map_err(|e| e.to_string())
+        self.manager.register(d)
     }
 }
 
 pub struct Poll;
 
 impl Request for Poll {
-    type Reply = Result<Polled, String>;
+    type Reply = Result<Polled, StoreError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
 }
 
 impl Serve<Poll> for DeferService {
-    fn serve(&mut self, _: Poll) -> Result<Polled, String> {
-        self.manager.poll(self.clock.now()).map_err(|e| e.to_string())
+    fn serve(&mut self, _: Poll) -> Result<Polled, StoreError> {
+        self.manager.poll(self.clock.now())
     }
 }
 

@@ -117,14 +117,14 @@ pub struct QueueInject {
 }
 
 impl Request for QueueInject {
-    type Reply = Result<Vec<String>, String>;
+    type Reply = Result<Vec<String>, StoreError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
 }
 
 impl Serve<QueueInject> for InjectorService {
-    fn serve(&mut self, m: QueueInject) -> Result<Vec<String>, String> {
+    fn serve(&mut self, m: QueueInject) -> Result<Vec<String>, StoreError> {
         let p = PendingInject {
             nudge_id: m.nudge_id,
             message: m.message,
@@ -132,7 +132,7 @@ impl Serve<QueueInject> for InjectorService {
             queued_at: self.clock.now(),
             topic: m.topic,
         };
-        self.injector.queue(&m.session, p).map_err(|e| e.to_string())
+        self.injector.queue(&m.session, p)
     }
 }
 

@@ -47,7 +47,7 @@ impl Router for Executors {
                     };
                     match self.injector.call(q).await {
                         Ok(Ok(_)) => ExecutionResult::delivered(vec![format!("inject:{session}")]),
-                        Ok(Err(e)) => ExecutionResult::failed(e),
+                        Ok(Err(e)) => ExecutionResult::failed(e.to_string()),
                         Err(e) => ExecutionResult::failed(e.to_string()),
                     }
                 }
@@ -57,7 +57,7 @@ impl Router for Executors {
                             "defer:{}",
                             d.target_session.as_deref().unwrap_or("*")
                         )]),
-                        Ok(Err(e)) => ExecutionResult::failed(e),
+                        Ok(Err(e)) => ExecutionResult::failed(e.to_string()),
                         Err(e) => ExecutionResult::failed(e.to_string()),
                     }
                 }

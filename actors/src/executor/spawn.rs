@@ -12,6 +12,21 @@ use futures_util::future::LocalBoxFuture;
 use raven_proto::{split_target, Action, ExecutionResult, PlannerDecision};
 use std::rc::Rc;
 
+/// Why a spawned task's result did not reach its conversation (its reservation is given back).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpawnError {
+    /// The micro-agent's turn failed, in its own words.
+    #[error("{0}")]
+    Failed(String),
+    #[error("interrupted")]
+    Interrupted,
+    #[error("the spine dropped the turn")]
+    Dropped,
+    /// The result was not delivered, with the dispatcher's reason.
+    #[error("not delivered: {0}")]
+    NotDelivered(String),
+}
+
 pub trait SubagentManager {
     /// Runs `task` for the conversation `channel:chat_id`; the result text is delivered there.
     fn spawn<'a>(
@@ -19,7 +34,7 @@ pub trait SubagentManager {
         task: &'a str,
         channel: &'a str,
         chat_id: &'a str,
-    ) -> LocalBoxFuture<'a, Result<String, String>>;
+    ) -> LocalBoxFuture<'a, Result<String, SpawnError>>;
 }
 
 #[derive(Clone)]
@@ -31,13 +46,13 @@ pub struct ProactiveSpawn {
 
 impl ProactiveSpawn {
     /// The micro-agent's run, then its result posted to `target` (recorded there as said).
-    async fn run_and_post(&self, task: &str, target: &str, said: &Dispatch, fire: &Nudge) -> Result<(), String> {
+    async fn run_and_post(&self, task: &str, target: &str, said: &Dispatch, fire: &Nudge) -> Result<(), SpawnError> {
         let (channel, chat_id) = split_target(target);
         let result = self.subagents.spawn(task, &channel, &chat_id).await?;
         let r = self.dispatcher.post(&[target.to_owned()], &result, said, Some(fire)).await;
         match r.delivered {
             true => Ok(()),
-            false => Err(r.error.unwrap_or_default()),
+            false => Err(SpawnError::NotDelivered(r.error.unwrap_or_default())),
         }
     }
 

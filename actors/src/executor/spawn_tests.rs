@@ -1,7 +1,7 @@
 //! ProactiveSpawn through the wired engine: reserved when decided, run outside the tick, a
 //! failed run gives its reservation back, the gate's quota and dedup hold.
 
-use super::spawn::{ProactiveSpawn, SubagentManager};
+use super::spawn::{ProactiveSpawn, SpawnError, SubagentManager};
 use super::tests::{jsonl_config, lines, rig_with, Rig};
 use crate::feedback::{Dispatch, Source};
 use crate::supervise::LocalBoxFuture;
@@ -15,7 +15,7 @@ use std::time::Duration as StdDuration;
 struct CountingSubagent(Rc<Cell<u32>>);
 
 impl SubagentManager for CountingSubagent {
-    fn spawn<'a>(&'a self, task: &'a str, _: &'a str, _: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
+    fn spawn<'a>(&'a self, task: &'a str, _: &'a str, _: &'a str) -> LocalBoxFuture<'a, Result<String, SpawnError>> {
         self.0.set(self.0.get() + 1);
         Box::pin(async move { Ok(format!("done: {task}")) })
     }
@@ -81,7 +81,7 @@ async fn until(what: &str, mut done: impl FnMut() -> bool) {
 struct HeldSubagent(std::cell::RefCell<Option<tokio::sync::oneshot::Receiver<()>>>);
 
 impl SubagentManager for HeldSubagent {
-    fn spawn<'a>(&'a self, task: &'a str, _: &'a str, _: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
+    fn spawn<'a>(&'a self, task: &'a str, _: &'a str, _: &'a str) -> LocalBoxFuture<'a, Result<String, SpawnError>> {
         let go = self.0.borrow_mut().take();
         Box::pin(async move {
             if let Some(go) = go {
@@ -112,8 +112,8 @@ async fn a_spawn_is_charged_when_decided_and_runs_outside_the_tick() {
 struct FailingSubagent;
 
 impl SubagentManager for FailingSubagent {
-    fn spawn<'a>(&'a self, _: &'a str, _: &'a str, _: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
-        Box::pin(async { Err("the provider could not be reached".to_owned()) })
+    fn spawn<'a>(&'a self, _: &'a str, _: &'a str, _: &'a str) -> LocalBoxFuture<'a, Result<String, SpawnError>> {
+        Box::pin(async { Err(SpawnError::Failed("the provider could not be reached".to_owned())) })
     }
 }
 

@@ -91,7 +91,11 @@ impl ProactivePlanner {
 
 impl ProactivePlanner {
     /// The DailyAnalysisService's one call of the day.
-    pub async fn analyze_day(&self, ctx: &PlannerContext, today: chrono::NaiveDate) -> Result<DailyAnalysis, String> {
+    pub async fn analyze_day(
+        &self,
+        ctx: &PlannerContext,
+        today: chrono::NaiveDate,
+    ) -> Result<DailyAnalysis, AnalysisError> {
         let tool = prompts::analysis_schema();
         let req = CompletionRequest {
             messages: vec![
@@ -103,18 +107,29 @@ impl ProactivePlanner {
             generation: PLANNER_GENERATION,
             context: Some(Arc::new(ctx.clone())),
         };
-        let reply = self.provider.complete(&req).await.map_err(|e| e.to_string())?;
+        let reply = self.provider.complete(&req).await?;
         match reply.first_call() {
             Some(call) if call.name == daily_analysis::TOOL_NAME => {
                 let field = |k: &str| call.arguments.get(k).and_then(serde_json::Value::as_str).map(str::to_owned);
                 match (field("focus"), field("watch_out")) {
                     (Some(focus), Some(watch_out)) => Ok(DailyAnalysis { date: today, focus, watch_out }),
-                    _ => Err("daily_analysis without focus or watch_out".into()),
+                    _ => Err(AnalysisError::Incomplete),
                 }
             }
-            _ => Err(format!("no daily_analysis tool call: {reply:?}")),
+            _ => Err(AnalysisError::NoCall(format!("{reply:?}"))),
         }
     }
+}
+
+/// Why the day's analysis was not made (the tick goes on without it, and tries again later).
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error(transparent)]
+    Model(#[from] provider::ProviderError),
+    #[error("daily_analysis without focus or watch_out")]
+    Incomplete,
+    #[error("no daily_analysis tool call: {0}")]
+    NoCall(String),
 }
 
 /// The Planner as a supervised actor.
@@ -154,7 +169,7 @@ impl ServeAsync<Decide> for PlannerService {
 pub struct AnalyzeDay(pub PlannerContext, pub chrono::NaiveDate);
 
 impl Request for AnalyzeDay {
-    type Reply = Result<DailyAnalysis, String>;
+    type Reply = Result<DailyAnalysis, AnalysisError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
@@ -164,7 +179,7 @@ impl ServeAsync<AnalyzeDay> for PlannerService {
     fn serve_async(
         &mut self,
         AnalyzeDay(ctx, today): AnalyzeDay,
-    ) -> LocalBoxFuture<'static, Result<DailyAnalysis, String>> {
+    ) -> LocalBoxFuture<'static, Result<DailyAnalysis, AnalysisError>> {
         let planner = self.planner.clone();
         Box::pin(async move { planner.analyze_day(&ctx, today).await })
     }

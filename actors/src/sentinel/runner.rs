@@ -211,16 +211,16 @@ impl SentinelRunner {
 
     /// Runs discovery once for each drained trigger batch; `Ok(false)` when this engine has
     /// no discovery pipeline (the triggers are consumed and the fact logged).
-    pub async fn run_triggered_discovery(&mut self, now: chrono::DateTime<chrono::Utc>) -> Result<bool, String> {
+    pub async fn run_triggered_discovery(&mut self, now: chrono::DateTime<chrono::Utc>) -> bool {
         match self.d.discovery.as_mut() {
             Some(hook) => {
                 let ran = hook.run_now(now).await;
                 self.journal_discovery(&ran, true);
-                Ok(true)
+                true
             }
             None => {
                 tracing::warn!("a discovery run was requested, but this engine has no discovery pipeline");
-                Ok(false)
+                false
             }
         }
     }

@@ -3,6 +3,7 @@
 use super::runner::{RunnerStats, SentinelRunner};
 use super::triggers::TriggerStore;
 use crate::clock::SharedClock;
+use crate::store::StoreError;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Utc};
 use raven_proto::TickOutcome;
@@ -34,18 +35,18 @@ impl RunnerService {
 pub struct DrainTriggers;
 
 impl Request for DrainTriggers {
-    type Reply = Result<usize, String>;
+    type Reply = Result<usize, StoreError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
 }
 
 impl ServeAsync<DrainTriggers> for RunnerService {
-    fn serve_async(&mut self, _: DrainTriggers) -> LocalBoxFuture<'static, Result<usize, String>> {
+    fn serve_async(&mut self, _: DrainTriggers) -> LocalBoxFuture<'static, Result<usize, StoreError>> {
         let (runner, triggers) = (self.runner.clone(), self.triggers.clone());
         Box::pin(async move {
             let Some(store) = triggers else { return Ok(0) };
-            let taken = store.drain().map_err(|e| e.to_string())?;
+            let taken = store.drain()?;
             if taken.is_empty() {
                 return Ok(0);
             }
@@ -53,7 +54,7 @@ impl ServeAsync<DrainTriggers> for RunnerService {
             tracing::info!(?reasons, "discovery requested");
             let mut r = runner.lock().await;
             let now = r.now();
-            r.run_triggered_discovery(now).await?;
+            r.run_triggered_discovery(now).await;
             Ok(taken.len())
         })
     }

@@ -346,7 +346,7 @@ async fn an_operator_trigger_runs_discovery_once_from_the_drain_loop() {
     let path = r.dir.triggers();
     let h =
         start(RunnerService::new(runner).with_triggers(TriggerStore::new(&path)), &r.metrics, RestartPolicy::default());
-    assert_eq!(h.call_async(DrainTriggers).await.unwrap(), Ok(0));
+    assert_eq!(h.call_async(DrainTriggers).await.unwrap().unwrap(), 0);
     // Another process asks for a run; the short loop takes it once.
     TriggerStore::new(&path).request("operator", at(12, 1)).unwrap();
     let task = crate::sentinel::spawn_trigger_loop(h.clone(), std::time::Duration::from_millis(2));

@@ -25,7 +25,7 @@ pub fn parse_duration(input: &str) -> Result<Duration, TimeError> {
     let tokens: Vec<&str> = lower.split_whitespace().collect();
     match leading_duration(&tokens) {
         Some(Ok((duration, used))) if used == tokens.len() => Ok(duration),
-        Some(Err(why)) => Err(TimeError::OutOfRange { input: input.into(), why }),
+        Some(Err(why)) => Err(TimeError::OutOfRange { input: input.into(), why: why.to_string() }),
         _ if is_number(lower.trim()) => Err(unreadable(input, "a number needs a unit (10m, 10 minutes)")),
         _ => Err(unreadable(input, "not a duration (10m, 1h30m, 90 minutes)")),
     }
@@ -35,7 +35,7 @@ pub fn parse_duration(input: &str) -> Result<Duration, TimeError> {
 /// tokens it took (`10m 2 pills` takes 1, `1h 30m stretch` 2, `90 minutes tea` 2). `None` when
 /// the first token starts no duration; `Some(Err(why))` when the duration is zero, negative or
 /// too long.
-pub(super) fn leading_duration(tokens: &[&str]) -> Option<Result<(Duration, usize), String>> {
+pub(super) fn leading_duration(tokens: &[&str]) -> Option<Result<(Duration, usize), Span>> {
     let (text, used) = duration_words(tokens)?;
     Some(to_duration(&text).map(|duration| (duration, used)))
 }
@@ -99,27 +99,41 @@ fn is_number(text: &str) -> bool {
     digits(whole) && digits(fraction)
 }
 
+/// Why words that spell a duration give none that can be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum Span {
+    #[error("a duration must be more than zero")]
+    NotPositive,
+    #[error("too long (over 100 years) or too finely divided to count")]
+    Overflow,
+    #[error("shorter than a second")]
+    UnderASecond,
+    #[error("more than 100 years")]
+    OverACentury,
+    /// humantime's own reason.
+    #[error("{0}")]
+    Unreadable(String),
+}
+
 /// Counts the pieces with humantime (checked: no overflow, no wrap) and keeps the result in range.
-fn to_duration(text: &str) -> Result<Duration, String> {
+fn to_duration(text: &str) -> Result<Duration, Span> {
     if text.contains('-') {
-        return Err("a duration must be more than zero".into());
+        return Err(Span::NotPositive);
     }
     let counted = humantime::parse_duration(text).map_err(|e| match e {
-        humantime::DurationError::NumberOverflow => {
-            "too long (over 100 years) or too finely divided to count".to_owned()
-        }
-        other => other.to_string(),
+        humantime::DurationError::NumberOverflow => Span::Overflow,
+        other => Span::Unreadable(other.to_string()),
     })?;
     if counted.is_zero() {
-        return Err("a duration must be more than zero".into());
+        return Err(Span::NotPositive);
     }
     if counted.as_secs() == 0 {
-        return Err("shorter than a second".into());
+        return Err(Span::UnderASecond);
     }
     if counted.as_secs() > MAX_SECS || (counted.as_secs() == MAX_SECS && counted.subsec_nanos() > 0) {
-        return Err("more than 100 years".into());
+        return Err(Span::OverACentury);
     }
-    Duration::from_std(counted).map_err(|_| "more than 100 years".to_owned())
+    Duration::from_std(counted).map_err(|_| Span::OverACentury)
 }
 
 fn unreadable(input: &str, why: &str) -> TimeError {

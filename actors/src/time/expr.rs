@@ -88,7 +88,7 @@ fn from_now(tokens: &[&str], now: DateTime<Utc>) -> Found<DateTime<Utc>> {
     match leading_duration(&tokens[said_in..]) {
         None if said_in == 1 => Err(unreadable("`in` needs a duration after it (10m, 2 hours)")),
         None => Ok(None),
-        Some(Err(why)) => Err(out_of_range(why)),
+        Some(Err(why)) => Err(out_of_range(why.to_string())),
         Some(Ok((duration, used))) => match now.checked_add_signed(duration) {
             Some(at) => Ok(Some((at, said_in + used))),
             None => Err(out_of_range("too far ahead")),

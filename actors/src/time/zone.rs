@@ -5,7 +5,7 @@
 
 use chrono_tz::Tz;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Where the zone came from, as `raven config show` and the ready line say it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -65,7 +65,7 @@ pub fn resolve(configured: Option<(Tz, &Path)>, tz_var: Option<&str>, localtime:
     }
     match zone_of_localtime(localtime) {
         Ok(tz) => UserZone { tz, source: ZoneSource::System(localtime.display().to_string()), warning: None },
-        Err(why) => fallback(why),
+        Err(why) => fallback(why.to_string()),
     }
 }
 
@@ -85,18 +85,28 @@ fn zone_of_path_name(path: &str) -> Option<Tz> {
     path.rsplit_once("zoneinfo/").and_then(|(_, name)| name.parse().ok())
 }
 
+/// Why the system's zone could not be read (said once as a warning; UTC is used).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SystemZoneError {
+    #[error("{} points at {target}, not a zone", localtime.display())]
+    NotAZone { localtime: PathBuf, target: String },
+    #[error("{} names no zone", .0.display())]
+    Unnamed(PathBuf),
+    #[error("{} is not a link into zoneinfo and {} is missing", localtime.display(), named.display())]
+    Missing { localtime: PathBuf, named: PathBuf },
+}
+
 /// `/etc/localtime` is a link into the zoneinfo tree; a copy is named by `/etc/timezone` beside it.
-fn zone_of_localtime(localtime: &Path) -> Result<Tz, String> {
+fn zone_of_localtime(localtime: &Path) -> Result<Tz, SystemZoneError> {
     if let Ok(target) = std::fs::read_link(localtime) {
         let target = target.display().to_string();
-        return zone_of_path_name(&target).ok_or(format!("{} points at {target}, not a zone", localtime.display()));
+        return zone_of_path_name(&target)
+            .ok_or_else(|| SystemZoneError::NotAZone { localtime: localtime.to_owned(), target });
     }
     let named = localtime.with_file_name("timezone");
     match std::fs::read_to_string(&named) {
-        Ok(text) => text.trim().parse().map_err(|_| format!("{} names no zone", named.display())),
-        Err(_) => {
-            Err(format!("{} is not a link into zoneinfo and {} is missing", localtime.display(), named.display()))
-        }
+        Ok(text) => text.trim().parse().map_err(|_| SystemZoneError::Unnamed(named)),
+        Err(_) => Err(SystemZoneError::Missing { localtime: localtime.to_owned(), named }),
     }
 }
 

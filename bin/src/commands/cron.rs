@@ -103,11 +103,11 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
     match c {
         CronCommand::Add(a) => {
             let now = chrono::Utc::now();
-            let schedule = jobs.schedule(&spec(&a)?, now)?;
+            let schedule = jobs.schedule(&spec(&a)?, now).map_err(|e| e.to_string())?;
             check_kind(&a, &schedule)?;
             let target = (!a.silent && a.broadcast.is_empty()).then(|| a.to.clone());
             let new = NewJob { message: a.message, schedule, target, broadcast: a.broadcast, topic: a.topic };
-            let job = jobs.insert(new, now)?;
+            let job = jobs.insert(new, now).map_err(|e| e.to_string())?;
             println!("{}  (times in {})", sanitize(&describe(&job, jobs.tz)), jobs.tz);
         }
         CronCommand::List { json } => {

@@ -16,7 +16,7 @@ pub fn run(dir: &DataDir, target: String, text: String) -> Result<(), String> {
         return Err(format!("`{target}` is not channel:chat_id (e.g. webhook:alice, cli:local)"));
     }
     let config = load_config(dir)?;
-    Channels::of(&config).check(&target)?;
+    Channels::of(&config).check(&target).map_err(|e| e.to_string())?;
     let response = actix_rt::System::new().block_on(async {
         match ControlClient::connect(&dir.socket()).await {
             Ok(mut c) => c.request(ControlRequest::Send { target, text }).await.map_err(|e| e.to_string()),

@@ -77,13 +77,13 @@ async fn search_history_finds_the_users_words_and_ravens_newest_first_within_the
 struct Jobs(Vec<String>);
 
 impl CronJobs for Jobs {
-    fn add(&self, _: &Value, _: &ToolCtx) -> Result<String, String> {
+    fn add(&self, _: &Value, _: &ToolCtx) -> Result<String, crate::cron::tool::JobError> {
         unreachable!("list_jobs only lists")
     }
-    fn list(&self) -> Result<Vec<String>, String> {
+    fn list(&self) -> Result<Vec<String>, crate::cron::store::JobsError> {
         Ok(self.0.clone())
     }
-    fn remove(&self, _: &str) -> Result<bool, String> {
+    fn remove(&self, _: &str) -> Result<bool, crate::cron::store::JobsError> {
         unreachable!("list_jobs only lists")
     }
 }

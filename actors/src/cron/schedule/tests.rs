@@ -80,10 +80,10 @@ fn five_and_six_fields_are_accepted_and_others_named() {
     for sunday in ["0 9 * * 0", "0 9 * * 7"] {
         assert_eq!(cron(sunday, "UTC").next_after(utc(2026, 12, 2, 0, 0)), Some(utc(2026, 12, 6, 9, 0)));
     }
-    let err = parse_cron("* * * *").unwrap_err();
+    let err = parse_cron("* * * *").unwrap_err().to_string();
     assert!(err.contains("4 fields"), "{err}");
     assert!(parse_cron("61 * * * *").is_err());
-    assert!(parse_tz("Mars/Olympus").unwrap_err().contains("Mars/Olympus"));
+    assert!(parse_tz("Mars/Olympus").unwrap_err().to_string().contains("Mars/Olympus"));
 }
 
 #[test]
@@ -143,7 +143,7 @@ proptest::proptest! {
                 }
                 let _ = p.first(after);
             }
-            Err(why) => proptest::prop_assert!(every_s == 0 || why.contains("over 100 years"), "{}", why),
+            Err(why) => proptest::prop_assert!(every_s == 0 || why.to_string().contains("over 100 years"), "{}", why),
         }
     }
 }

@@ -36,7 +36,7 @@ pub(super) fn recurrence(tokens: &[&str], raw: &[&str], tz: Tz) -> Found<When> {
 fn every(tokens: &[&str], tz: Tz) -> Result<(When, usize), TimeError> {
     match leading_duration(&tokens[1..]) {
         Some(Ok((interval, used))) => return Ok((When::Every(interval), used + 1)),
-        Some(Err(why)) => return Err(out_of_range(why)),
+        Some(Err(why)) => return Err(out_of_range(why.to_string())),
         None => {}
     }
     let cron = |expr: &str| When::Cron { expr: expr.into(), tz };
