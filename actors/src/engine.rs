@@ -35,11 +35,13 @@ use wiring::Wiring;
 use crate::{cron::store::JobsStore, feedback::NudgeFeedbackTracker};
 
 mod control;
+mod error;
 mod follow;
 pub mod sim;
 mod wiring;
 
 pub use control::EngineControl;
+pub use error::StartError;
 
 pub struct Engine {
     pub metrics: Metrics,
@@ -100,7 +102,7 @@ pub struct Overrides {
 
 /// The configured provider: OpenAI-compatible when `llm.base_url` is set (with its retries
 /// and its breaker, waiting on `clock`), else the embedded rules (no breaker).
-pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvider, Option<Breaker>), String> {
+pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvider, Option<Breaker>), StartError> {
     let llm = &config.llm;
     if llm.base_url.trim().is_empty() {
         let rules = RulesProvider::new(config.general.timezone).with_order(config.general.date_order);
@@ -108,7 +110,7 @@ pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvi
     }
     let key = std::env::var(&llm.api_key_env).ok();
     let openai = OpenAiProvider::new(&llm.base_url, &llm.model, key, Duration::from_secs(llm.timeout_s))
-        .map_err(|e| format!("llm provider: {e}"))?
+        .map_err(StartError::Provider)?
         .with_max_reply_bytes(llm.max_reply_bytes)
         .with_max_prompt_tokens(llm.max_prompt_tokens)
         .with_params(ModelParams::from_config(llm));
@@ -130,7 +132,7 @@ pub fn configured_outlets(
     dir: &DataDir,
     config: &RavenConfig,
     events: &crate::ipc::EventBus,
-) -> Result<Vec<Arc<dyn Outlet>>, String> {
+) -> Result<Vec<Arc<dyn Outlet>>, StartError> {
     let d = &config.delivery;
     let mut out: Vec<Arc<dyn Outlet>> = vec![Arc::new(CliOutlet::stdout().publishing(events.clone()))];
     if !d.jsonl_path.trim().is_empty() {
@@ -213,14 +215,19 @@ impl Engine {
     }
 
     /// Starts the actors on the current actix arbiter, as configured.
-    pub fn start(dir: &DataDir, config: &RavenConfig, clock: SharedClock) -> Result<Engine, String> {
+    pub fn start(dir: &DataDir, config: &RavenConfig, clock: SharedClock) -> Result<Engine, StartError> {
         Engine::start_with(dir, config, clock, Overrides::default())
     }
 
-    pub fn start_with(dir: &DataDir, config: &RavenConfig, clock: SharedClock, o: Overrides) -> Result<Engine, String> {
-        dir.ensure().map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
+    pub fn start_with(
+        dir: &DataDir,
+        config: &RavenConfig,
+        clock: SharedClock,
+        o: Overrides,
+    ) -> Result<Engine, StartError> {
+        dir.ensure().map_err(|source| StartError::DataDir { path: dir.root().to_owned(), source })?;
         crate::sessions::layout::migrate(&dir.sessions())
-            .map_err(|e| format!("session files {}: {e}", dir.sessions().display()))?;
+            .map_err(|source| StartError::Sessions { path: dir.sessions(), source })?;
         let w = Wiring::new(dir, config, clock);
         let own_channels = own_channels(config, &o);
         let policy = w.policy()?;

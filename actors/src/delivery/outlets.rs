@@ -239,8 +239,8 @@ impl WebhookOutlet {
         attempts: u32,
         backoff: Duration,
         timeout: Duration,
-    ) -> Result<Self, String> {
-        let client = reqwest::Client::builder().timeout(timeout).build().map_err(|e| e.to_string())?;
+    ) -> Result<Self, reqwest::Error> {
+        let client = reqwest::Client::builder().timeout(timeout).build()?;
         Ok(WebhookOutlet { client, url: url.to_owned(), secret, attempts: attempts.max(1), backoff })
     }
 

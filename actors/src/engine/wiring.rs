@@ -2,7 +2,7 @@
 //! engine from the data dir and its config, starting its actors supervised and metered on the
 //! shared clock.
 
-use super::{configured_outlets, WakingSubagent};
+use super::{configured_outlets, StartError, WakingSubagent};
 use crate::agent::broker::{AskUserTool, QuestionBroker};
 use crate::agent::inbound::feedback_hook::FeedbackReplies;
 use crate::agent::knowledge::Knowledge;
@@ -98,8 +98,8 @@ impl<'a> Wiring<'a> {
     }
 
     /// One state file per owner: the ledger, the inject queues, the defer heap, the outbox.
-    fn state(&self, owner: Owner) -> Result<JsonStateStore, String> {
-        owners::open(self.dir, owner).map_err(|e| e.to_string())
+    fn state(&self, owner: Owner) -> Result<JsonStateStore, StartError> {
+        Ok(owners::open(self.dir, owner)?)
     }
 
     /// A menu pick is answered before the LLM is called (spec §12).
@@ -107,7 +107,7 @@ impl<'a> Wiring<'a> {
         PendingDecisionStore::new(self.dir.sentinel_dir().join("pending_decisions.json"))
     }
 
-    pub(super) fn policy(&self) -> Result<Policy, String> {
+    pub(super) fn policy(&self) -> Result<Policy, StartError> {
         let ledger = Arc::new(self.state(Owner::Policy)?);
         let gate = NudgePolicy::new(self.config.policy.clone(), self.tz);
         let policy = NudgePolicyService::new(gate, Some(ledger), self.clock.clone()).with_journal(self.journal.clone());
@@ -159,7 +159,7 @@ impl<'a> Wiring<'a> {
         policy: &Policy,
         outlets: Vec<Arc<dyn Outlet>>,
         remote_channels: &[String],
-    ) -> Result<Delivery, String> {
+    ) -> Result<Delivery, StartError> {
         let (dir, config, d) = (self.dir, self.config, &self.config.delivery);
         let backoff = chrono::Duration::seconds(d.outbox_backoff_s);
         // One of each per process: every user of feedback.jsonl and jobs.json shares it (a
@@ -192,13 +192,13 @@ impl<'a> Wiring<'a> {
         Ok(Delivery { tracker, jobs, conversations, hub, events, gateway })
     }
 
-    pub(super) fn executors(&self, policy: &Policy, hub: &Hub) -> Result<Execution, String> {
+    pub(super) fn executors(&self, policy: &Policy, hub: &Hub) -> Result<Execution, StartError> {
         let (x, clock) = (&self.config.executor, self.clock.clone());
         let ttl = chrono::Duration::minutes(x.inject_ttl_minutes);
         let queues = NudgeInjector::new(Arc::new(self.state(Owner::Injector)?), ttl, x.inject_cap);
         let injector = InjectorService::new(queues, policy.clone(), clock.clone());
         let injector = start(injector, &self.metrics, self.restart("NudgeInjector"));
-        let heap = DeferManager::in_data_dir(self.dir, x).map_err(|e| e.to_string())?;
+        let heap = DeferManager::in_data_dir(self.dir, x)?;
         let defer = start(DeferService::new(heap, clock), &self.metrics, self.restart("DeferManager"));
         let dispatcher = NudgeDispatcher::new(hub.clone(), DefaultTargets::following(self.live.clone()));
         Ok(Execution { injector, defer, dispatcher })
@@ -332,7 +332,7 @@ impl<'a> Wiring<'a> {
         provider: &SharedProvider,
         policy: &Policy,
         x: &Execution,
-    ) -> Result<TaskDiscoverer, String> {
+    ) -> Result<TaskDiscoverer, StartError> {
         let (dir, config) = (self.dir, self.config);
         let target = match config.discovery.target.trim() {
             "" => config.delivery.default_targets.first().cloned().unwrap_or_else(|| "cli:local".into()),

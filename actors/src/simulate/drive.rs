@@ -83,7 +83,7 @@ pub async fn run(plan: &Plan, dir: &DataDir, provider: Option<SharedProvider>) -
         .map(|c| Arc::new(Capture::new(c, clock.shared(), seen.clone())) as Arc<dyn crate::delivery::outlets::Outlet>)
         .collect();
     let overrides = Overrides { provider: Some(Rc::new(counted)), outlets, ..Default::default() };
-    let engine = Engine::start_with(dir, &config, clock.shared(), overrides)?;
+    let engine = Engine::start_with(dir, &config, clock.shared(), overrides).map_err(|e| e.to_string())?;
     // The scripted verdicts are journal lines too, as a user's are.
     let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), plan.tz)
         .with_journal(crate::journal::Journal::in_data_dir(dir));

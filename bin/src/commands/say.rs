@@ -56,7 +56,7 @@ async fn supervisor_turn(c: &mut ControlClient, req: TurnRequest) -> Result<(), 
 fn embedded_turn(dir: &DataDir, config: &RavenConfig, clock: SharedClock, req: TurnRequest) -> Result<(), String> {
     dir.check_writable().map_err(|e| e.to_string())?;
     actix_rt::System::new().block_on(async move {
-        let engine = Engine::start(dir, config, clock)?;
+        let engine = Engine::start(dir, config, clock).map_err(|e| e.to_string())?;
         let (_, reply) = engine.scheduler.submit_wait(req);
         match reply.await.map_err(|_| "the turn was dropped".to_owned())? {
             TurnOutcome::Replied(text) => {

@@ -22,7 +22,7 @@ pub fn run(dir: &DataDir, target: String, text: String) -> Result<(), String> {
             Ok(mut c) => c.request(ControlRequest::Send { target, text }).await.map_err(|e| e.to_string()),
             Err(_) => {
                 dir.check_writable().map_err(|e| e.to_string())?;
-                let engine = Engine::start(dir, &config, Arc::new(SystemClock))?;
+                let engine = Engine::start(dir, &config, Arc::new(SystemClock)).map_err(|e| e.to_string())?;
                 Ok(send(&engine.hub, &target, &text).await)
             }
         }

@@ -83,7 +83,7 @@ fn ask_supervisor(dir: &DataDir, show_metrics: bool) -> Option<Result<(), String
 /// One tick on an engine embedded in this process, against `dir`.
 fn embedded_tick(dir: &DataDir, config: RavenConfig, clock: SharedClock, show_metrics: bool) -> Result<(), String> {
     actix_rt::System::new().block_on(async move {
-        let engine = Engine::start(dir, &config, clock)?;
+        let engine = Engine::start(dir, &config, clock).map_err(|e| e.to_string())?;
         catch_up(&engine).await?;
         let outcome = engine.runner.call_async(Tick).await.map_err(|e| e.to_string())?;
         print_outcome(&outcome, &engine.provider_name);

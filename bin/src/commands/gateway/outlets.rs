@@ -93,7 +93,7 @@ fn build(
     config: &raven_actors::config::RavenConfig,
     channels: &[String],
 ) -> Result<Vec<Arc<dyn Outlet>>, String> {
-    let all = configured_outlets(dir, config, &Default::default())?;
+    let all = configured_outlets(dir, config, &Default::default()).map_err(|e| e.to_string())?;
     Ok(all.into_iter().filter(|o| channels.iter().any(|c| c == o.channel())).collect())
 }
 
