@@ -15,7 +15,7 @@ pub mod wire;
 
 pub use decision::{Action, PlannerDecision, Priority};
 pub use delivery::{split_target, OutboundText, NUDGE_ID, RATED};
-pub use outcome::{ExecutionResult, TickOutcome};
+pub use outcome::{ExecutionResult, Path, Route, TickOutcome};
 pub use planner_context::{ActiveSession, CalendarEntry, PlannerContext, PolicySnapshot, Routine, TopicFireHistory};
 pub use policy::{PolicyLayer, Verdict};
 pub use turn::{BusyPolicy, Origin, TurnRequest};

@@ -1,7 +1,9 @@
 //! What a tick produced (spec §2) and what an executor did.
 
-use crate::decision::PlannerDecision;
+use crate::decision::{Action, PlannerDecision};
+use crate::Verdict;
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ExecutionResult {
@@ -10,21 +12,81 @@ pub struct ExecutionResult {
     pub targets: Vec<String>,
     /// Why nothing was delivered (a denial, an outlet error); `None` when delivered.
     pub error: Option<String>,
+    /// The gate's verdict when it said no (the error then names its layer).
+    #[serde(default)]
+    pub denied: Option<Verdict>,
 }
 
 impl ExecutionResult {
     pub fn delivered(targets: Vec<String>) -> Self {
-        ExecutionResult { delivered: true, targets, error: None }
+        ExecutionResult { delivered: true, targets, error: None, denied: None }
     }
 
     pub fn failed(error: impl Into<String>) -> Self {
-        ExecutionResult { delivered: false, targets: Vec::new(), error: Some(error.into()) }
+        ExecutionResult { delivered: false, targets: Vec::new(), error: Some(error.into()), denied: None }
     }
 
     /// Not delivered because the gate said no; the error names the layer.
     pub fn denied(v: &crate::Verdict) -> Self {
         let layer = v.layer.map(|l| l.to_string()).unwrap_or_default();
-        ExecutionResult::failed(format!("denied at {layer}: {}", v.reason))
+        ExecutionResult {
+            denied: Some(v.clone()),
+            ..ExecutionResult::failed(format!("denied at {layer}: {}", v.reason))
+        }
+    }
+}
+
+/// The path a tick's decision took to the executors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Path {
+    /// The Planner's decision, routed by its action (`skip`, `nudge`, …).
+    Planned(Action),
+    /// A rule decided before the Planner was asked (quiet hours, nothing changed).
+    FastPathSkip,
+    /// A recurring slot of the day's plan came due.
+    ScheduledFire,
+    /// The Planner is down and a high-priority deadline slot is open.
+    DeadlineFallback,
+    /// The context could not be assembled: a skip.
+    Degraded,
+    /// A deferred decision whose conversation settled.
+    Deferred,
+}
+
+impl Path {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Path::Planned(a) => a.as_str(),
+            Path::FastPathSkip => "fast_path_skip",
+            Path::ScheduledFire => "scheduled_fire",
+            Path::DeadlineFallback => "deadline_fallback",
+            Path::Degraded => "degraded",
+            Path::Deferred => "deferred",
+        }
+    }
+}
+
+/// Which path a tick took, and whether the gate denied it there. Written as the journal and
+/// the CLI show it: `nudge`, `deadline_fallback:denied`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Route {
+    pub path: Path,
+    pub denied: bool,
+}
+
+impl Route {
+    pub fn of(path: Path) -> Route {
+        Route { path, denied: false }
+    }
+}
+
+impl fmt::Display for Route {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.path.as_str())?;
+        if self.denied {
+            f.write_str(":denied")?;
+        }
+        Ok(())
     }
 }
 
@@ -36,7 +98,7 @@ pub struct TickOutcome {
     /// Correlates the NudgeFeedbackTracker.
     pub nudge_id: Option<String>,
     /// Which executor path was taken.
-    pub route: String,
+    pub route: Route,
     pub notes: Vec<String>,
 }
 

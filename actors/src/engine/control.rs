@@ -141,7 +141,7 @@ impl EngineControl {
                         _ => Vec::new(),
                     };
                     let detail = out.describe();
-                    ControlResponse::Ticked { route: out.route, cli_messages, detail }
+                    ControlResponse::Ticked { route: out.route.to_string(), cli_messages, detail }
                 }
                 Err(e) => ControlResponse::Error { message: e.to_string() },
             }

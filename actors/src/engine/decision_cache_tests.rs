@@ -22,7 +22,7 @@ async fn one_shot_tick(server: &MockServer, tmp: &tempfile::TempDir, at: chrono:
     config.discovery.enabled = false;
     let clock = ManualClock::new(at);
     let engine = Engine::start(&DataDir::new(tmp.path()), &config, clock.shared()).unwrap();
-    engine.runner.call_async(Tick).await.unwrap().route
+    engine.runner.call_async(Tick).await.unwrap().route.to_string()
 }
 
 #[actix_rt::test]

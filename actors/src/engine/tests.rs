@@ -139,7 +139,7 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
     let o = Overrides { provider: Some(Rc::new(p.clone())), ..Overrides::default() };
     let engine = Engine::start_with(&dir, &config, clock.shared(), o).unwrap();
     let out = engine.runner.call_async(Tick).await.unwrap();
-    assert_eq!(out.route, "spawn_agent");
+    assert_eq!(out.route.to_string(), "spawn_agent");
     let r = out.result.unwrap();
     assert!(r.delivered, "{r:?}");
     // The micro-agent runs after the tick, as a SUBAGENT turn in the spine's system pool.

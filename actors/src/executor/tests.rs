@@ -77,7 +77,7 @@ async fn each_nudge_action_flows_through_the_gate_to_the_jsonl_outlet() {
 
     r.decide("nudge", "jsonl:inbox", "Drink some water");
     let t = r.engine.runner.call_async(Tick).await.unwrap();
-    assert_eq!(t.route, "nudge");
+    assert_eq!(t.route.to_string(), "nudge");
     assert!(t.result.unwrap().delivered);
     let l = lines(&out);
     assert_eq!(l.len(), 1);
@@ -88,7 +88,7 @@ async fn each_nudge_action_flows_through_the_gate_to_the_jsonl_outlet() {
     r.clock.advance(Duration::hours(1));
     r.decide("nudge_inject", "jsonl:chat", "Your parcel arrived");
     let t = r.engine.runner.call_async(Tick).await.unwrap();
-    assert_eq!(t.route, "nudge_inject");
+    assert_eq!(t.route.to_string(), "nudge_inject");
     assert_eq!(r.fires(), 1, "queued, not yet delivered");
     let reply =
         ApplyInjects { session: "jsonl:chat".into(), content: "Sure, done.".into(), origin: raven_proto::Origin::User };
@@ -99,11 +99,11 @@ async fn each_nudge_action_flows_through_the_gate_to_the_jsonl_outlet() {
     r.clock.advance(Duration::hours(1));
     r.decide("nudge_defer", "jsonl:chat2", "When you have a minute: the invoice");
     let t = r.engine.runner.call_async(Tick).await.unwrap();
-    assert_eq!(t.route, "nudge_defer");
+    assert_eq!(t.route.to_string(), "nudge_defer");
     assert_eq!(lines(&out).len(), 1, "waiting for the thread to settle");
     let settled = r.engine.runner.call_async(PollDeferred).await.unwrap();
     assert_eq!(settled.len(), 1);
-    assert_eq!(settled[0].route, "deferred");
+    assert_eq!(settled[0].route.to_string(), "deferred");
     let l = lines(&out);
     assert_eq!(l.len(), 2);
     assert_eq!(l[1]["content"], "When you have a minute: the invoice");

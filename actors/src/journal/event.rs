@@ -172,12 +172,12 @@ impl Event {
         let outcome = match &o.result {
             None => "skipped",
             Some(r) if r.delivered => "delivered",
-            Some(_) if o.route.ends_with(":denied") => "denied",
+            Some(_) if o.route.denied => "denied",
             Some(_) => "failed",
         };
         let result = o.result.as_ref();
         Event::Tick(Tick {
-            route: o.route.clone(),
+            route: o.route.to_string(),
             action: o.decision.action.as_str().to_owned(),
             reason: o.decision.reason.clone(),
             outcome: outcome.to_owned(),

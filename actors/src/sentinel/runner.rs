@@ -28,7 +28,7 @@ use crate::supervise::backoff::LoopBackoff;
 use crate::supervise::Handle;
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
-use raven_proto::{Action, ExecutionResult, PlannerContext, PlannerDecision, TickOutcome};
+use raven_proto::{Action, ExecutionResult, Path, PlannerContext, PlannerDecision, Route, TickOutcome};
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
@@ -84,7 +84,7 @@ pub struct SentinelRunner {
     behaviors_backoff: LoopBackoff,
     journal: Journal,
     /// The route and reason of the last skip journaled: the same skip again writes no line.
-    journaled_skip: Option<(String, String)>,
+    journaled_skip: Option<(Route, String)>,
 }
 
 impl SentinelRunner {
@@ -140,7 +140,7 @@ impl SentinelRunner {
         let mut out = Vec::new();
         for mut d in self.d.router.due_deferred().await {
             d.action = Action::Nudge;
-            let outcome = self.route(d, None, "deferred", Vec::new()).await;
+            let outcome = self.route(d, None, Path::Deferred, Vec::new()).await;
             self.journal.record(self.d.clock.now(), Some("defer"), Event::tick(&outcome));
             out.push(outcome);
         }
@@ -192,7 +192,7 @@ impl SentinelRunner {
                     decision: PlannerDecision::skip(format!("assembler_error:{e}")),
                     result: None,
                     nudge_id: None,
-                    route: "degraded".into(),
+                    route: Route::of(Path::Degraded),
                     notes: vec![e.to_string()],
                 }
             }
@@ -239,11 +239,17 @@ impl SentinelRunner {
         if let Some(slot) = open.iter().find(|s| s.kind == SlotKind::Recurring) {
             self.stats.scheduled_fires += 1;
             let decision = slot_decision(slot, &ctx, "scheduled recurring slot");
-            return self.finish(decision, Some(slot.topic.clone()), "scheduled_fire", &ctx, notes).await;
+            return self.finish(decision, Some(slot.topic.clone()), Path::ScheduledFire, &ctx, notes).await;
         }
         if let Some(fast) = self.fast_path_rules(&ctx) {
             self.remember(fast.clone()).await;
-            return TickOutcome { decision: fast, result: None, nudge_id: None, route: "fast_path_skip".into(), notes };
+            return TickOutcome {
+                decision: fast,
+                result: None,
+                nudge_id: None,
+                route: Route::of(Path::FastPathSkip),
+                notes,
+            };
         }
         self.ask_planner(&ctx, &open, notes).await
     }
@@ -265,7 +271,7 @@ impl SentinelRunner {
             if let Some(slot) = high {
                 self.stats.deadline_fallbacks += 1;
                 let decision = slot_decision(slot, ctx, "planner down: high-priority deadline fallback");
-                return self.finish(decision, Some(slot.topic.clone()), "deadline_fallback", ctx, notes).await;
+                return self.finish(decision, Some(slot.topic.clone()), Path::DeadlineFallback, ctx, notes).await;
             }
         }
         let decision = planned.decision;
@@ -275,8 +281,8 @@ impl SentinelRunner {
                 notes.push(format!("unfired deadline slot `{}`", s.topic));
             }
         }
-        let route = decision.action.as_str();
-        self.finish(decision, None, route, ctx, notes).await
+        let path = Path::Planned(decision.action);
+        self.finish(decision, None, path, ctx, notes).await
     }
 
     /// Route, then remember (the skip signature included).
@@ -284,19 +290,16 @@ impl SentinelRunner {
         &mut self,
         decision: PlannerDecision,
         topic: Option<String>,
-        route: &str,
+        path: Path,
         ctx: &PlannerContext,
         notes: Vec<String>,
     ) -> TickOutcome {
         let topic = topic.or_else(|| super::topics::known_topic(&decision, ctx, self.d.tz, self.d.order));
-        let mut outcome = self.route(decision.clone(), topic, route, notes).await;
+        let outcome = self.route(decision.clone(), topic, path, notes).await;
         self.skip_cache =
             (decision.action == Action::Skip).then(|| SkipCache { signature: self.signature(ctx), at: ctx.now });
         self.cache.save(Remembered { skip: self.skip_cache.clone(), last_decision: Some(decision.clone()) });
         self.remember(decision).await;
-        if outcome.route.is_empty() {
-            outcome.route = route.into();
-        }
         outcome
     }
 

@@ -112,7 +112,7 @@ fn routine_history(dir: &DataDir) {
 async fn quiet_hours_skip_without_calling_the_provider() {
     let mut r = rig(at(23, 30));
     let out = r.runner.tick_once().await;
-    assert_eq!(out.route, "fast_path_skip");
+    assert_eq!(out.route.to_string(), "fast_path_skip");
     assert_eq!(out.decision.reason, "fast_path:quiet_hours");
     assert_eq!(r.calls.get(), 0);
     r.clock.set(at(3, 0));
@@ -125,7 +125,7 @@ async fn quiet_hours_skip_without_calling_the_provider() {
 async fn an_unchanged_context_skips_the_second_call_until_the_ttl() {
     let mut r = rig(at(9, 0));
     std::fs::write(r.dir.memory(), "nothing pressing").unwrap();
-    assert_eq!(r.runner.tick_once().await.route, "skip");
+    assert_eq!(r.runner.tick_once().await.route.to_string(), "skip");
     assert_eq!(r.calls.get(), 1);
     r.clock.advance(Duration::minutes(30));
     let out = r.runner.tick_once().await;
@@ -145,7 +145,7 @@ async fn an_unchanged_context_skips_the_second_call_until_the_ttl() {
 async fn the_skip_cache_does_not_hold_a_dated_item_entering_its_reminder_hour() {
     let mut r = rig(at(9, 0));
     std::fs::write(r.dir.memory(), "Dentist on March 2 at 13:00\n").unwrap();
-    assert_eq!(r.runner.tick_once().await.route, "skip");
+    assert_eq!(r.runner.tick_once().await.route.to_string(), "skip");
     r.clock.set(at(9, 30));
     assert_eq!(r.runner.tick_once().await.decision.reason, "fast_path:unchanged_context");
     assert_eq!(r.calls.get(), 1);
@@ -158,11 +158,11 @@ async fn the_skip_cache_does_not_hold_a_dated_item_entering_its_reminder_hour() 
 #[actix_rt::test]
 async fn a_tick_is_journaled_and_a_skip_that_only_repeats_the_last_adds_no_line() {
     let mut r = rig(at(9, 0));
-    assert_eq!(r.runner.tick_once().await.route, "skip");
+    assert_eq!(r.runner.tick_once().await.route.to_string(), "skip");
     r.clock.set(at(9, 30));
     assert_eq!(r.runner.tick_once().await.decision.reason, "fast_path:unchanged_context");
     r.clock.set(at(23, 30));
-    assert_eq!(r.runner.tick_once().await.route, "fast_path_skip");
+    assert_eq!(r.runner.tick_once().await.route.to_string(), "fast_path_skip");
     let lines = crate::journal::read_all(&r.dir.journal()).unwrap().unwrap();
     let ticks: Vec<crate::journal::Entry> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
     let routes: Vec<_> = ticks
@@ -180,7 +180,7 @@ async fn a_recurring_slot_fires_without_the_llm_once_a_day() {
     let mut r = rig(at(9, 0));
     routine_history(&r.dir);
     let out = r.runner.tick_once().await;
-    assert_eq!(out.route, "scheduled_fire", "{out:?}");
+    assert_eq!(out.route.to_string(), "scheduled_fire", "{out:?}");
     assert_eq!(r.calls.get(), 0, "no LLM call");
     assert!(out.result.as_ref().unwrap().delivered);
     assert!(out.nudge_id.is_some());
@@ -190,11 +190,11 @@ async fn a_recurring_slot_fires_without_the_llm_once_a_day() {
     // Still inside the slot's window: it does not fire again today.
     r.clock.set(at(9, 20));
     let out = r.runner.tick_once().await;
-    assert_ne!(out.route, "scheduled_fire");
+    assert_ne!(out.route.to_string(), "scheduled_fire");
     assert_eq!(r.router.routed.borrow().len(), 1);
     // The next day it fires again.
     r.clock.set(at(9, 0) + Duration::days(1));
-    assert_eq!(r.runner.tick_once().await.route, "scheduled_fire");
+    assert_eq!(r.runner.tick_once().await.route.to_string(), "scheduled_fire");
     assert_eq!(r.router.routed.borrow().len(), 2);
     // The fire went through the gate and into the shared ledger.
     let (state, _) = crate::store::owners::open(&r.dir, crate::store::owners::Owner::Policy)
@@ -222,7 +222,7 @@ async fn planner_down_fires_a_high_deadline_through_the_policy_but_not_a_low_one
     r.provider.set(Err(ProviderError::Http { status: 503, body: "down".into(), retry_after: None }));
     std::fs::write(r.dir.memory(), "- [ ] Submit the report due: 2026-03-02 17:00 !high\n").unwrap();
     let out = r.runner.tick_once().await;
-    assert_eq!(out.route, "deadline_fallback", "{out:?}");
+    assert_eq!(out.route.to_string(), "deadline_fallback", "{out:?}");
     assert_eq!(out.decision.priority, Priority::High);
     assert!(out.result.unwrap().delivered);
     assert_eq!(r.router.routed.borrow().len(), 1);
@@ -248,7 +248,7 @@ async fn the_deadline_fallback_still_obeys_the_gate() {
     r.provider.set(Err(ProviderError::Transport("refused".into())));
     std::fs::write(r.dir.memory(), "- [ ] Submit the report due: 2026-03-02 17:00 !high\n").unwrap();
     let out = r.runner.tick_once().await;
-    assert_eq!(out.route, "deadline_fallback:denied");
+    assert_eq!(out.route.to_string(), "deadline_fallback:denied");
     assert!(out.result.unwrap().error.unwrap().contains("day_quota"));
     assert!(r.router.routed.borrow().is_empty());
 }
@@ -259,11 +259,11 @@ async fn an_assembler_panic_is_a_skip_and_the_next_tick_works() {
         RestartPolicy { panic_at: Some(1), backoff_initial: std::time::Duration::from_millis(1), ..Default::default() };
     let mut r = rig_with(at(12, 0), PolicyConfig::default(), faulty);
     let out = r.runner.tick_once().await;
-    assert_eq!(out.route, "degraded");
+    assert_eq!(out.route.to_string(), "degraded");
     assert_eq!(out.decision.action, Action::Skip);
     assert_eq!(r.calls.get(), 0);
     let out = r.runner.tick_once().await;
-    assert_eq!(out.route, "skip", "{out:?}");
+    assert_eq!(out.route.to_string(), "skip", "{out:?}");
     assert_eq!(r.calls.get(), 1);
     let assembler = r.metrics.snapshot().into_iter().find(|m| m.name == "ContextAssembler").unwrap();
     assert_eq!(assembler.restarts, 1);
@@ -276,7 +276,7 @@ async fn a_planner_nudge_is_routed_with_what_its_conversation_records() {
         json!({"action": "nudge", "reason": "r", "proactivity_score": 0.9, "nudge_message": "Stretch!", "target_session": "cli:1"}),
     ));
     let out = r.runner.tick_once().await;
-    assert_eq!(out.route, "nudge");
+    assert_eq!(out.route.to_string(), "nudge");
     let id = out.nudge_id.unwrap();
     // The delivery writes the dispatched record (see delivery::conversation): the runner
     // hands it the id, the topic and the source.
@@ -293,7 +293,7 @@ async fn the_runner_actor_ticks_and_reports_stats() {
     let r = rig(at(12, 0));
     let metrics = r.metrics.clone();
     let h = start(RunnerService::new(r.runner), &metrics, RestartPolicy::default());
-    assert_eq!(h.call_async(Tick).await.unwrap().route, "skip");
+    assert_eq!(h.call_async(Tick).await.unwrap().route.to_string(), "skip");
     assert_eq!(h.call(GetStats).await.unwrap().unwrap().ticks, 1);
     let names: Vec<_> = metrics.snapshot().into_iter().map(|m| m.name).collect();
     for n in ["Planner", "NudgePolicy", "ContextAssembler", "SentinelRunner"] {
@@ -366,16 +366,27 @@ async fn a_tightened_preference_takes_effect_on_the_next_tick_and_a_loosening_is
     let (dir, clock) = (r.dir.clone(), r.clock.clone());
     let mut runner = r.runner.with_preferences(ProactivityPreferencesReader::for_data_dir(&dir));
     std::fs::write(dir.memory(), "# Me\n").unwrap();
-    assert_ne!(runner.tick_once().await.route, "fast_path_skip", "22:30 is outside the configured 23:00-07:00");
+    assert_ne!(
+        runner.tick_once().await.route.to_string(),
+        "fast_path_skip",
+        "22:30 is outside the configured 23:00-07:00"
+    );
     // The user widens their quiet hours in MEMORY.md: the very next tick honours it.
     std::fs::write(dir.memory(), "# Me\n\n## Proactivity preferences\nquiet hours: 22:00-07:00\n").unwrap();
     clock.advance(Duration::minutes(5));
     let out = runner.tick_once().await;
-    assert_eq!((out.route.as_str(), out.decision.reason.as_str()), ("fast_path_skip", "fast_path:quiet_hours"));
+    assert_eq!(
+        (out.route.to_string().as_str(), out.decision.reason.as_str()),
+        ("fast_path_skip", "fast_path:quiet_hours")
+    );
     // A narrower window is a loosening: refused, the configured 23:00 start holds.
     std::fs::write(dir.memory(), "# Me\n\n## Proactivity preferences\nquiet hours: 23:30-07:00\n").unwrap();
     clock.set(at(23, 10));
     assert_eq!(runner.tick_once().await.decision.reason, "fast_path:quiet_hours");
     clock.set(at(22, 40));
-    assert_ne!(runner.tick_once().await.route, "fast_path_skip", "and the earlier widening is gone with its line");
+    assert_ne!(
+        runner.tick_once().await.route.to_string(),
+        "fast_path_skip",
+        "and the earlier widening is gone with its line"
+    );
 }

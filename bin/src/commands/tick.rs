@@ -112,7 +112,7 @@ async fn catch_up(engine: &Engine) -> Result<(), String> {
 /// own text).
 fn print_outcome(outcome: &TickOutcome, provider: &str) {
     use raven_actors::text::sanitize;
-    println!("route:    {}", sanitize(&outcome.route));
+    println!("route:    {}", outcome.route);
     outcome.describe().iter().for_each(|l| println!("{}", sanitize(l)));
     println!("provider: {provider}");
     for n in &outcome.notes {

@@ -13,11 +13,11 @@ impl SentinelRunner {
         &mut self,
         decision: PlannerDecision,
         topic: Option<String>,
-        route: &str,
+        path: Path,
         notes: Vec<String>,
     ) -> TickOutcome {
         let mut outcome =
-            TickOutcome { decision: decision.clone(), result: None, nudge_id: None, route: route.into(), notes };
+            TickOutcome { decision: decision.clone(), result: None, nudge_id: None, route: Route::of(path), notes };
         let now = self.d.clock.now();
         if decision.action == Action::Skip {
             return outcome;
@@ -27,7 +27,7 @@ impl SentinelRunner {
             nudge_id: id.clone(),
             topic: topic.clone().unwrap_or_else(|| crate::policy::topic::topic_of(&gate_content(&decision))),
             priority: decision.priority,
-            source: if route == "deferred" { Source::Defer } else { Source::Sentinel },
+            source: if path == Path::Deferred { Source::Defer } else { Source::Sentinel },
             job: None,
         };
         match decision.action {
@@ -49,7 +49,7 @@ impl SentinelRunner {
                         r
                     }
                     Ok(v) => {
-                        outcome.route = format!("{route}:denied");
+                        outcome.route.denied = true;
                         ExecutionResult::denied(&v)
                     }
                     Err(e) => ExecutionResult::failed(format!("policy unavailable: {e}")),
@@ -76,7 +76,7 @@ impl SentinelRunner {
                     }
                     Gated::Failed(r) => r,
                     Gated::Denied(v) => {
-                        outcome.route = format!("{route}:denied");
+                        outcome.route.denied = true;
                         ExecutionResult::denied(&v)
                     }
                     Gated::Unavailable(e) => ExecutionResult::failed(format!("policy unavailable: {e}")),
