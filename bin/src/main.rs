@@ -1,9 +1,11 @@
 //! `raven`: one binary, one subcommand per job.
 
 mod commands;
+mod error;
 mod output;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use error::CliError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -130,52 +132,59 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // A simulation runs in a data dir of its own: it resolves none, and refuses one named.
     if let Command::Simulate(args) = cli.command {
-        return exit(commands::simulate::run(cli.data_dir.as_deref(), args));
+        return exit(commands::simulate::run(cli.data_dir.as_deref(), args).map_err(CliError::from));
     }
     if let Command::Completions { shell } = &cli.command {
         return exit(completions(*shell));
     }
-    let result = raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
-        Command::Config(c) => commands::config::run(c, &dir),
-        Command::Policy(c) => commands::policy::run(c, &dir),
-        Command::Cron(c) => commands::cron::run(c, &dir),
-        Command::Feedback(a) => commands::feedback::run(a, &dir),
-        Command::Outbox(a) => commands::outbox::run(a, &dir),
-        Command::Channels { command } => commands::channels::run(command, &dir),
-        Command::Log(a) => commands::log::run(a, &dir),
-        Command::Why { item } => commands::why::run(item, &dir),
-        Command::Memory(c) => commands::memory::run(c, &dir),
-        Command::Up => commands::up::run(&dir),
-        Command::Status { json } => commands::status::run(&dir, json),
-        Command::Gateway => commands::gateway::run(&dir),
-        Command::Repl => commands::repl::run(&dir),
-        Command::Metrics => commands::metrics::run(&dir),
-        Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
-        Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
-        Command::Send { target, text } => commands::send::run(&dir, target, text),
-        Command::Wake { reason, wait } => commands::wake::run(&dir, reason, wait),
-        Command::Discover { reason, wait } => commands::discover::run(&dir, reason, wait),
-        Command::Simulate(_) | Command::Completions { .. } => unreachable!("handled above"),
+    let dir = raven_actors::data_dir::DataDir::resolve(cli.data_dir).map_err(CliError::no_data_dir);
+    let result = dir.and_then(|dir| {
+        match cli.command {
+            Command::Config(c) => commands::config::run(c, &dir),
+            Command::Policy(c) => commands::policy::run(c, &dir),
+            Command::Cron(c) => commands::cron::run(c, &dir),
+            Command::Feedback(a) => commands::feedback::run(a, &dir),
+            Command::Outbox(a) => commands::outbox::run(a, &dir),
+            Command::Channels { command } => commands::channels::run(command, &dir),
+            Command::Log(a) => commands::log::run(a, &dir),
+            Command::Why { item } => commands::why::run(item, &dir),
+            Command::Memory(c) => commands::memory::run(c, &dir),
+            Command::Up => commands::up::run(&dir),
+            Command::Status { json } => commands::status::run(&dir, json),
+            Command::Gateway => commands::gateway::run(&dir),
+            Command::Repl => commands::repl::run(&dir),
+            Command::Metrics => commands::metrics::run(&dir),
+            Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
+            Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
+            Command::Send { target, text } => commands::send::run(&dir, target, text),
+            Command::Wake { reason, wait } => commands::wake::run(&dir, reason, wait),
+            Command::Discover { reason, wait } => commands::discover::run(&dir, reason, wait),
+            Command::Simulate(_) | Command::Completions { .. } => unreachable!("handled above"),
+        }
+        .map_err(CliError::from)
     });
     exit(result)
 }
 
 /// The completion script for `shell`, on stdout (a reader that goes away early is no error).
-fn completions(shell: clap_complete::Shell) -> Result<(), String> {
+fn completions(shell: clap_complete::Shell) -> Result<(), CliError> {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "raven", &mut script);
     match std::io::Write::write_all(&mut std::io::stdout(), &script) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("completions: {e}")),
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Output { what: "completions", source: e })
+        }
         _ => Ok(()),
     }
 }
 
-fn exit(result: Result<(), String>) -> ExitCode {
+/// Every error on stderr as `raven: <message>`, and its kind's exit code.
+fn exit(result: Result<(), CliError>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("raven: {message}");
-            ExitCode::from(2)
+        Err(error) => {
+            eprintln!("raven: {error}");
+            ExitCode::from(error.exit_code())
         }
     }
 }
