@@ -111,6 +111,10 @@ pub enum CliError {
     /// The supervisor (or the engine) answered with an error, or did not deliver.
     #[error("{0}")]
     Answered(String),
+    /// A message the outlet refused or could not take now (it waits in the outbox); the
+    /// delivery says which, and why.
+    #[error("{0}")]
+    NotDelivered(String),
     /// The supervisor answered with something this request does not expect.
     #[error("unexpected answer: {0:?}")]
     UnexpectedAnswer(Box<ControlResponse>),
@@ -218,6 +222,11 @@ impl CliError {
         CliError::NoDataDir(message.to_string())
     }
 
+    /// The data dir `root` cannot be made.
+    pub fn data_dir(root: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
+        move |source| CliError::DataDir { path: root.to_owned(), source }
+    }
+
     /// A request refused, from a message (the engine's text or one made here).
     pub fn refused(message: impl Display) -> Self {
         CliError::Refused(message.to_string())
@@ -252,13 +261,6 @@ impl CliError {
     /// An answer the request does not expect.
     pub fn unexpected(answer: ControlResponse) -> Self {
         CliError::UnexpectedAnswer(Box::new(answer))
-    }
-}
-
-/// Until every command returns a `CliError`: a message of one that does not yet.
-impl From<String> for CliError {
-    fn from(message: String) -> Self {
-        CliError::Refused(message)
     }
 }
 

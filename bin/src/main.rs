@@ -132,36 +132,33 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // A simulation runs in a data dir of its own: it resolves none, and refuses one named.
     if let Command::Simulate(args) = cli.command {
-        return exit(commands::simulate::run(cli.data_dir.as_deref(), args).map_err(CliError::from));
+        return exit(commands::simulate::run(cli.data_dir.as_deref(), args));
     }
     if let Command::Completions { shell } = &cli.command {
         return exit(completions(*shell));
     }
     let dir = raven_actors::data_dir::DataDir::resolve(cli.data_dir).map_err(CliError::no_data_dir);
-    let result = dir.and_then(|dir| {
-        match cli.command {
-            Command::Config(c) => commands::config::run(c, &dir),
-            Command::Policy(c) => commands::policy::run(c, &dir),
-            Command::Cron(c) => commands::cron::run(c, &dir),
-            Command::Feedback(a) => commands::feedback::run(a, &dir),
-            Command::Outbox(a) => commands::outbox::run(a, &dir),
-            Command::Channels { command } => commands::channels::run(command, &dir),
-            Command::Log(a) => commands::log::run(a, &dir),
-            Command::Why { item } => commands::why::run(item, &dir),
-            Command::Memory(c) => commands::memory::run(c, &dir),
-            Command::Up => commands::up::run(&dir),
-            Command::Status { json } => commands::status::run(&dir, json),
-            Command::Gateway => commands::gateway::run(&dir),
-            Command::Repl => commands::repl::run(&dir),
-            Command::Metrics => commands::metrics::run(&dir),
-            Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
-            Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
-            Command::Send { target, text } => commands::send::run(&dir, target, text),
-            Command::Wake { reason, wait } => commands::wake::run(&dir, reason, wait),
-            Command::Discover { reason, wait } => commands::discover::run(&dir, reason, wait),
-            Command::Simulate(_) | Command::Completions { .. } => unreachable!("handled above"),
-        }
-        .map_err(CliError::from)
+    let result = dir.and_then(|dir| match cli.command {
+        Command::Config(c) => commands::config::run(c, &dir),
+        Command::Policy(c) => commands::policy::run(c, &dir),
+        Command::Cron(c) => commands::cron::run(c, &dir),
+        Command::Feedback(a) => commands::feedback::run(a, &dir),
+        Command::Outbox(a) => commands::outbox::run(a, &dir),
+        Command::Channels { command } => commands::channels::run(command, &dir),
+        Command::Log(a) => commands::log::run(a, &dir),
+        Command::Why { item } => commands::why::run(item, &dir),
+        Command::Memory(c) => commands::memory::run(c, &dir),
+        Command::Up => commands::up::run(&dir),
+        Command::Status { json } => commands::status::run(&dir, json),
+        Command::Gateway => commands::gateway::run(&dir),
+        Command::Repl => commands::repl::run(&dir),
+        Command::Metrics => commands::metrics::run(&dir),
+        Command::Tick { at, metrics } => commands::tick::run(&dir, at, metrics),
+        Command::Say { text, session, at } => commands::say::run(&dir, text, session, at),
+        Command::Send { target, text } => commands::send::run(&dir, target, text),
+        Command::Wake { reason, wait } => commands::wake::run(&dir, reason, wait),
+        Command::Discover { reason, wait } => commands::discover::run(&dir, reason, wait),
+        Command::Simulate(_) | Command::Completions { .. } => unreachable!("handled above"),
     });
     exit(result)
 }

@@ -13,6 +13,7 @@ mod serve;
 mod tap;
 
 use super::load_config;
+use crate::error::CliError;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -217,7 +218,7 @@ async fn supervisor_absent(socket: &std::path::Path) -> bool {
     }
 }
 
-pub fn run(dir: &DataDir) -> Result<(), String> {
+pub fn run(dir: &DataDir) -> Result<(), CliError> {
     let config = load_config(dir)?;
     let g = &config.gateway;
     let secret = std::env::var(&g.secret_env).ok().filter(|s| !s.is_empty());
@@ -229,7 +230,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         config.feedback.clone(),
         config.general.timezone,
     ));
-    let taps = raven_actors::channels::taps::TapLinks::open(dir).map_err(|e| e.to_string())?;
+    let taps = raven_actors::channels::taps::TapLinks::open(dir)?;
     let chat_feedback = feedback.clone();
     let state = Arc::new(Gateway { socket: dir.socket(), secret, metrics_public: g.metrics_public, feedback, taps });
     let app = Router::new()
@@ -252,10 +253,10 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
     let addr_file = dir.gateway_addr();
     actix_rt::System::new().block_on(async move {
         let listener = tokio::net::TcpListener::bind(&listen).await.unwrap_or_else(|e| cannot_listen(&listen, e));
-        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        let bound = listener.local_addr().map_err(CliError::Io)?;
         // "<address> <pid>": where to reach it, and which process it is.
         let line = format!("{bound} {}", std::process::id());
-        raven_actors::store::write_atomic(&addr_file, line.as_bytes()).map_err(|e| e.to_string())?;
+        raven_actors::store::write_atomic(&addr_file, line.as_bytes()).map_err(CliError::Io)?;
         super::note(format!("raven gateway: listening on http://{bound}"));
         // Started by a supervisor: outlive its restart (the next one adopts this process and
         // every connection is made anew), but not its absence: with no supervisor answering
