@@ -213,7 +213,7 @@ async fn keep_gateway_running(dir: DataDir, first: Duration) {
             Ok(mut c) => c.wait().await.map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
-        if status.as_ref().is_ok_and(|s| s.code() == Some(super::gateway::CANNOT_LISTEN)) {
+        if status.as_ref().is_ok_and(|s| s.code() == Some(i32::from(crate::error::CANNOT_LISTEN))) {
             if !listen_failed {
                 super::note("raven: running without the gateway; trying its address again every minute");
                 listen_failed = true;

@@ -31,18 +31,6 @@ use std::sync::Arc;
 
 pub const SECRET_HEADER: &str = "x-raven-secret";
 
-/// The exit code of a gateway that cannot listen (the address is taken, say): its supervisor
-/// tells the user once and tries again slowly, rather than restarting it every few seconds.
-pub const CANNOT_LISTEN: i32 = 3;
-
-fn cannot_listen(listen: &str, e: std::io::Error) -> ! {
-    eprintln!(
-        "raven: the gateway cannot listen on {listen}: {e} (another raven's? set `[gateway] listen` in \
-         config.toml; port 0 picks a free one)"
-    );
-    std::process::exit(CANNOT_LISTEN)
-}
-
 /// Set by `raven up` on the gateway it starts (to its pid, for the log).
 pub const SUPERVISED: &str = "RAVEN_GATEWAY_SUPERVISED";
 
@@ -252,7 +240,9 @@ pub fn run(dir: &DataDir) -> Result<(), CliError> {
     let orphan_timeout_s = g.orphan_timeout_s;
     let addr_file = dir.gateway_addr();
     actix_rt::System::new().block_on(async move {
-        let listener = tokio::net::TcpListener::bind(&listen).await.unwrap_or_else(|e| cannot_listen(&listen, e));
+        // Exit code 3 (crate::error::CANNOT_LISTEN): its supervisor tries again slowly.
+        let listening = tokio::net::TcpListener::bind(&listen).await;
+        let listener = listening.map_err(|source| CliError::CannotListen { listen, source })?;
         let bound = listener.local_addr().map_err(CliError::Io)?;
         // "<address> <pid>": where to reach it, and which process it is.
         let line = format!("{bound} {}", std::process::id());
