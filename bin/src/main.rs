@@ -1,9 +1,11 @@
 //! `raven`: one binary, one subcommand per job.
 
 mod commands;
+mod error;
 mod output;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use error::CliError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -135,7 +137,8 @@ fn main() -> ExitCode {
     if let Command::Completions { shell } = &cli.command {
         return exit(completions(*shell));
     }
-    let result = raven_actors::data_dir::DataDir::resolve(cli.data_dir).and_then(|dir| match cli.command {
+    let dir = raven_actors::data_dir::DataDir::resolve(cli.data_dir).map_err(CliError::no_data_dir);
+    let result = dir.and_then(|dir| match cli.command {
         Command::Config(c) => commands::config::run(c, &dir),
         Command::Policy(c) => commands::policy::run(c, &dir),
         Command::Cron(c) => commands::cron::run(c, &dir),
@@ -161,21 +164,24 @@ fn main() -> ExitCode {
 }
 
 /// The completion script for `shell`, on stdout (a reader that goes away early is no error).
-fn completions(shell: clap_complete::Shell) -> Result<(), String> {
+fn completions(shell: clap_complete::Shell) -> Result<(), CliError> {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "raven", &mut script);
     match std::io::Write::write_all(&mut std::io::stdout(), &script) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("completions: {e}")),
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Output { what: "completions", source: e })
+        }
         _ => Ok(()),
     }
 }
 
-fn exit(result: Result<(), String>) -> ExitCode {
+/// Every error on stderr as `raven: <message>`, and its kind's exit code.
+fn exit(result: Result<(), CliError>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("raven: {message}");
-            ExitCode::from(2)
+        Err(error) => {
+            eprintln!("raven: {error}");
+            ExitCode::from(error.exit_code())
         }
     }
 }

@@ -3,6 +3,7 @@
 //! and sends a test message through it, in this process, and says what happened.
 
 use super::load_config;
+use crate::error::CliError;
 use clap::Subcommand;
 use raven_actors::channels::health::HealthBoard;
 use raven_actors::config::CHANNEL_NAMES;
@@ -19,14 +20,14 @@ pub enum ChannelsCommand {
     },
 }
 
-pub fn run(c: Option<ChannelsCommand>, dir: &DataDir) -> Result<(), String> {
+pub fn run(c: Option<ChannelsCommand>, dir: &DataDir) -> Result<(), CliError> {
     match c.unwrap_or(ChannelsCommand::List) {
         ChannelsCommand::List => list(dir),
         ChannelsCommand::Test { name } => test(dir, &name),
     }
 }
 
-fn list(dir: &DataDir) -> Result<(), String> {
+fn list(dir: &DataDir) -> Result<(), CliError> {
     let config = load_config(dir)?;
     let enabled = config.channels.enabled();
     let health = HealthBoard::read(dir);
@@ -51,21 +52,22 @@ pub fn how_to_add() -> &'static str {
      see the README's Channels"
 }
 
-fn test(dir: &DataDir, name: &str) -> Result<(), String> {
+fn test(dir: &DataDir, name: &str) -> Result<(), CliError> {
     let config = load_config(dir)?;
     if !config.channels.enabled().contains(&name) {
-        return Err(format!(
+        return Err(CliError::refused(format!(
             "the {name} channel is not enabled: set `[channels.{name}] enabled = true` in {}",
             dir.config().display()
-        ));
+        )));
     }
-    let adapter = raven_actors::channels::build(dir, &config, name).map_err(|e| format!("{name}: {e}"))?;
+    let adapter = raven_actors::channels::build(dir, &config, name)
+        .map_err(|source| CliError::Channel { name: name.to_owned(), source })?;
     let said = actix_rt::System::new().block_on(async move { adapter.test().await });
     match said {
         Ok(words) => {
             println!("{name}: {words}");
             Ok(())
         }
-        Err(e) => Err(format!("{name}: the test message was not sent: {e}")),
+        Err(source) => Err(CliError::ChannelTest { name: name.to_owned(), source }),
     }
 }

@@ -1,5 +1,6 @@
 //! `raven config show`: the effective config, each value with where it came from.
 
+use crate::error::CliError;
 use clap::Subcommand;
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;
@@ -10,11 +11,11 @@ pub enum ConfigCommand {
     Show,
 }
 
-pub fn run(cmd: ConfigCommand, dir: &DataDir) -> Result<(), String> {
+pub fn run(cmd: ConfigCommand, dir: &DataDir) -> Result<(), CliError> {
     match cmd {
         ConfigCommand::Show => {
             let path = dir.config();
-            let (_, mut provenance) = RavenConfig::load(&path).map_err(|e| e.to_string())?;
+            let (_, mut provenance) = RavenConfig::load(&path)?;
             let config = super::load_config(dir)?;
             provenance.set_zone_of(&config);
             super::warn_about_zone(&config);

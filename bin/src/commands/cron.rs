@@ -2,6 +2,7 @@
 //! running supervisor sees the edit at once (it watches the file) and re-arms its timer.
 
 use super::load_config;
+use crate::error::CliError;
 use clap::{Args, Subcommand};
 use raven_actors::cron::store::{JobsStore, Schedule};
 use raven_actors::cron::tool::{describe, JobsCron, NewJob};
@@ -63,19 +64,19 @@ pub struct AddArgs {
 }
 
 /// The cron tool's arguments for the flags given: every form goes through the one time parser.
-fn spec(a: &AddArgs) -> Result<serde_json::Value, String> {
+fn spec(a: &AddArgs) -> Result<serde_json::Value, CliError> {
     let every =
         |d: &str| if d.starts_with("every") || d.starts_with('@') { d.to_owned() } else { format!("every {d}") };
     let mut spec = match (&a.in_, &a.at, &a.every, &a.cron) {
         (Some(d), ..) => {
             // Checked alone first, so an error quotes what was typed.
-            raven_actors::time::parse_duration(d).map_err(|e| e.to_string())?;
+            raven_actors::time::parse_duration(d).map_err(CliError::BadDuration)?;
             json!({ "when": format!("in {d}") })
         }
         (_, Some(t), ..) => json!({ "when": t }),
         (_, _, Some(d), _) => json!({ "when": every(d) }),
         (_, _, _, Some(expr)) => json!({ "cron": expr }),
-        _ => return Err("say when: --in, --at, --every or --cron".into()),
+        _ => return Err(CliError::refused("say when: --in, --at, --every or --cron")),
     };
     if let Some(tz) = &a.tz {
         spec["tz"] = json!(tz);
@@ -84,15 +85,15 @@ fn spec(a: &AddArgs) -> Result<serde_json::Value, String> {
 }
 
 /// `--in` and `--at` are once, `--every` and `--cron` again and again.
-fn check_kind(a: &AddArgs, schedule: &Schedule) -> Result<(), String> {
+fn check_kind(a: &AddArgs, schedule: &Schedule) -> Result<(), CliError> {
     match (schedule.recurring(), a.in_.is_some() || a.at.is_some()) {
-        (true, true) => Err("that is a recurrence: say it with --every (or --cron)".into()),
-        (false, false) => Err("that is a single time: say it with --at (or --in)".into()),
+        (true, true) => Err(CliError::refused("that is a recurrence: say it with --every (or --cron)")),
+        (false, false) => Err(CliError::refused("that is a single time: say it with --at (or --in)")),
         _ => Ok(()),
     }
 }
 
-pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
+pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), CliError> {
     let config = load_config(dir)?;
     let jobs = JobsCron {
         store: JobsStore::new(dir.jobs()),
@@ -103,17 +104,17 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
     match c {
         CronCommand::Add(a) => {
             let now = chrono::Utc::now();
-            let schedule = jobs.schedule(&spec(&a)?, now).map_err(|e| e.to_string())?;
+            let schedule = jobs.schedule(&spec(&a)?, now).map_err(CliError::cron_add)?;
             check_kind(&a, &schedule)?;
             let target = (!a.silent && a.broadcast.is_empty()).then(|| a.to.clone());
             let new = NewJob { message: a.message, schedule, target, broadcast: a.broadcast, topic: a.topic };
-            let job = jobs.insert(new, now).map_err(|e| e.to_string())?;
+            let job = jobs.insert(new, now).map_err(CliError::cron_add)?;
             println!("{}  (times in {})", sanitize(&describe(&job, jobs.tz)), jobs.tz);
         }
         CronCommand::List { json } => {
-            let file = jobs.store.load().map_err(|e| e.to_string())?;
+            let file = jobs.store.load()?;
             if json {
-                println!("{}", serde_json::to_string(&file.jobs).map_err(|e| e.to_string())?);
+                println!("{}", serde_json::to_string(&file.jobs)?);
                 return Ok(());
             }
             if file.jobs.is_empty() {
@@ -129,10 +130,12 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
             use raven_actors::cron::pause::PauseOutcome;
             let id = full_id(&jobs.store, &id)?;
             // A job set aside as unschedulable is refused here, with its reason.
-            match jobs.store.resume(&id, chrono::Utc::now()).map_err(|e| e.to_string())? {
+            match jobs.store.resume(&id, chrono::Utc::now())? {
                 PauseOutcome::Done => println!("resumed {id}"),
                 PauseOutcome::Already => println!("{id} is not paused: nothing to resume"),
-                PauseOutcome::NoSuchJob => return Err(format!("no job {id} (see `raven cron list`)")),
+                PauseOutcome::NoSuchJob => {
+                    return Err(CliError::refused(format!("no job {id} (see `raven cron list`)")))
+                }
             }
         }
         CronCommand::Rm { id } => {
@@ -142,9 +145,9 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
                 f.jobs.retain(|j| j.id != id);
                 before != f.jobs.len()
             });
-            match gone.map_err(|e| e.to_string())? {
+            match gone? {
                 true => println!("removed {id}"),
-                false => return Err(format!("no job {id} (see `raven cron list`)")),
+                false => return Err(CliError::refused(format!("no job {id} (see `raven cron list`)"))),
             }
         }
     }
@@ -152,7 +155,7 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), String> {
 }
 
 /// The whole id of the job `given` names (its id or a unique prefix of 4 or more characters).
-fn full_id(store: &JobsStore, given: &str) -> Result<String, String> {
-    let file = store.load().map_err(|e| e.to_string())?;
-    raven_actors::cron::ids::resolve(&file.jobs, given).map(|j| j.id.clone()).map_err(|e| e.to_string())
+fn full_id(store: &JobsStore, given: &str) -> Result<String, CliError> {
+    let file = store.load()?;
+    Ok(raven_actors::cron::ids::resolve(&file.jobs, given)?.id.clone())
 }

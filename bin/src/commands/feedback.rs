@@ -3,6 +3,7 @@
 //! the next `raven policy explain` shows it).
 
 use super::load_config;
+use crate::error::CliError;
 use clap::Args;
 use raven_actors::agent::inbound::commands::{CommandCtx, FeedbackCommand};
 use raven_actors::data_dir::DataDir;
@@ -32,7 +33,7 @@ pub struct FeedbackArgs {
     snooze: Option<String>,
 }
 
-pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), String> {
+pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), CliError> {
     let config = load_config(dir)?;
     let tz = config.general.timezone;
     let tracker =
@@ -45,19 +46,18 @@ pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), String> {
             let text = format!("/snooze {d}");
             Some(
                 raven_actors::agent::inbound::commands::parse(&text)
-                    .ok_or("not a snooze")?
-                    .map_err(|e| e.to_string())?,
+                    .ok_or_else(|| CliError::refused("not a snooze"))??,
             )
         }
         _ => None,
     };
     if let Some(command) = command {
         let ctx = CommandCtx { tracker: &tracker, jobs: None, session: None, tz, now };
-        println!("{}", ctx.apply(&command).map_err(|e| e.to_string())?);
+        println!("{}", ctx.apply(&command)?);
         return Ok(());
     }
     let req = GiveFeedback { nudge_id: a.id, session: None, verdict: a.verdict.unwrap_or_default(), reason: a.reason };
-    let given = give(&tracker, &req, now).map_err(|e| e.to_string())?;
+    let given = give(&tracker, &req, now)?;
     let topic = given.topic.map(|t| format!(" (topic `{t}`)")).unwrap_or_default();
     println!("recorded {} for [{}] {}{topic}", given.verdict, given.short_id, given.nudge_id);
     println!("to undo: {}", given.undo);

@@ -4,6 +4,7 @@
 
 use super::log_line::Printer;
 use super::{load_config, note};
+use crate::error::CliError;
 use chrono::{DateTime, Utc};
 use clap::Args;
 use raven_actors::data_dir::DataDir;
@@ -41,12 +42,12 @@ impl Line {
 }
 
 /// Every kept line, oldest first; `None` when there is no journal yet.
-pub fn load(dir: &DataDir) -> Result<Option<Vec<Line>>, String> {
-    let lines = read_all(&dir.journal()).map_err(|e| format!("{}: {e}", dir.journal().display()))?;
+pub fn load(dir: &DataDir) -> Result<Option<Vec<Line>>, CliError> {
+    let lines = read_all(&dir.journal()).map_err(CliError::file(dir.journal()))?;
     Ok(lines.map(|ls| ls.into_iter().map(Line::of).collect()))
 }
 
-pub fn run(a: LogArgs, dir: &DataDir) -> Result<(), String> {
+pub fn run(a: LogArgs, dir: &DataDir) -> Result<(), CliError> {
     let config = load_config(dir)?;
     let (tz, order) = (config.general.timezone, config.general.date_order);
     let since = a.since.as_deref().map(|s| since(s, Utc::now(), tz, order)).transpose()?;
@@ -63,11 +64,11 @@ pub fn run(a: LogArgs, dir: &DataDir) -> Result<(), String> {
 }
 
 /// `2h` is two hours back from `now`; anything else is a time the shared parser reads.
-fn since(input: &str, now: DateTime<Utc>, tz: chrono_tz::Tz, order: DateOrder) -> Result<DateTime<Utc>, String> {
+fn since(input: &str, now: DateTime<Utc>, tz: chrono_tz::Tz, order: DateOrder) -> Result<DateTime<Utc>, CliError> {
     if let Ok(back) = parse_duration(input) {
         return Ok(now - back);
     }
-    parse_instant(input, now, tz, order).map_err(|e| format!("--since: {e}"))
+    parse_instant(input, now, tz, order).map_err(CliError::bad_time("--since"))
 }
 
 struct Output {

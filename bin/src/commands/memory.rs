@@ -3,6 +3,7 @@
 //! way they meant it.
 
 use super::load_config;
+use crate::error::CliError;
 use clap::Subcommand;
 use raven_actors::data_dir::DataDir;
 use raven_actors::time::{find_dates, local, DateKind, FoundDate};
@@ -17,19 +18,19 @@ pub enum MemoryCommand {
     },
 }
 
-pub fn run(cmd: MemoryCommand, dir: &DataDir) -> Result<(), String> {
+pub fn run(cmd: MemoryCommand, dir: &DataDir) -> Result<(), CliError> {
     let MemoryCommand::Dates { json } = cmd;
     let config = load_config(dir)?;
     let path = dir.memory();
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Err(source) => return Err(CliError::File { path, source }),
     };
     let (tz, order) = (config.general.timezone, config.general.date_order);
     let found = find_dates(&text, chrono::Utc::now(), tz, order);
     if json {
-        println!("{}", serde_json::to_string_pretty(&found).map_err(|e| e.to_string())?);
+        println!("{}", serde_json::to_string_pretty(&found)?);
         return Ok(());
     }
     if found.is_empty() {

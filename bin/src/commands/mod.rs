@@ -21,14 +21,15 @@ pub mod up;
 pub mod wake;
 pub mod why;
 
+use crate::error::CliError;
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::{DataDir, DryRun};
 
 /// The effective config of a data dir, or a message naming the file and the key. A running
 /// supervisor's zone wins over the one this process would resolve, so every client shows times
 /// in the zone the engine works in.
-pub fn load_config(dir: &DataDir) -> Result<RavenConfig, String> {
-    let (mut config, _) = RavenConfig::load(&dir.config()).map_err(|e| e.to_string())?;
+pub fn load_config(dir: &DataDir) -> Result<RavenConfig, CliError> {
+    let (mut config, _) = RavenConfig::load(&dir.config())?;
     if let Some(zone) = raven_actors::time::zone::published(&dir.zone()) {
         config.set_zone(&zone);
     }
@@ -37,8 +38,8 @@ pub fn load_config(dir: &DataDir) -> Result<RavenConfig, String> {
 
 /// A private copy of `dir` for a command run at a pretended time (`--at`): the engine runs
 /// there and the data dir is left as it was. The first line on stdout says so.
-pub fn dry_run(dir: &DataDir) -> Result<DryRun, String> {
-    let dry = DryRun::of(dir).map_err(|e| e.to_string())?;
+pub fn dry_run(dir: &DataDir) -> Result<DryRun, CliError> {
+    let dry = DryRun::of(dir)?;
     println!("dry run (nothing is saved)");
     Ok(dry)
 }
@@ -58,9 +59,7 @@ pub fn note(line: impl std::fmt::Display) {
 }
 
 /// The running supervisor's control socket, or a message saying how to start one.
-pub async fn connect_supervisor(dir: &DataDir) -> Result<raven_actors::ipc::ControlClient, String> {
+pub async fn connect_supervisor(dir: &DataDir) -> Result<raven_actors::ipc::ControlClient, CliError> {
     let socket = dir.socket();
-    raven_actors::ipc::ControlClient::connect(&socket)
-        .await
-        .map_err(|e| format!("no supervisor answers on {} ({e}); start one with `raven up`", socket.display()))
+    raven_actors::ipc::ControlClient::connect(&socket).await.map_err(|source| CliError::NoSupervisor { socket, source })
 }

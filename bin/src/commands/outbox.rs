@@ -3,6 +3,7 @@
 //! directly, under its lock, with or without a supervisor.
 
 use super::load_config;
+use crate::error::CliError;
 use clap::{Args, Subcommand};
 use raven_actors::data_dir::DataDir;
 use raven_actors::delivery::outbox::{Outbox, SECTION};
@@ -31,28 +32,28 @@ enum OutboxCommand {
     },
 }
 
-pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), String> {
+pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), CliError> {
     let tz = load_config(dir)?.general.timezone;
-    let store = owners::open(dir, Owner::Outbox).map_err(|e| e.to_string())?;
+    let store = owners::open(dir, Owner::Outbox)?;
     if let Some(OutboxCommand::Drop { id, dead }) = a.command {
-        let dropped = store
-            .update(SECTION, |o: &mut Outbox| match &id {
-                Some(id) => usize::from(o.drop_id(id)),
-                None => std::mem::take(&mut o.dead).len(),
-            })
-            .map_err(|e| e.to_string())?;
+        let dropped = store.update(SECTION, |o: &mut Outbox| match &id {
+            Some(id) => usize::from(o.drop_id(id)),
+            None => std::mem::take(&mut o.dead).len(),
+        })?;
         match (id, dead) {
-            (Some(id), _) if dropped == 0 => return Err(format!("no message {id} in the outbox (see `raven outbox`)")),
+            (Some(id), _) if dropped == 0 => {
+                return Err(CliError::refused(format!("no message {id} in the outbox (see `raven outbox`)")))
+            }
             (Some(id), _) => println!("dropped {id}"),
             (None, _) => println!("dropped {dropped} dead letters"),
         }
         return Ok(());
     }
-    let (outbox, _) = store.read::<Outbox>(SECTION).map_err(|e| e.to_string())?;
+    let (outbox, _) = store.read::<Outbox>(SECTION)?;
     let shown = |t| raven_actors::time::local(t, tz);
     if a.json {
         let v = if a.dead { serde_json::to_value(&outbox.dead) } else { serde_json::to_value(&outbox.entries) };
-        println!("{}", v.map_err(|e| e.to_string())?);
+        println!("{}", v?);
         return Ok(());
     }
     if a.dead {

@@ -3,6 +3,7 @@
 //! it. The waiting is bounded; past it, the command says where the outcome will show.
 
 use super::log_line::line;
+use crate::error::CliError;
 use chrono_tz::Tz;
 use raven_actors::data_dir::DataDir;
 use raven_actors::journal::{Entry, JournalReader};
@@ -24,7 +25,7 @@ impl Waiter {
     }
 
     /// Waits up to `limit` for the outcome and prints it; says so when none came.
-    pub fn print_outcome(mut self, limit: Duration, tz: Tz, what: &str) -> Result<(), String> {
+    pub fn print_outcome(mut self, limit: Duration, tz: Tz, what: &str) -> Result<(), CliError> {
         match self.wait(limit) {
             Some(entry) => {
                 println!("{}", raven_actors::text::sanitize(&line(&entry, tz)));

@@ -4,6 +4,7 @@
 //! the retune with the feedback log as it is now. Read-only: it never records a fire.
 
 use super::load_config;
+use crate::error::CliError;
 use chrono::Utc;
 use clap::{Subcommand, ValueEnum};
 use raven_actors::context::preferences::toml_path;
@@ -57,16 +58,16 @@ pub enum PolicyCommand {
     },
 }
 
-pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), String> {
+pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), CliError> {
     let PolicyCommand::Explain { content, priority, session, action, topic, at, json } = cmd;
     let config = load_config(dir)?;
     let g = &config.general;
     let now = match at {
-        Some(s) => parse_instant(&s, Utc::now(), g.timezone, g.date_order).map_err(|e| format!("--at: {e}"))?,
+        Some(s) => parse_instant(&s, Utc::now(), g.timezone, g.date_order).map_err(CliError::bad_time("--at"))?,
         None => Utc::now(),
     };
     // Recovery notices (a corrupt ledger kept aside) are logged by the store on stderr.
-    let gate = next_gate(dir, &config, now).map_err(|e| e.to_string())?;
+    let gate = next_gate(dir, &config, now)?;
     let req = CheckRequest {
         action: action.into(),
         session_key: session.as_deref(),

@@ -11,6 +11,7 @@
 //! served line by line instead, every answer printed before the session ends.
 
 use super::load_config;
+use crate::error::CliError;
 use raven_actors::agent::{dispatch_inbound, Inbound};
 use raven_actors::clock::SystemClock;
 use raven_actors::cron::store::JobsStore;
@@ -41,12 +42,12 @@ enum Backend {
 }
 
 /// Subscribes a fresh connection to the supervisor's events.
-async fn attach(c: ControlClient) -> Result<(DuplexClient, UnboundedReceiver<Pushed>, u32), String> {
+async fn attach(c: ControlClient) -> Result<(DuplexClient, UnboundedReceiver<Pushed>, u32), CliError> {
     let pid = c.server_pid().unwrap_or(0);
     let (client, pushed) = c.into_duplex();
-    match client.request(ControlRequest::Subscribe).await.map_err(|e| e.to_string())? {
+    match client.request(ControlRequest::Subscribe).await? {
         ControlResponse::Subscribed => Ok((client, pushed, pid)),
-        other => Err(format!("the supervisor pushes no events: {other:?}")),
+        other => Err(CliError::NoEvents(Box::new(other))),
     }
 }
 
@@ -99,7 +100,7 @@ impl Screen {
     }
 }
 
-pub fn run(dir: &DataDir) -> Result<(), String> {
+pub fn run(dir: &DataDir) -> Result<(), CliError> {
     let config = load_config(dir)?;
     let system = actix_rt::System::new();
     let (backend, events) = system.block_on(async {
@@ -110,7 +111,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
                 let (tx, events) = tokio::sync::mpsc::unbounded_channel();
                 actix_rt::spawn(follow(slot.clone(), pushed, dir.socket(), tx));
                 println!("raven repl: attached to the supervisor (pid {pid})");
-                Ok::<_, String>((Backend::Attached(slot), events))
+                Ok::<_, CliError>((Backend::Attached(slot), events))
             }
             Err(_) => {
                 let engine = embedded(dir, &config)?;
@@ -130,7 +131,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         }
     })?;
     println!("{HELP}");
-    let mut editor = rustyline::DefaultEditor::new().map_err(|e| e.to_string())?;
+    let mut editor = rustyline::DefaultEditor::new()?;
     let screen = Screen(Rc::new(RefCell::new(
         editor.create_external_printer().ok().map(|p| Box::new(p) as Box<dyn ExternalPrinter>),
     )));
@@ -141,9 +142,9 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
 
 /// The embedded engine: every loop running, cron limited to `cli` jobs, and `cli` messages
 /// published to this REPL only (not written to stdout under the prompt).
-fn embedded(dir: &DataDir, config: &raven_actors::config::RavenConfig) -> Result<Engine, String> {
+fn embedded(dir: &DataDir, config: &raven_actors::config::RavenConfig) -> Result<Engine, CliError> {
     let o = Overrides { cron_channels: Some(vec!["cli".into()]), ..Default::default() };
-    let mut engine = Engine::start_with(dir, config, Arc::new(SystemClock), o).map_err(|e| e.to_string())?;
+    let mut engine = Engine::start_with(dir, config, Arc::new(SystemClock), o).map_err(CliError::engine)?;
     engine.follow_config(dir, &dir.config());
     engine.hub.do_send(RegisterOutlet(Arc::new(CliOutlet::events_only(engine.events.clone()))));
     // Dropping the handles detaches the loops: they run as long as the process.
@@ -236,12 +237,12 @@ async fn session(
 }
 
 /// One line; `Ok(None)` when there is nothing to print (the reply comes as an event).
-async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<Option<String>, String> {
+async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<Option<String>, CliError> {
     let tz = load_config(dir)?.general.timezone;
     match line {
         "/help" => return Ok(Some(HELP.into())),
         "/cron" => {
-            let jobs = JobsStore::new(dir.jobs()).load().map_err(|e| e.to_string())?;
+            let jobs = JobsStore::new(dir.jobs()).load()?;
             let lines: Vec<String> = jobs.jobs.iter().map(|j| raven_actors::cron::tool::describe(j, tz)).collect();
             let header = format!("times in {tz}");
             return Ok(Some(if lines.is_empty() {
@@ -260,7 +261,7 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
                 "/tick" => ControlRequest::Tick,
                 text => ControlRequest::Inbound { turn: turn(text, n), deliver: false },
             };
-            Ok(Some(match c.request(req).await.map_err(|e| e.to_string())? {
+            Ok(Some(match c.request(req).await? {
                 ControlResponse::Status { pid, actors, upcoming, .. } => status(tz, Some(pid), &actors, &upcoming),
                 // The tick's `cli` messages arrive as events.
                 ControlResponse::Ticked { route, detail, .. } => {
@@ -279,13 +280,13 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
                 Ok(Some(status(tz, None, &engine.metrics.snapshot(), &upcoming)))
             }
             "/tick" => {
-                let out = engine.runner.call_async(Tick).await.map_err(|e| e.to_string())?;
+                let out = engine.runner.call_async(Tick).await?;
                 Ok(Some(format!("(tick: {})", out.route)))
             }
             text => match dispatch_inbound(&engine.scheduler, &engine.questions, turn(text, n)) {
                 // An answer to a question, or input merged into the running turn.
                 (Inbound::Answered, _) | (Inbound::Routed(Routed::Injected), _) | (_, None) => Ok(None),
-                (_, Some(reply)) => Ok(Some(match reply.await.map_err(|_| "the turn was dropped".to_owned())? {
+                (_, Some(reply)) => Ok(Some(match reply.await.map_err(|_| CliError::TurnDropped)? {
                     TurnOutcome::Replied(t) => format!("raven> {t}"),
                     TurnOutcome::Failed(e) => format!("error: {e}"),
                     TurnOutcome::Interrupted => "(interrupted)".into(),

@@ -7,6 +7,7 @@
 
 use super::load_config;
 use super::tick::clock_at;
+use crate::error::CliError;
 use raven_actors::clock::SharedClock;
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;
@@ -16,7 +17,7 @@ use raven_actors::spine::TurnOutcome;
 use raven_proto::control::{ControlRequest, ControlResponse};
 use raven_proto::TurnRequest;
 
-pub fn run(dir: &DataDir, text: String, session: String, at: Option<String>) -> Result<(), String> {
+pub fn run(dir: &DataDir, text: String, session: String, at: Option<String>) -> Result<(), CliError> {
     let config = load_config(dir)?;
     let dry = at.is_some();
     let clock = clock_at(at, &config)?;
@@ -33,38 +34,38 @@ pub fn run(dir: &DataDir, text: String, session: String, at: Option<String>) -> 
 }
 
 /// The running supervisor's turn; `None` when none answers on the socket.
-fn ask_supervisor(dir: &DataDir, req: TurnRequest) -> Option<Result<(), String>> {
+fn ask_supervisor(dir: &DataDir, req: TurnRequest) -> Option<Result<(), CliError>> {
     actix_rt::System::new().block_on(async move {
         let mut c = ControlClient::connect(&dir.socket()).await.ok()?;
         Some(supervisor_turn(&mut c, req).await)
     })
 }
 
-async fn supervisor_turn(c: &mut ControlClient, req: TurnRequest) -> Result<(), String> {
+async fn supervisor_turn(c: &mut ControlClient, req: TurnRequest) -> Result<(), CliError> {
     let request = ControlRequest::Inbound { turn: req, deliver: false };
-    match c.request(request).await.map_err(|e| e.to_string())? {
+    match c.request(request).await? {
         ControlResponse::Reply { text } => {
             println!("{}", text.unwrap_or_else(|| "(taken by the running turn)".into()));
             Ok(())
         }
-        ControlResponse::Error { message } => Err(message),
-        other => Err(format!("unexpected answer: {other:?}")),
+        ControlResponse::Error { message } => Err(CliError::Answered(message)),
+        other => Err(CliError::unexpected(other)),
     }
 }
 
 /// One turn on an engine embedded in this process, against `dir`.
-fn embedded_turn(dir: &DataDir, config: &RavenConfig, clock: SharedClock, req: TurnRequest) -> Result<(), String> {
-    dir.check_writable().map_err(|e| e.to_string())?;
+fn embedded_turn(dir: &DataDir, config: &RavenConfig, clock: SharedClock, req: TurnRequest) -> Result<(), CliError> {
+    dir.check_writable()?;
     actix_rt::System::new().block_on(async move {
-        let engine = Engine::start(dir, config, clock).map_err(|e| e.to_string())?;
+        let engine = Engine::start(dir, config, clock).map_err(CliError::engine)?;
         let (_, reply) = engine.scheduler.submit_wait(req);
-        match reply.await.map_err(|_| "the turn was dropped".to_owned())? {
+        match reply.await.map_err(|_| CliError::TurnDropped)? {
             TurnOutcome::Replied(text) => {
                 println!("{text}");
                 Ok(())
             }
-            TurnOutcome::Failed(e) => Err(format!("the turn failed: {e}")),
-            TurnOutcome::Interrupted => Err("the turn was interrupted".into()),
+            TurnOutcome::Failed(e) => Err(CliError::TurnFailed(e)),
+            TurnOutcome::Interrupted => Err(CliError::TurnInterrupted),
         }
     })
 }

@@ -3,6 +3,7 @@
 //! outlet cannot take now stays in the outbox for a retry; the command says so.
 
 use super::load_config;
+use crate::error::CliError;
 use raven_actors::clock::SystemClock;
 use raven_actors::data_dir::DataDir;
 use raven_actors::delivery::targets::Channels;
@@ -11,18 +12,18 @@ use raven_actors::ipc::ControlClient;
 use raven_proto::control::{ControlRequest, ControlResponse};
 use std::sync::Arc;
 
-pub fn run(dir: &DataDir, target: String, text: String) -> Result<(), String> {
+pub fn run(dir: &DataDir, target: String, text: String) -> Result<(), CliError> {
     if !target.contains(':') {
-        return Err(format!("`{target}` is not channel:chat_id (e.g. webhook:alice, cli:local)"));
+        return Err(CliError::refused(format!("`{target}` is not channel:chat_id (e.g. webhook:alice, cli:local)")));
     }
     let config = load_config(dir)?;
-    Channels::of(&config).check(&target).map_err(|e| e.to_string())?;
+    Channels::of(&config).check(&target).map_err(CliError::refused)?;
     let response = actix_rt::System::new().block_on(async {
         match ControlClient::connect(&dir.socket()).await {
-            Ok(mut c) => c.request(ControlRequest::Send { target, text }).await.map_err(|e| e.to_string()),
+            Ok(mut c) => c.request(ControlRequest::Send { target, text }).await.map_err(CliError::from),
             Err(_) => {
-                dir.check_writable().map_err(|e| e.to_string())?;
-                let engine = Engine::start(dir, &config, Arc::new(SystemClock)).map_err(|e| e.to_string())?;
+                dir.check_writable()?;
+                let engine = Engine::start(dir, &config, Arc::new(SystemClock)).map_err(CliError::engine)?;
                 Ok(send(&engine.hub, &target, &text).await)
             }
         }
@@ -32,7 +33,8 @@ pub fn run(dir: &DataDir, target: String, text: String) -> Result<(), String> {
             println!("{detail}");
             Ok(())
         }
-        ControlResponse::Sent { delivered: false, detail } | ControlResponse::Error { message: detail } => Err(detail),
-        other => Err(format!("unexpected answer: {other:?}")),
+        ControlResponse::Sent { delivered: false, detail } => Err(CliError::NotDelivered(detail)),
+        ControlResponse::Error { message } => Err(CliError::Answered(message)),
+        other => Err(CliError::unexpected(other)),
     }
 }

@@ -4,6 +4,7 @@
 //! `--keep-data` `<out>/data`, made fresh each run and kept to inspect. A real data dir is
 //! never touched: `--data-dir` and `RAVEN_HOME` are refused. The scenario is only read.
 
+use crate::error::CliError;
 use clap::Args;
 use raven_actors::simulate::{self, Adjust, Place};
 use std::path::{Path, PathBuf};
@@ -53,15 +54,16 @@ pub fn refuse_real_data_dir(data_dir: Option<&Path>) -> Result<(), Refused> {
     Ok(())
 }
 
-pub fn run(data_dir: Option<&Path>, args: SimulateArgs) -> Result<(), String> {
-    refuse_real_data_dir(data_dir).map_err(|e| e.to_string())?;
-    let plan = simulate::load(&args.scenario, Adjust { days: args.days, seed: args.seed })?;
+pub fn run(data_dir: Option<&Path>, args: SimulateArgs) -> Result<(), CliError> {
+    refuse_real_data_dir(data_dir)?;
+    let plan =
+        simulate::load(&args.scenario, Adjust { days: args.days, seed: args.seed }).map_err(CliError::simulation)?;
     let place = match args.keep_data {
         true => Place::Kept(args.out.join("data")),
         false => Place::Temporary,
     };
-    let output = actix_rt::System::new().block_on(simulate::simulate(&plan, &place))?;
-    let written = simulate::write(&output, &args.out)?;
+    let output = actix_rt::System::new().block_on(simulate::simulate(&plan, &place)).map_err(CliError::simulation)?;
+    let written = simulate::write(&output, &args.out).map_err(CliError::simulation)?;
     print!("{}", output.text);
     println!();
     for p in written {

@@ -1,6 +1,7 @@
 //! `raven status`: the running supervisor's actors and their mailbox metrics, the timers and
 //! the LLM provider's breaker (`--json`: one JSON object, for a program).
 
+use crate::error::CliError;
 use raven_actors::data_dir::DataDir;
 use raven_actors::supervise::render_table;
 use raven_proto::control::{ControlRequest, ControlResponse, LlmHealth};
@@ -80,11 +81,11 @@ fn channel_lines(dir: &DataDir, enabled: &[&str]) -> String {
     out
 }
 
-pub fn run(dir: &DataDir, json: bool) -> Result<(), String> {
+pub fn run(dir: &DataDir, json: bool) -> Result<(), CliError> {
     let socket = dir.socket();
     actix_rt::System::new().block_on(async move {
         let mut c = super::connect_supervisor(dir).await?;
-        match c.request(ControlRequest::Status).await.map_err(|e| e.to_string())? {
+        match c.request(ControlRequest::Status).await? {
             ControlResponse::Status { pid, actors, upcoming, llm } if json => {
                 let gateway = gateway_pid(dir)
                     .map(|(addr, pid)| serde_json::json!({"pid": pid, "url": format!("http://{addr}")}));
@@ -114,8 +115,8 @@ pub fn run(dir: &DataDir, json: bool) -> Result<(), String> {
                 print!("{}", channel_lines(dir, &enabled));
                 Ok(())
             }
-            ControlResponse::Error { message } => Err(message),
-            other => Err(format!("unexpected answer: {other:?}")),
+            ControlResponse::Error { message } => Err(CliError::Answered(message)),
+            other => Err(CliError::unexpected(other)),
         }
     })
 }

@@ -5,6 +5,7 @@
 //! time on a private copy of the data dir, and nothing is saved.
 
 use super::load_config;
+use crate::error::CliError;
 use chrono::Utc;
 use raven_actors::clock::{ManualClock, SharedClock, SystemClock};
 use raven_actors::config::RavenConfig;
@@ -21,11 +22,11 @@ use std::sync::Arc;
 
 /// The system clock, or a manual one stopped at `--at`: any one-shot form of the shared time
 /// parser, read in the user's zone (`2026-03-02 12:00`, `tomorrow at 9`, `22:30`, RFC 3339).
-pub fn clock_at(at: Option<String>, config: &RavenConfig) -> Result<SharedClock, String> {
+pub fn clock_at(at: Option<String>, config: &RavenConfig) -> Result<SharedClock, CliError> {
     match at {
         Some(s) => {
             let g = &config.general;
-            let t = parse_instant(&s, Utc::now(), g.timezone, g.date_order).map_err(|e| format!("--at: {e}"))?;
+            let t = parse_instant(&s, Utc::now(), g.timezone, g.date_order).map_err(CliError::bad_time("--at"))?;
             Ok(Arc::new(ManualClock::new(t)))
         }
         None => Ok(Arc::new(SystemClock)),
@@ -33,8 +34,8 @@ pub fn clock_at(at: Option<String>, config: &RavenConfig) -> Result<SharedClock,
 }
 
 /// The running supervisor's tick, over its socket.
-async fn supervisor_tick(c: &mut ControlClient, show_metrics: bool) -> Result<(), String> {
-    match c.request(ControlRequest::Tick).await.map_err(|e| e.to_string())? {
+async fn supervisor_tick(c: &mut ControlClient, show_metrics: bool) -> Result<(), CliError> {
+    match c.request(ControlRequest::Tick).await? {
         ControlResponse::Ticked { route, cli_messages, detail } => {
             println!("route:    {route} (the supervisor's tick)");
             for line in detail {
@@ -44,20 +45,18 @@ async fn supervisor_tick(c: &mut ControlClient, show_metrics: bool) -> Result<()
                 println!("cli:      {}", raven_actors::text::sanitize(&m));
             }
         }
-        ControlResponse::Error { message } => return Err(message),
-        other => return Err(format!("unexpected answer: {other:?}")),
+        ControlResponse::Error { message } => return Err(CliError::Answered(message)),
+        other => return Err(CliError::unexpected(other)),
     }
     if show_metrics {
-        if let ControlResponse::Status { actors, .. } =
-            c.request(ControlRequest::Status).await.map_err(|e| e.to_string())?
-        {
+        if let ControlResponse::Status { actors, .. } = c.request(ControlRequest::Status).await? {
             print!("{}", render_table(&actors));
         }
     }
     Ok(())
 }
 
-pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), String> {
+pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), CliError> {
     let config = load_config(dir)?;
     if at.is_some() {
         let clock = clock_at(at, &config)?;
@@ -71,7 +70,7 @@ pub fn run(dir: &DataDir, at: Option<String>, show_metrics: bool) -> Result<(), 
 }
 
 /// The running supervisor's tick; `None` when none answers on the socket.
-fn ask_supervisor(dir: &DataDir, show_metrics: bool) -> Option<Result<(), String>> {
+fn ask_supervisor(dir: &DataDir, show_metrics: bool) -> Option<Result<(), CliError>> {
     actix_rt::System::new().block_on(async {
         match ControlClient::connect(&dir.socket()).await {
             Ok(mut c) => Some(supervisor_tick(&mut c, show_metrics).await),
@@ -81,11 +80,11 @@ fn ask_supervisor(dir: &DataDir, show_metrics: bool) -> Option<Result<(), String
 }
 
 /// One tick on an engine embedded in this process, against `dir`.
-fn embedded_tick(dir: &DataDir, config: RavenConfig, clock: SharedClock, show_metrics: bool) -> Result<(), String> {
+fn embedded_tick(dir: &DataDir, config: RavenConfig, clock: SharedClock, show_metrics: bool) -> Result<(), CliError> {
     actix_rt::System::new().block_on(async move {
-        let engine = Engine::start(dir, &config, clock).map_err(|e| e.to_string())?;
+        let engine = Engine::start(dir, &config, clock).map_err(CliError::engine)?;
         catch_up(&engine).await?;
-        let outcome = engine.runner.call_async(Tick).await.map_err(|e| e.to_string())?;
+        let outcome = engine.runner.call_async(Tick).await?;
         print_outcome(&outcome, &engine.provider_name);
         if show_metrics {
             print!("{}", render_table(&engine.metrics.snapshot()));
@@ -95,13 +94,13 @@ fn embedded_tick(dir: &DataDir, config: RavenConfig, clock: SharedClock, show_me
 }
 
 /// Outbox retries and settled defers first, as the long-running loops would.
-async fn catch_up(engine: &Engine) -> Result<(), String> {
+async fn catch_up(engine: &Engine) -> Result<(), CliError> {
     if let Ok(Ok(r)) = engine.hub.call_async(RetryOutbox).await {
         if r.delivered + r.still_queued > 0 {
             println!("outbox:   {} delivered, {} still queued", r.delivered, r.still_queued);
         }
     }
-    for d in engine.runner.call_async(PollDeferred).await.map_err(|e| e.to_string())? {
+    for d in engine.runner.call_async(PollDeferred).await? {
         let how = d.result.and_then(|r| r.error).unwrap_or_else(|| "delivered".into());
         println!("{}", raven_actors::text::sanitize(&format!("deferred: {} ({how})", d.route)));
     }

@@ -3,6 +3,7 @@
 //! exits 0. It starts `raven gateway` as a child and restarts it with backoff when it dies;
 //! with the gateway on, the outlets that face the outside (jsonl, webhook) are the gateway's.
 
+use crate::error::CliError;
 use raven_actors::clock::SystemClock;
 use raven_actors::data_dir::DataDir;
 use raven_actors::engine::{hosted_channels, Engine, EngineControl, Overrides};
@@ -12,23 +13,23 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub fn run(dir: &DataDir) -> Result<(), String> {
+pub fn run(dir: &DataDir) -> Result<(), CliError> {
     let started = Instant::now();
     let config = own_config(dir)?;
     super::warn_about_zone(&config);
-    dir.ensure().map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;
+    dir.ensure().map_err(CliError::data_dir(dir.root()))?;
     let socket = dir.socket();
     // Before anything else: one supervisor per data dir, whatever the socket says.
-    let _held = SupervisorLock::take(&dir.supervisor_lock()).map_err(|e| e.to_string())?;
+    let _held = SupervisorLock::take(&dir.supervisor_lock())?;
     actix_rt::System::new().block_on(async move {
         let listener = bind(&socket).await.map_err(|e| match e {
-            IpcError::AlreadyRunning { .. } => e.to_string(),
-            other => format!("cannot open the control socket: {other}"),
+            IpcError::AlreadyRunning { .. } => CliError::Socket(e),
+            other => CliError::ControlSocket(other),
         })?;
         // With the gateway on, it hosts the outlets that face the outside.
         let remote_channels = if config.gateway.enabled { hosted_channels(&config) } else { Vec::new() };
         let o = Overrides { remote_channels, ..Default::default() };
-        let mut engine = Engine::start_with(dir, &config, Arc::new(SystemClock), o).map_err(|e| e.to_string())?;
+        let mut engine = Engine::start_with(dir, &config, Arc::new(SystemClock), o).map_err(CliError::engine)?;
         engine.follow_config(dir, &dir.config());
         let loops = engine.spawn_loops(&config);
         let control: Rc<dyn ControlHandler> = Rc::new(EngineControl::of(&engine));
@@ -116,8 +117,8 @@ fn reaches(config: &raven_actors::config::RavenConfig) -> String {
 
 /// The supervisor's own config: its zone is its own to resolve (a stale zone file of a killed
 /// supervisor is not its business), and its clients take it from there.
-fn own_config(dir: &DataDir) -> Result<raven_actors::config::RavenConfig, String> {
-    raven_actors::config::RavenConfig::load(&dir.config()).map(|(c, _)| c).map_err(|e| e.to_string())
+fn own_config(dir: &DataDir) -> Result<raven_actors::config::RavenConfig, CliError> {
+    Ok(raven_actors::config::RavenConfig::load(&dir.config())?.0)
 }
 
 /// The pid in `gateway.addr` when that process is alive and is a gateway of this data dir.
@@ -212,7 +213,7 @@ async fn keep_gateway_running(dir: DataDir, first: Duration) {
             Ok(mut c) => c.wait().await.map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
-        if status.as_ref().is_ok_and(|s| s.code() == Some(super::gateway::CANNOT_LISTEN)) {
+        if status.as_ref().is_ok_and(|s| s.code() == Some(i32::from(crate::error::CANNOT_LISTEN))) {
             if !listen_failed {
                 super::note("raven: running without the gateway; trying its address again every minute");
                 listen_failed = true;

@@ -6,6 +6,7 @@
 use super::load_config;
 use super::log::{load, Line};
 use super::log_line::Printer;
+use crate::error::CliError;
 use raven_actors::data_dir::DataDir;
 use raven_actors::feedback::short_id;
 use raven_actors::journal::Entry;
@@ -38,14 +39,16 @@ impl Kind {
     }
 }
 
-pub fn run(item: String, dir: &DataDir) -> Result<(), String> {
+pub fn run(item: String, dir: &DataDir) -> Result<(), CliError> {
     let tz = load_config(dir)?.general.timezone;
     let item = item.trim().trim_start_matches('[').trim_end_matches(']').to_owned();
-    let lines = load(dir)?.ok_or("no journal yet: nothing has been recorded")?;
+    let lines = load(dir)?.ok_or_else(|| CliError::refused("no journal yet: nothing has been recorded"))?;
     let stories: Vec<(Kind, Vec<&Entry>)> =
         KINDS.iter().map(|k| (*k, story(&lines, *k, &item))).filter(|(_, s)| !s.is_empty()).collect();
     match stories.as_slice() {
-        [] => Err(format!("nothing in the journal about `{item}` (a message id, a topic or a cron job id)")),
+        [] => Err(CliError::refused(format!(
+            "nothing in the journal about `{item}` (a message id, a topic or a cron job id)"
+        ))),
         [(_, one)] => {
             tell(one, &mut Printer::new(tz));
             Ok(())

@@ -75,6 +75,18 @@ fn a_second_data_dir_on_a_taken_port_says_so_once_and_runs_without_its_gateway()
 }
 
 #[test]
+fn a_gateway_that_cannot_listen_exits_3_and_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    std::fs::write(tmp.path().join("config.toml"), format!("[gateway]\nlisten = \"127.0.0.1:{port}\"\n")).unwrap();
+    let out = support::raven(tmp.path(), &["gateway"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains(&format!("raven: the gateway cannot listen on 127.0.0.1:{port}: ")), "{stderr}");
+}
+
+#[test]
 fn job_ids_are_short_and_a_unique_prefix_names_a_job() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();

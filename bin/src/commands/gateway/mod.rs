@@ -13,6 +13,7 @@ mod serve;
 mod tap;
 
 use super::load_config;
+use crate::error::CliError;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -29,18 +30,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub const SECRET_HEADER: &str = "x-raven-secret";
-
-/// The exit code of a gateway that cannot listen (the address is taken, say): its supervisor
-/// tells the user once and tries again slowly, rather than restarting it every few seconds.
-pub const CANNOT_LISTEN: i32 = 3;
-
-fn cannot_listen(listen: &str, e: std::io::Error) -> ! {
-    eprintln!(
-        "raven: the gateway cannot listen on {listen}: {e} (another raven's? set `[gateway] listen` in \
-         config.toml; port 0 picks a free one)"
-    );
-    std::process::exit(CANNOT_LISTEN)
-}
 
 /// Set by `raven up` on the gateway it starts (to its pid, for the log).
 pub const SUPERVISED: &str = "RAVEN_GATEWAY_SUPERVISED";
@@ -217,7 +206,7 @@ async fn supervisor_absent(socket: &std::path::Path) -> bool {
     }
 }
 
-pub fn run(dir: &DataDir) -> Result<(), String> {
+pub fn run(dir: &DataDir) -> Result<(), CliError> {
     let config = load_config(dir)?;
     let g = &config.gateway;
     let secret = std::env::var(&g.secret_env).ok().filter(|s| !s.is_empty());
@@ -229,7 +218,7 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
         config.feedback.clone(),
         config.general.timezone,
     ));
-    let taps = raven_actors::channels::taps::TapLinks::open(dir).map_err(|e| e.to_string())?;
+    let taps = raven_actors::channels::taps::TapLinks::open(dir)?;
     let chat_feedback = feedback.clone();
     let state = Arc::new(Gateway { socket: dir.socket(), secret, metrics_public: g.metrics_public, feedback, taps });
     let app = Router::new()
@@ -251,11 +240,13 @@ pub fn run(dir: &DataDir) -> Result<(), String> {
     let orphan_timeout_s = g.orphan_timeout_s;
     let addr_file = dir.gateway_addr();
     actix_rt::System::new().block_on(async move {
-        let listener = tokio::net::TcpListener::bind(&listen).await.unwrap_or_else(|e| cannot_listen(&listen, e));
-        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        // Exit code 3 (crate::error::CANNOT_LISTEN): its supervisor tries again slowly.
+        let listening = tokio::net::TcpListener::bind(&listen).await;
+        let listener = listening.map_err(|source| CliError::CannotListen { listen, source })?;
+        let bound = listener.local_addr().map_err(CliError::Io)?;
         // "<address> <pid>": where to reach it, and which process it is.
         let line = format!("{bound} {}", std::process::id());
-        raven_actors::store::write_atomic(&addr_file, line.as_bytes()).map_err(|e| e.to_string())?;
+        raven_actors::store::write_atomic(&addr_file, line.as_bytes()).map_err(CliError::Io)?;
         super::note(format!("raven gateway: listening on http://{bound}"));
         // Started by a supervisor: outlive its restart (the next one adopts this process and
         // every connection is made anew), but not its absence: with no supervisor answering

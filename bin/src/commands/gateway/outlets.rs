@@ -4,6 +4,7 @@
 //! config.toml: a change to `[delivery]` builds them anew for the next delivery; the set of
 //! channels, and the chat channels' settings, are fixed at start (a change needs a restart).
 
+use crate::error::CliError;
 use raven_actors::config::LiveConfig;
 use raven_actors::data_dir::DataDir;
 use raven_actors::delivery::outlets::{Outlet, OutletError};
@@ -32,7 +33,7 @@ impl Hosted {
         dir: &DataDir,
         config: &raven_actors::config::RavenConfig,
         chats: super::channels::Channels,
-    ) -> Result<Hosted, String> {
+    ) -> Result<Hosted, CliError> {
         let channels = hosted_channels(config);
         let outlets = build(dir, config, &channels)?;
         Ok(Hosted {
@@ -92,8 +93,8 @@ fn build(
     dir: &DataDir,
     config: &raven_actors::config::RavenConfig,
     channels: &[String],
-) -> Result<Vec<Arc<dyn Outlet>>, String> {
-    let all = configured_outlets(dir, config, &Default::default()).map_err(|e| e.to_string())?;
+) -> Result<Vec<Arc<dyn Outlet>>, CliError> {
+    let all = configured_outlets(dir, config, &Default::default()).map_err(CliError::engine)?;
     Ok(all.into_iter().filter(|o| channels.iter().any(|c| c == o.channel())).collect())
 }
 
