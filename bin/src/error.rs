@@ -49,9 +49,9 @@ pub enum CliError {
     #[error(transparent)]
     BadDuration(TimeError),
     /// A job `cron add` could not schedule or keep (a bad time, a refused target, jobs.json
-    /// not writable); the scheduler gives the reason as text.
-    #[error("{0}")]
-    CronAdd(String),
+    /// not writable).
+    #[error(transparent)]
+    CronAdd(#[from] raven_actors::cron::tool::JobError),
     /// A job id that names no job, or more than one.
     #[error(transparent)]
     JobId(#[from] IdError),
@@ -123,9 +123,9 @@ pub enum CliError {
     NoEvents(Box<ControlResponse>),
 
     // The engine in this process.
-    /// The engine cannot start, or its outlets cannot be built; the engine says why as text.
-    #[error("{0}")]
-    Engine(String),
+    /// The engine cannot start, or its outlets cannot be built.
+    #[error(transparent)]
+    Engine(#[from] raven_actors::engine::StartError),
     /// An actor of the engine did not answer.
     #[error(transparent)]
     Actor(#[from] ActorError),
@@ -232,16 +232,6 @@ impl CliError {
         CliError::Refused(message.to_string())
     }
 
-    /// The engine could not start (or build its outlets); it says why.
-    pub fn engine(message: impl Display) -> Self {
-        CliError::Engine(message.to_string())
-    }
-
-    /// A `cron add` the scheduler refused or could not keep; it says why.
-    pub fn cron_add(message: impl Display) -> Self {
-        CliError::CronAdd(message.to_string())
-    }
-
     /// A simulation that could not load, run or write; it says why.
     pub fn simulation(message: impl Display) -> Self {
         CliError::Simulation(message.to_string())
@@ -280,7 +270,7 @@ mod tests {
             CliError::NoDataDir("no data dir".into()),
             CliError::DataDir { path: "/x".into(), source: refused_io() },
             CliError::Answered("the turn failed".into()),
-            CliError::engine("no provider"),
+            CliError::Engine(raven_actors::engine::StartError::Sessions { path: "/x".into(), source: refused_io() }),
             CliError::file("/x/MEMORY.md")(refused_io()),
             CliError::TurnDropped,
             CliError::Simulate(crate::commands::simulate::Refused::DataDirFlag),

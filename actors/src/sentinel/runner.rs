@@ -157,7 +157,7 @@ impl SentinelRunner {
     /// An idle engine writes nothing: a skip that only repeats the last one journaled (the
     /// same route and reason, or the context unchanged since) adds no line; anything else does.
     fn journal_tick(&mut self, outcome: &TickOutcome) {
-        let skip = outcome.result.is_none().then(|| (outcome.route.clone(), outcome.decision.reason.clone()));
+        let skip = outcome.result.is_none().then(|| (outcome.route, outcome.decision.reason.clone()));
         let unchanged = outcome.decision.reason == UNCHANGED && self.journaled_skip.is_some();
         if skip.is_some() && (unchanged || skip == self.journaled_skip) {
             return;

@@ -104,11 +104,11 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), CliError> {
     match c {
         CronCommand::Add(a) => {
             let now = chrono::Utc::now();
-            let schedule = jobs.schedule(&spec(&a)?, now).map_err(CliError::cron_add)?;
+            let schedule = jobs.schedule(&spec(&a)?, now)?;
             check_kind(&a, &schedule)?;
             let target = (!a.silent && a.broadcast.is_empty()).then(|| a.to.clone());
             let new = NewJob { message: a.message, schedule, target, broadcast: a.broadcast, topic: a.topic };
-            let job = jobs.insert(new, now).map_err(CliError::cron_add)?;
+            let job = jobs.insert(new, now)?;
             println!("{}  (times in {})", sanitize(&describe(&job, jobs.tz)), jobs.tz);
         }
         CronCommand::List { json } => {

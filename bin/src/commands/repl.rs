@@ -144,7 +144,7 @@ pub fn run(dir: &DataDir) -> Result<(), CliError> {
 /// published to this REPL only (not written to stdout under the prompt).
 fn embedded(dir: &DataDir, config: &raven_actors::config::RavenConfig) -> Result<Engine, CliError> {
     let o = Overrides { cron_channels: Some(vec!["cli".into()]), ..Default::default() };
-    let mut engine = Engine::start_with(dir, config, Arc::new(SystemClock), o).map_err(CliError::engine)?;
+    let mut engine = Engine::start_with(dir, config, Arc::new(SystemClock), o)?;
     engine.follow_config(dir, &dir.config());
     engine.hub.do_send(RegisterOutlet(Arc::new(CliOutlet::events_only(engine.events.clone()))));
     // Dropping the handles detaches the loops: they run as long as the process.

@@ -57,7 +57,7 @@ async fn supervisor_turn(c: &mut ControlClient, req: TurnRequest) -> Result<(), 
 fn embedded_turn(dir: &DataDir, config: &RavenConfig, clock: SharedClock, req: TurnRequest) -> Result<(), CliError> {
     dir.check_writable()?;
     actix_rt::System::new().block_on(async move {
-        let engine = Engine::start(dir, config, clock).map_err(CliError::engine)?;
+        let engine = Engine::start(dir, config, clock)?;
         let (_, reply) = engine.scheduler.submit_wait(req);
         match reply.await.map_err(|_| CliError::TurnDropped)? {
             TurnOutcome::Replied(text) => {

@@ -23,7 +23,7 @@ pub fn run(dir: &DataDir, target: String, text: String) -> Result<(), CliError> 
             Ok(mut c) => c.request(ControlRequest::Send { target, text }).await.map_err(CliError::from),
             Err(_) => {
                 dir.check_writable()?;
-                let engine = Engine::start(dir, &config, Arc::new(SystemClock)).map_err(CliError::engine)?;
+                let engine = Engine::start(dir, &config, Arc::new(SystemClock))?;
                 Ok(send(&engine.hub, &target, &text).await)
             }
         }

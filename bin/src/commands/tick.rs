@@ -82,7 +82,7 @@ fn ask_supervisor(dir: &DataDir, show_metrics: bool) -> Option<Result<(), CliErr
 /// One tick on an engine embedded in this process, against `dir`.
 fn embedded_tick(dir: &DataDir, config: RavenConfig, clock: SharedClock, show_metrics: bool) -> Result<(), CliError> {
     actix_rt::System::new().block_on(async move {
-        let engine = Engine::start(dir, &config, clock).map_err(CliError::engine)?;
+        let engine = Engine::start(dir, &config, clock)?;
         catch_up(&engine).await?;
         let outcome = engine.runner.call_async(Tick).await?;
         print_outcome(&outcome, &engine.provider_name);

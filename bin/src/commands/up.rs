@@ -29,7 +29,7 @@ pub fn run(dir: &DataDir) -> Result<(), CliError> {
         // With the gateway on, it hosts the outlets that face the outside.
         let remote_channels = if config.gateway.enabled { hosted_channels(&config) } else { Vec::new() };
         let o = Overrides { remote_channels, ..Default::default() };
-        let mut engine = Engine::start_with(dir, &config, Arc::new(SystemClock), o).map_err(CliError::engine)?;
+        let mut engine = Engine::start_with(dir, &config, Arc::new(SystemClock), o)?;
         engine.follow_config(dir, &dir.config());
         let loops = engine.spawn_loops(&config);
         let control: Rc<dyn ControlHandler> = Rc::new(EngineControl::of(&engine));

@@ -94,7 +94,7 @@ fn build(
     config: &raven_actors::config::RavenConfig,
     channels: &[String],
 ) -> Result<Vec<Arc<dyn Outlet>>, CliError> {
-    let all = configured_outlets(dir, config, &Default::default()).map_err(CliError::engine)?;
+    let all = configured_outlets(dir, config, &Default::default())?;
     Ok(all.into_iter().filter(|o| channels.iter().any(|c| c == o.channel())).collect())
 }
 
