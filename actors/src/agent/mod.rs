@@ -23,12 +23,14 @@ use crate::executor::injector::{ApplyInjects, InjectorService, PendingInject};
 use crate::feedback::tool::CURRENT_SESSION;
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
 use crate::llm::provider::{
-    Caller, ChatMessage, CompletionRequest, Generation, ProviderReply, Role, SharedProvider, ToolCall, ToolSchema,
+    Caller, ChatMessage, CompletionRequest, Generation, ProviderError, ProviderReply, Role, SharedProvider, ToolCall,
+    ToolSchema,
 };
 pub use crate::sessions::{HistorySink, InboundHook};
 use crate::sessions::{SessionLine, SessionStore};
 use crate::spine::{Inbox, TurnHandler, TurnOutcome};
 use crate::supervise::Handle;
+use chrono::{DateTime, Utc};
 use futures_util::future::LocalBoxFuture;
 use raven_proto::{Origin, TurnRequest};
 use spend::Spend;
@@ -108,29 +110,59 @@ impl TurnHandler for Agent {
 impl AgentLoop {
     pub async fn run_turn(&self, req: TurnRequest, inbox: Inbox) -> TurnOutcome {
         let now = self.clock.now();
+        if let Some(early) = self.before_the_model(&req, now).await {
+            return early;
+        }
+        // A turn the engine started on a user's conversation (a cron reminder) is not the
+        // user's words: nothing of it is stored here; what reaches the user is written as a
+        // proactive line by the delivery. The engine's own conversations keep everything.
+        let keep = !req.origin.is_system_generated() || SYSTEM_CHANNELS.contains(&req.channel.as_str());
+        let reply = match self.answer(&req, &inbox, keep, now).await {
+            Ok(reply) => reply,
+            Err(e) => return TurnOutcome::Failed(e.to_string()),
+        };
+        if keep {
+            self.persist(&req.channel, &req.chat_id, Role::Assistant, &reply, self.clock.now());
+        }
+        self.after_send(&req, reply).await
+    }
+
+    /// What happens before the model is asked: a conversation that could not be kept is
+    /// refused; a user's message ends what waited for a reaction, may be answered by an
+    /// inbound hook, and goes into the history. `Some`: the turn ends here.
+    async fn before_the_model(&self, req: &TurnRequest, now: DateTime<Utc>) -> Option<TurnOutcome> {
         let (channel, chat_id) = (req.channel.as_str(), req.chat_id.as_str());
         // A conversation that could not be kept is refused before it is answered.
         if let Err(e) = crate::sessions::file_name::validate(channel, chat_id) {
-            return TurnOutcome::Failed(format!("this conversation cannot be kept: {e}"));
+            return Some(TurnOutcome::Failed(format!("this conversation cannot be kept: {e}")));
         }
         if req.origin.is_user_input() {
             self.engaged(channel, chat_id, now);
             for hook in &self.inbound_hooks {
-                if let Some(answer) = hook.on_user_message(&req).await {
-                    return TurnOutcome::Replied(answer);
+                if let Some(answer) = hook.on_user_message(req).await {
+                    return Some(TurnOutcome::Replied(answer));
                 }
             }
             if let Some(h) = &self.history {
                 h.record(&req.content, now);
             }
         }
-        // A turn the engine started on a user's conversation (a cron reminder) is not the
-        // user's words: nothing of it is stored here; what reaches the user is written as a
-        // proactive line by the delivery. The engine's own conversations keep everything.
-        let keep = !req.origin.is_system_generated() || SYSTEM_CHANNELS.contains(&channel);
+        None
+    }
+
+    /// The model and the tools in turn, until the model answers in text or the turn has spent
+    /// its iterations or tokens; the provider's error when it fails.
+    async fn answer(
+        &self,
+        req: &TurnRequest,
+        inbox: &Inbox,
+        keep: bool,
+        now: DateTime<Utc>,
+    ) -> Result<String, ProviderError> {
+        let (channel, chat_id) = (req.channel.as_str(), req.chat_id.as_str());
         let tools = self.tools_for(req.origin);
         let schemas: Vec<_> = tools.iter().map(|t| t.schema()).collect();
-        let mut messages = self.opening(&req, &schemas, now);
+        let mut messages = self.opening(req, &schemas, now);
         if keep {
             self.persist(channel, chat_id, Role::User, &req.content, now);
         }
@@ -141,18 +173,12 @@ impl AgentLoop {
             now,
         };
         let mut provider = fallback::TurnProvider::new(&self.provider, self.embedded.as_ref());
-        let mut reply = None;
         let mut spend = Spend::of(req.origin, self.max_iterations, self.micro);
         for i in 0..spend.iterations {
             if let Some(stop) = spend.exhausted() {
-                reply = Some(stop);
-                break;
+                return Ok(stop);
             }
-            // Mid-turn user input: merged as user turns before the next model call.
-            for injected in inbox.drain() {
-                self.persist(channel, chat_id, Role::User, &injected, self.clock.now());
-                messages.push(ChatMessage::user(injected));
-            }
+            self.take_injected(channel, chat_id, inbox, &mut messages);
             let call = CompletionRequest {
                 messages: messages.clone(),
                 tools: schemas.clone(),
@@ -162,27 +188,33 @@ impl AgentLoop {
             };
             let (answer, usage) = crate::llm::usage::measure(provider.complete(&call)).await;
             spend.add(usage, &call, &self.provider.prompt_budget());
-            match answer {
-                Err(e) => return TurnOutcome::Failed(e.to_string()),
-                Ok(ProviderReply::Text(t)) => {
-                    reply = Some(t);
-                    break;
-                }
-                Ok(ProviderReply::ToolCalls { calls, text }) => {
+            match answer? {
+                ProviderReply::Text(t) => return Ok(t),
+                ProviderReply::ToolCalls { calls, text } => {
                     let calls = calls::prepared(calls, &format!("raven-{}-{i}", now.timestamp_millis()));
                     self.run_calls(&tools, &text, &calls, &ctx, &mut messages, keep).await;
                 }
             }
         }
-        let reply = reply.unwrap_or_else(|| format!("(stopped after {} tool calls)", spend.iterations));
-        if keep {
-            self.persist(channel, chat_id, Role::Assistant, &reply, self.clock.now());
+        Ok(format!("(stopped after {} tool calls)", spend.iterations))
+    }
+
+    /// Mid-turn user input: merged as user turns before the next model call.
+    fn take_injected(&self, channel: &str, chat_id: &str, inbox: &Inbox, messages: &mut Vec<ChatMessage>) {
+        for injected in inbox.drain() {
+            self.persist(channel, chat_id, Role::User, &injected, self.clock.now());
+            messages.push(ChatMessage::user(injected));
         }
-        // The after-send chain: never on a system-generated reply.
+    }
+
+    /// The after-send chain: the nudges waiting to be injected ride the reply, each written as
+    /// its own proactive line. Never on a system-generated reply.
+    async fn after_send(&self, req: &TurnRequest, reply: String) -> TurnOutcome {
         if req.origin.is_system_generated() {
             return TurnOutcome::Replied(reply);
         }
         let Some(injector) = &self.injector else { return TurnOutcome::Replied(reply) };
+        let (channel, chat_id) = (req.channel.as_str(), req.chat_id.as_str());
         let apply =
             ApplyInjects { session: format!("{channel}:{chat_id}"), content: reply.clone(), origin: req.origin };
         let (sent, taken) = injector.call_async(apply).await.unwrap_or((reply, Vec::new()));

@@ -5,6 +5,7 @@
 //! supervisor is detected (nothing answers) and replaced; a live one is reported with its pid.
 
 mod client;
+mod connection;
 mod events;
 pub mod limits;
 mod server;

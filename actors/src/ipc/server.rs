@@ -1,14 +1,15 @@
-use super::limits::{Slot, Slots, HANDSHAKE_TIMEOUT, IDLE_TIMEOUT, MAX_IN_FLIGHT};
-use super::{supervisor_peer, IpcError};
+//! The control socket's server: binding the socket, and accepting connections from its
+//! owner's processes, each served by [`super::connection`].
+
+use super::connection::{connection, Closed};
+use super::limits::Slots;
+use super::IpcError;
 use futures_util::future::LocalBoxFuture;
 use interprocess::local_socket::tokio::{prelude::*, Listener, Stream};
 use interprocess::local_socket::{GenericFilePath, ListenerOptions};
-use raven_proto::control::{ClientFrame, ControlRequest, ControlResponse, ServerFrame};
-use raven_proto::wire::{self, FrameDecoder, Hello, WireError, MAX_FRAME};
+use raven_proto::control::{ControlRequest, ControlResponse};
 use std::path::Path;
 use std::rc::Rc;
-use std::sync::Arc;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Answers control requests (the engine implements it).
 pub trait ControlHandler {
@@ -124,164 +125,5 @@ pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: st
                 actix_rt::time::sleep(backoff.next_wait()).await;
             }
         }
-    }
-}
-
-/// Frames waiting to be written per connection: responses wait for room, events come
-/// through their own bounded queue (see `EventBus`).
-const OUT_QUEUE: usize = 64;
-
-/// One connection: requests are read in order and each is served on its own task (so a
-/// long turn does not hold up the answer to an ask_user question, nor the pushed events);
-/// one writer task sends responses and events in the order they are ready.
-async fn connection(stream: Stream, handler: Rc<dyn ControlHandler>, slot: Slot) -> Result<(), Closed> {
-    let stream = Rc::new(stream);
-    let (out, mut queue) = tokio::sync::mpsc::channel::<ServerFrame>(OUT_QUEUE);
-    let writer_stream = stream.clone();
-    let writer = actix_rt::spawn(async move {
-        while let Some(frame) = queue.recv().await {
-            let bytes = match wire::encode_frame(&frame, MAX_FRAME) {
-                Ok(b) => b,
-                Err(e) => {
-                    tracing::error!("a frame for a control client could not be encoded: {e}");
-                    continue;
-                }
-            };
-            if (&*writer_stream).write_all(&bytes).await.is_err() {
-                return;
-            }
-        }
-    });
-    let result = read_requests(&stream, handler, out, &slot).await;
-    // The peer is gone or misbehaved: stop writing, which also ends the event and delivery
-    // forwarders of this connection (so a hosted outlet is known to be gone at once).
-    writer.abort();
-    result
-}
-
-/// Why a connection ended early.
-#[derive(Debug, thiserror::Error)]
-enum Closed {
-    #[error(transparent)]
-    Wire(#[from] WireError),
-    #[error("no handshake within {0:?}")]
-    Handshake(std::time::Duration),
-    #[error("idle for {0:?} with nothing in flight")]
-    Idle(std::time::Duration),
-    #[error("too many connections are open; a kept slot is for a client that subscribes or hosts outlets")]
-    Full,
-}
-
-impl From<std::io::Error> for Closed {
-    fn from(e: std::io::Error) -> Self {
-        Closed::Wire(WireError::Io(e))
-    }
-}
-
-async fn read_requests(
-    stream: &Stream,
-    handler: Rc<dyn ControlHandler>,
-    out: tokio::sync::mpsc::Sender<ServerFrame>,
-    slot: &Slot,
-) -> Result<(), Closed> {
-    let mut reader = stream;
-    let mut decoder = FrameDecoder::new(MAX_FRAME);
-    let mut buf = vec![0u8; 16 * 1024];
-    let mut greeted = false;
-    // Subscribed or hosting: never idle-timed-out.
-    let mut long_lived = false;
-    let in_flight = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
-    loop {
-        // Every complete frame first; then read more.
-        while let Some(body) = decoder.next_body()? {
-            if !greeted {
-                let hello: Hello = wire::decode_body(&body)?;
-                hello.check()?;
-                let mut w = stream;
-                w.write_all(&wire::encode_frame(&Hello::new(supervisor_peer()), MAX_FRAME)?).await?;
-                greeted = true;
-                continue;
-            }
-            let frame: ClientFrame = wire::decode_body(&body)?;
-            let out = out.clone();
-            let opens_long_lived =
-                matches!(frame.request, ControlRequest::Subscribe | ControlRequest::HostOutlets { .. });
-            if slot.kept() && !long_lived && !opens_long_lived {
-                let response = ControlResponse::Error { message: Closed::Full.to_string() };
-                let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
-                return Err(Closed::Full);
-            }
-            long_lived |= opens_long_lived;
-            if frame.request == ControlRequest::Subscribe {
-                let response = match handler.subscribe() {
-                    Some(mut events) => {
-                        let forward = out.clone();
-                        actix_rt::spawn(async move {
-                            loop {
-                                let text = tokio::select! {
-                                    t = events.recv() => match t { Some(t) => t, None => return },
-                                    _ = forward.closed() => return,
-                                };
-                                if forward.send(ServerFrame::Event { text }).await.is_err() {
-                                    return;
-                                }
-                            }
-                        });
-                        ControlResponse::Subscribed
-                    }
-                    None => ControlResponse::Error { message: "this server pushes no events".into() },
-                };
-                let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
-                continue;
-            }
-            if let ControlRequest::HostOutlets { channels } = &frame.request {
-                let response = match handler.host_outlets(channels) {
-                    Some(mut deliveries) => {
-                        let forward = out.clone();
-                        actix_rt::spawn(async move {
-                            loop {
-                                let (id, text) = tokio::select! {
-                                    d = deliveries.recv() => match d { Some(d) => d, None => return },
-                                    _ = forward.closed() => return,
-                                };
-                                if forward.send(ServerFrame::Deliver { id, text }).await.is_err() {
-                                    return;
-                                }
-                            }
-                        });
-                        ControlResponse::Hosting
-                    }
-                    None => ControlResponse::Error { message: "no outlets to host here".into() },
-                };
-                let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
-                continue;
-            }
-            // At most MAX_IN_FLIGHT at once: past that, this connection is not read until one
-            // is answered (and its answer queued).
-            let Ok(permit) = in_flight.clone().acquire_owned().await else { return Ok(()) };
-            let pending = handler.handle(frame.request);
-            actix_rt::spawn(async move {
-                let response = pending.await;
-                let _ = out.send(ServerFrame::Response { id: frame.id, response }).await;
-                drop(permit);
-            });
-        }
-        let quiet = in_flight.available_permits() == MAX_IN_FLIGHT;
-        let limit = match (greeted, long_lived) {
-            (false, _) => Some((HANDSHAKE_TIMEOUT, Closed::Handshake as fn(_) -> _)),
-            (true, false) if quiet => Some((IDLE_TIMEOUT, Closed::Idle as fn(_) -> _)),
-            _ => None,
-        };
-        let n = match limit {
-            Some((wait, why)) => match tokio::time::timeout(wait, reader.read(&mut buf)).await {
-                Ok(read) => read?,
-                Err(_) => return Err(why(wait)),
-            },
-            None => reader.read(&mut buf).await?,
-        };
-        if n == 0 {
-            return if decoder.buffered() == 0 { Ok(()) } else { Err(WireError::Truncated.into()) };
-        }
-        decoder.push(&buf[..n]);
     }
 }

@@ -3,17 +3,17 @@
 //! `check()` is pure: it reads the ledger, the learned feedback and the clock value it is
 //! given, and writes nothing. `record_fired()` is the write half, called only after a
 //! successful dispatch, so a failed dispatch charges no quota.
+//!
+//! The layers live by kind in `dnd`, `quotas`, `cooldowns` and `topics`; `record` is the write
+//! half and `snapshot` what the Planner reads of the gate.
 
-use super::adaptive::{self, Tuning};
-use super::ledger::{FireKind, FireRecord, LedgerIndex, PolicyState};
+use super::ledger::{LedgerIndex, PolicyState};
 use super::overrides::{tighten, PolicyOverrides};
-use super::topic::{content_hash, topic_of};
+use super::topic::topic_of;
 use crate::config::PolicyConfig;
-use crate::feedback::FeedbackSummary;
-use chrono::{DateTime, Datelike, Duration, NaiveTime, Timelike, Utc, Weekday};
+use chrono::{DateTime, Datelike, Timelike, Utc};
 use chrono_tz::Tz;
-use raven_proto::{Action, PolicyLayer, PolicySnapshot, Priority, TopicFireHistory, Verdict};
-use std::collections::BTreeMap;
+use raven_proto::{Action, PolicyLayer, Priority, Verdict};
 
 /// One question to the gate.
 #[derive(Debug, Clone, PartialEq)]
@@ -205,329 +205,18 @@ impl NudgePolicy {
         denial.unwrap_or_else(|| Verdict::allow(bypassed))
     }
 
-    fn quiet_hours(&self, t: NaiveTime) -> Layer {
-        match std::iter::once(&self.cfg.quiet_hours).chain(&self.cfg.extra_quiet_hours).find(|q| q.contains(t)) {
-            Some(q) => Err(format!("quiet hours {q} ({})", self.tz)),
-            None => Ok(()),
-        }
-    }
-
-    /// The bypass of quiet hours is itself withdrawn while the user keeps rejecting
-    /// high-priority nudges.
-    fn quiet_bypass_withdrawn(&self) -> Option<String> {
-        let high = self.state.feedback.high_priority;
-        let rate = high.acceptance()?;
-        (high.samples() >= self.cfg.quiet_bypass_min_samples && rate < self.cfg.quiet_bypass_min_acceptance).then(
-            || {
-                format!(
-                    "high-priority acceptance {:.0}% over {} verdicts is below {:.0}%",
-                    rate * 100.0,
-                    high.samples(),
-                    self.cfg.quiet_bypass_min_acceptance * 100.0
-                )
-            },
-        )
-    }
-
-    fn dynamic_dnd(&self, hour: u32) -> Layer {
-        let r = self.state.feedback.hour(hour);
-        match r.acceptance() {
-            Some(a)
-                if r.dismissed >= self.cfg.dynamic_dnd_min_dismissals && a <= self.cfg.dynamic_dnd_max_acceptance =>
-            {
-                Err(format!(
-                    "learned do-not-disturb at {hour:02}:00: {} of {} nudges dismissed",
-                    r.dismissed,
-                    r.samples()
-                ))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// The persona's do-not-disturb windows, and the user's `/snooze` (a temporary one).
-    fn persona_dnd(&self, fb: &FeedbackSummary, now: DateTime<Utc>, t: NaiveTime, day: Weekday) -> Layer {
-        if let Some(until) = fb.snoozed(now) {
-            return Err(format!("snoozed by the user until {} (/snooze off ends it)", self.shown(until)));
-        }
-        match self.cfg.dnd_windows.iter().find(|w| {
-            (w.weekdays.is_empty() || w.weekdays.contains(&day))
-                && crate::config::Window::new(w.start, w.end).contains(t)
-        }) {
-            Some(w) => Err(format!("do-not-disturb window `{}` {}-{}", w.name, w.start, w.end)),
-            None => Ok(()),
-        }
-    }
-
-    /// Start of the user's local calendar day, in UTC.
-    fn local_midnight(&self, now: DateTime<Utc>) -> DateTime<Utc> {
-        crate::time::local_midnight(now, self.tz)
-    }
-
-    fn day_limit(&self, spawn: bool) -> u32 {
-        if spawn {
-            self.cfg.spawn_max_per_day
-        } else {
-            self.cfg.max_per_day
-        }
-    }
-
-    fn sent_today(&self, spawn: bool, now: DateTime<Utc>) -> u32 {
-        let times = if spawn { &self.index.spawns } else { &self.index.nudges };
-        times.count_since(self.local_midnight(now))
-    }
-
-    fn day_quota(&self, spawn: bool, now: DateTime<Utc>) -> Layer {
-        let (sent, limit) = (self.sent_today(spawn, now), self.day_limit(spawn));
-        if sent >= limit {
-            Err(format!("{sent} of {limit} {} sent today", if spawn { "spawns" } else { "nudges" }))
-        } else {
-            Ok(())
-        }
-    }
-
-    fn weekend_factor(&self, day: Weekday) -> f64 {
-        if matches!(day, Weekday::Sat | Weekday::Sun) {
-            self.cfg.adaptive.weekend_factor
-        } else {
-            1.0
-        }
-    }
-
-    /// The hour quota after the adaptive and weekend multipliers; never below one (the
-    /// day quota is the hard cap).
-    pub fn hour_limit(&self, spawn: bool, day: Weekday) -> u32 {
-        let base = if spawn { self.cfg.spawn_max_per_hour } else { self.cfg.max_per_hour };
-        if spawn {
-            return base;
-        }
-        let scaled = f64::from(base) * self.state.multiplier * self.weekend_factor(day);
-        (scaled.floor() as u32).max(1)
-    }
-
-    fn sent_this_hour(&self, spawn: bool, now: DateTime<Utc>) -> u32 {
-        let times = if spawn { &self.index.spawns } else { &self.index.nudges };
-        times.count_within(Duration::hours(1), now)
-    }
-
-    fn hour_quota(&self, spawn: bool, now: DateTime<Utc>, day: Weekday) -> Layer {
-        let (sent, limit) = (self.sent_this_hour(spawn, now), self.hour_limit(spawn, day));
-        if sent >= limit {
-            Err(format!(
-                "{sent} of {limit} in the last hour (multiplier {:.2}, weekend factor {:.2})",
-                self.state.multiplier,
-                self.weekend_factor(day)
-            ))
-        } else {
-            Ok(())
-        }
-    }
-
     /// A time in a reason, as the user reads it: local, to the minute.
     fn shown(&self, t: DateTime<Utc>) -> String {
         crate::time::local(t, self.tz)
     }
-
-    fn session_cooldown(&self, session: Option<&str>, now: DateTime<Utc>) -> Layer {
-        let key = session.unwrap_or("*");
-        let cooldown = Duration::minutes(self.cfg.session_cooldown_minutes);
-        match self.index.last_by_session.get(key) {
-            Some(&last) if now < last + cooldown => Err(format!(
-                "session {key} was nudged at {}; cooldown {}m",
-                self.shown(last),
-                self.cfg.session_cooldown_minutes
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    fn dismissal_cooldown(&self, fb: &FeedbackSummary, now: DateTime<Utc>) -> Layer {
-        let cooldown = Duration::minutes(self.cfg.dismissal_cooldown_minutes);
-        match fb.last_dismissal {
-            Some(last) if now < last + cooldown => Err(format!(
-                "the user dismissed a nudge at {}; cooldown {}m",
-                self.shown(last),
-                self.cfg.dismissal_cooldown_minutes
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    /// A topic the user muted (`/stop`), or rejected enough that it cools down. The cooldown
-    /// starts at the last reject and lasts by the weight as it was then.
-    fn topic_reject(&self, fb: &FeedbackSummary, topic: &str, now: DateTime<Utc>) -> Layer {
-        if let Some(until) = fb.muted_until(topic, now) {
-            return Err(format!(
-                "topic `{topic}` muted by the user until {} (/ok {topic} unmutes it)",
-                self.shown(until)
-            ));
-        }
-        let Some(t) = fb.by_topic.get(topic) else {
-            return Ok(());
-        };
-        let weight = t.weight_at_last_reject.max(t.reject_weight);
-        let (Some(last), true) = (t.last_reject, weight >= self.cfg.topic_reject_weight_threshold) else {
-            return Ok(());
-        };
-        let hours =
-            (self.cfg.topic_reject_cooldown_hours as f64 * weight).min(self.cfg.topic_reject_max_cooldown_hours as f64);
-        let until = last + Duration::minutes((hours * 60.0) as i64);
-        if now < until {
-            Err(format!("topic `{topic}` was rejected (weight {:.2}); cooled down until {}", weight, self.shown(until)))
-        } else {
-            Ok(())
-        }
-    }
-
-    fn topic_acceptance(&self, fb: &FeedbackSummary, topic: &str) -> Layer {
-        let Some(t) = fb.by_topic.get(topic) else {
-            return Ok(());
-        };
-        match t.rate.acceptance() {
-            Some(a) if t.rate.samples() >= self.cfg.topic_min_samples && a < self.cfg.topic_min_acceptance => {
-                Err(format!("topic `{topic}` acceptance {:.0}% over {} verdicts", a * 100.0, t.rate.samples()))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn dedup(&self, content: &str, topic: &str, now: DateTime<Utc>) -> Layer {
-        let since = now - Duration::minutes(self.cfg.dedup_window_minutes);
-        if let Some(&at) = self.index.last_by_content.get(&content_hash(content)) {
-            if at > since {
-                return Err(format!("the same content was sent at {}", self.shown(at)));
-            }
-        }
-        match self.index.last_cron_by_topic.get(topic) {
-            Some(&at) if at > since => Err(format!("a cron job fired on topic `{topic}` at {}", self.shown(at))),
-            _ => Ok(()),
-        }
-    }
-
-    fn topic_quota(&self, topic: &str, now: DateTime<Utc>) -> Layer {
-        let Some(times) = self.index.by_topic.get(topic) else {
-            return Ok(());
-        };
-        let stack = [
-            ("hour", Duration::hours(1), self.cfg.topic_max_per_hour),
-            ("day", Duration::days(1), self.cfg.topic_max_per_day),
-            ("week", Duration::weeks(1), self.cfg.topic_max_per_week),
-        ];
-        for (name, window, limit) in stack {
-            let n = times.count_within(window, now);
-            if n >= limit {
-                return Err(format!("topic `{topic}`: {n} of {limit} this {name}"));
-            }
-        }
-        Ok(())
-    }
-
-    /// The write half of the read/write split: call after a successful dispatch.
-    pub fn record_fired(
-        &mut self,
-        action: Action,
-        session_key: Option<&str>,
-        content: &str,
-        priority: Priority,
-        topic: Option<&str>,
-        now: DateTime<Utc>,
-    ) -> FireRecord {
-        let req = CheckRequest { action, session_key, content, priority, topic, solicited: false };
-        self.record(FireKind::of(action), &req, now)
-    }
-
-    /// A cron fire's topic tag: suppresses a Sentinel nudge on the topic within the dedup
-    /// window; charges no Sentinel quota.
-    pub fn record_cron_fire(&mut self, topic: Option<&str>, content: &str, now: DateTime<Utc>) -> FireRecord {
-        self.record(FireKind::Cron, &CheckRequest::cron(content, topic), now)
-    }
-
-    fn record(&mut self, kind: FireKind, req: &CheckRequest<'_>, now: DateTime<Utc>) -> FireRecord {
-        let fire = fire_record(kind, req, now);
-        self.push(fire.clone(), now);
-        fire
-    }
-
-    fn push(&mut self, fire: FireRecord, now: DateTime<Utc>) {
-        let before = self.state.fires.first().map(|f| f.at);
-        self.state.push_fire(fire.clone(), now);
-        if self.state.fires.first().map(|f| f.at) != before {
-            // Old fires were pruned: rebuild rather than un-index.
-            self.index = LedgerIndex::build(&self.state.fires);
-        } else {
-            self.index.add(&fire);
-        }
-    }
-
-    /// `apply_adaptive_tuning`: adopts the latest feedback and moves the multiplier.
-    pub fn apply_adaptive_tuning(&mut self, summary: FeedbackSummary) -> Tuning {
-        apply_tuning(&mut self.state, summary, &self.cfg)
-    }
-
-    /// What the Planner sees of the gate.
-    pub fn snapshot_state(&self, now: DateTime<Utc>) -> PolicySnapshot {
-        let local = now.with_timezone(&self.tz);
-        let day = local.weekday();
-        let remaining = |limit: u32, sent: u32| limit.saturating_sub(sent);
-        PolicySnapshot {
-            in_quiet_hours: self.quiet_hours(local.time()).is_err(),
-            quiet_hours: {
-                let all = std::iter::once(&self.cfg.quiet_hours).chain(&self.cfg.extra_quiet_hours);
-                format!("{} ({})", all.map(ToString::to_string).collect::<Vec<_>>().join(", "), self.tz)
-            },
-            remaining_today: remaining(self.cfg.max_per_day, self.sent_today(false, now)),
-            remaining_this_hour: remaining(self.hour_limit(false, day), self.sent_this_hour(false, now)),
-            spawn_remaining_today: remaining(self.cfg.spawn_max_per_day, self.sent_today(true, now)),
-            adaptive_multiplier: self.state.multiplier,
-            weekend_factor: self.weekend_factor(day),
-            dismissal_cooldown_until: self
-                .state
-                .feedback
-                .last_dismissal
-                .map(|d| d + Duration::minutes(self.cfg.dismissal_cooldown_minutes))
-                .filter(|until| *until > now),
-        }
-    }
-
-    /// Recent fires per topic with the user's reactions: the Planner's `fire_history`,
-    /// straight from memory (no disk, no LLM).
-    pub fn fire_history(&self, now: DateTime<Utc>) -> BTreeMap<String, TopicFireHistory> {
-        let since = now - Duration::weeks(1);
-        let mut out: BTreeMap<String, TopicFireHistory> = BTreeMap::new();
-        for f in self.state.fires.iter().filter(|f| f.at >= since) {
-            let h = out.entry(f.topic.clone()).or_default();
-            h.fired += 1;
-            h.last_fired = h.last_fired.max(Some(f.at));
-        }
-        for (topic, h) in out.iter_mut() {
-            if let Some(t) = self.state.feedback.by_topic.get(topic) {
-                h.accepted = t.rate.accepted;
-                h.dismissed = t.rate.dismissed;
-            }
-        }
-        out
-    }
-}
-
-/// The ledger entry of one fire; the topic is the explicit tag or derived from the content.
-pub fn fire_record(kind: FireKind, req: &CheckRequest<'_>, at: DateTime<Utc>) -> FireRecord {
-    FireRecord {
-        at,
-        kind,
-        action: req.action,
-        session: req.session_key.map(str::to_owned),
-        topic: req.topic.map(str::to_owned).unwrap_or_else(|| topic_of(req.content)),
-        content_hash: content_hash(req.content),
-        priority: req.priority,
-    }
-}
-
-/// The tuning step on a state, shared by the in-memory policy and the store's
-/// read-modify-write (so a tuning never overwrites a peer's fires).
-pub fn apply_tuning(state: &mut PolicyState, summary: FeedbackSummary, cfg: &PolicyConfig) -> Tuning {
-    let tuning = adaptive::tune(&mut state.multiplier, summary.overall, &cfg.adaptive);
-    state.feedback = summary;
-    tuning
 }
 
 mod bypass;
+mod cooldowns;
+mod dnd;
+mod quotas;
+mod record;
+mod snapshot;
+mod topics;
+
+pub use record::{apply_tuning, fire_record};

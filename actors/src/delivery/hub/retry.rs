@@ -3,11 +3,14 @@
 //! terminal no one watches goes to the user's chat channel once there is one.
 
 use super::{backoff_after, record_said, DeliveryHubService, Outbox, OutboxEntry, SECTION};
+use crate::delivery::conversation::Conversations;
 use crate::delivery::outlets::{Outlet, OutletError};
 use crate::delivery::watched::Watched;
+use crate::journal::Journal;
 use crate::policy::{release, NudgePolicyService, Reservation, Reserve};
+use crate::store::{JsonStateStore, StoreError};
 use crate::supervise::{Handle, LocalBoxFuture, Request, ServeAsync};
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
 use raven_proto::OutboundText;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,103 +33,145 @@ impl Request for RetryOutbox {
 
 impl ServeAsync<RetryOutbox> for DeliveryHubService {
     fn serve_async(&mut self, _: RetryOutbox) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
-        let outlets = self.outlets.clone();
-        let watched = self.watched.clone();
-        let sent = self.sent.clone();
-        let policy = self.policy.clone();
-        let conversations = self.conversations.clone();
-        let store = self.store.clone();
-        let now = self.clock.now();
-        let journal = self.journal.clone();
-        let (base, max) = (self.backoff, self.max_backoff);
-        let pid = std::process::id();
+        let pass = Pass::of(self);
         Box::pin(async move {
             // Nothing due: read, not locked, not written.
-            if !store.read::<Outbox>(SECTION).map_err(|e| e.to_string())?.0.has_work(now) {
+            if !pass.has_work().map_err(|e| e.to_string())? {
                 return Ok(RetryReport::default());
             }
             // Lease the due entries under the lock, deliver outside it, settle under it.
-            let lease_until = now + Duration::minutes(5);
-            let leased: Vec<OutboxEntry> = store
-                .update(SECTION, |o: &mut Outbox| {
-                    o.expire(now);
-                    // Buried by this expiry: their `at` is this retry's now.
-                    for d in o.dead.iter().filter(|d| d.at == now) {
-                        journal.record(
-                            now,
-                            source_of(&d.entry),
-                            d.entry.journal_event("dead_letter", Some(d.why.clone())),
-                        );
-                    }
-                    let mut out = Vec::new();
-                    for e in o.entries.iter_mut() {
-                        let free = e.lease.is_none_or(|(_, until)| until <= now);
-                        if free && e.next_attempt_at <= now {
-                            e.lease = Some((pid, lease_until));
-                            out.push(e.clone());
-                        }
-                    }
-                    out
-                })
-                .map_err(|e| e.to_string())?;
-            // Each entry as tried (routed to a chat channel, for an unwatched terminal; its
-            // delivery id stays) and how.
-            let mut results = Vec::new();
-            for e in &leased {
-                results.push(deliver_late(&outlets, &watched, &sent, policy.as_ref(), e).await);
+            let leased = pass.lease().map_err(|e| e.to_string())?;
+            let results = pass.deliver(&leased).await;
+            pass.settle(&results).map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// Each entry as tried (routed to a chat channel, for an unwatched terminal; its delivery id
+/// stays) and how.
+type Tried = Vec<(OutboundText, Result<Delivered, OutletError>)>;
+
+/// One retry pass, with what it needs of the hub as it was when the pass began.
+struct Pass {
+    outlets: HashMap<String, Arc<dyn Outlet>>,
+    watched: Watched,
+    sent: super::sent::SentLately,
+    policy: Option<Handle<NudgePolicyService>>,
+    conversations: Option<Conversations>,
+    store: Arc<JsonStateStore>,
+    journal: Journal,
+    now: DateTime<Utc>,
+    /// The first wait after a failed try, and the longest.
+    backoff: (Duration, Duration),
+}
+
+impl Pass {
+    fn of(hub: &DeliveryHubService) -> Self {
+        Pass {
+            outlets: hub.outlets.clone(),
+            watched: hub.watched.clone(),
+            sent: hub.sent.clone(),
+            policy: hub.policy.clone(),
+            conversations: hub.conversations.clone(),
+            store: hub.store.clone(),
+            journal: hub.journal.clone(),
+            now: hub.clock.now(),
+            backoff: (hub.backoff, hub.max_backoff),
+        }
+    }
+
+    fn has_work(&self) -> Result<bool, StoreError> {
+        Ok(self.store.read::<Outbox>(SECTION)?.0.has_work(self.now))
+    }
+
+    /// Under the lock: expires what waited too long (each burial a journal line) and leases
+    /// every due entry no live lease holds, for five minutes.
+    fn lease(&self) -> Result<Vec<OutboxEntry>, StoreError> {
+        let (now, journal, pid) = (self.now, &self.journal, std::process::id());
+        let lease_until = now + Duration::minutes(5);
+        self.store.update(SECTION, |o: &mut Outbox| {
+            o.expire(now);
+            // Buried by this expiry: their `at` is this retry's now.
+            for d in o.dead.iter().filter(|d| d.at == now) {
+                journal.record(now, source_of(&d.entry), d.entry.journal_event("dead_letter", Some(d.why.clone())));
             }
-            for (e, (went, r)) in leased.iter().zip(&results) {
-                match r {
-                    Ok(Delivered::Now) => record_said(&conversations, &e.said, outlets.get(&went.channel), went, now),
-                    Ok(Delivered::Before) => {}
-                    Err(_) => continue,
+            let mut out = Vec::new();
+            for e in o.entries.iter_mut() {
+                let free = e.lease.is_none_or(|(_, until)| until <= now);
+                if free && e.next_attempt_at <= now {
+                    e.lease = Some((pid, lease_until));
+                    out.push(e.clone());
                 }
-                let went = OutboxEntry { text: went.clone(), ..e.clone() };
-                journal.record(
-                    now,
-                    source_of(e),
-                    went.journal_event("delivered", Some(format!("after {} attempts", e.attempts))),
-                );
             }
-            store
-                .update(SECTION, |o: &mut Outbox| {
-                    let mut report = RetryReport::default();
-                    let mut refused = Vec::new();
-                    o.entries.retain_mut(|e| {
-                        let Some((tried, r)) = results.iter().find(|(t, _)| t.delivery_id == e.text.delivery_id) else {
-                            report.still_queued += 1;
-                            return true;
-                        };
-                        e.lease = None;
-                        // What was routed to a chat channel waits for (or is buried by) it.
-                        e.text = tried.clone();
-                        match r {
-                            Ok(_) => {
-                                report.delivered += 1;
-                                false
-                            }
-                            Err(OutletError::Refused(why)) => {
-                                journal.record(now, source_of(e), e.journal_event("dead_letter", Some(why.clone())));
-                                refused.push((e.clone(), why.clone()));
-                                false
-                            }
-                            Err(err) => {
-                                e.attempts += 1;
-                                e.last_error =
-                                    raven_proto::limits::cut(&err.to_string(), raven_proto::limits::ERROR_TEXT_BYTES)
-                                        .into_owned();
-                                e.next_attempt_at = now + backoff_after(e.attempts - 1, base, max);
-                                report.still_queued += 1;
-                                true
-                            }
-                        }
-                    });
-                    for (e, why) in refused {
-                        o.refused(e, now, format!("refused: {why}"));
+            out
+        })
+    }
+
+    /// Outside the lock: each leased entry tried in turn, and what went out now written into
+    /// its conversation and the journal.
+    async fn deliver(&self, leased: &[OutboxEntry]) -> Tried {
+        let mut results = Vec::new();
+        for e in leased {
+            results.push(deliver_late(&self.outlets, &self.watched, &self.sent, self.policy.as_ref(), e).await);
+        }
+        for (e, (went, r)) in leased.iter().zip(&results) {
+            match r {
+                Ok(Delivered::Now) => {
+                    record_said(&self.conversations, &e.said, self.outlets.get(&went.channel), went, self.now)
+                }
+                Ok(Delivered::Before) => {}
+                Err(_) => continue,
+            }
+            let went = OutboxEntry { text: went.clone(), ..e.clone() };
+            self.journal.record(
+                self.now,
+                source_of(e),
+                went.journal_event("delivered", Some(format!("after {} attempts", e.attempts))),
+            );
+        }
+        results
+    }
+
+    /// Under the lock: a delivered entry leaves the outbox, a refused one becomes a dead
+    /// letter, a failed one waits for its next attempt; an entry this pass did not try stays.
+    fn settle(&self, results: &Tried) -> Result<RetryReport, StoreError> {
+        let (now, journal, (base, max)) = (self.now, &self.journal, self.backoff);
+        self.store.update(SECTION, |o: &mut Outbox| {
+            let mut report = RetryReport::default();
+            let mut refused = Vec::new();
+            o.entries.retain_mut(|e| {
+                let Some((tried, r)) = results.iter().find(|(t, _)| t.delivery_id == e.text.delivery_id) else {
+                    report.still_queued += 1;
+                    return true;
+                };
+                e.lease = None;
+                // What was routed to a chat channel waits for (or is buried by) it.
+                e.text = tried.clone();
+                match r {
+                    Ok(_) => {
+                        report.delivered += 1;
+                        false
                     }
-                    report
-                })
-                .map_err(|e| e.to_string())
+                    Err(OutletError::Refused(why)) => {
+                        journal.record(now, source_of(e), e.journal_event("dead_letter", Some(why.clone())));
+                        refused.push((e.clone(), why.clone()));
+                        false
+                    }
+                    Err(err) => {
+                        e.attempts += 1;
+                        e.last_error =
+                            raven_proto::limits::cut(&err.to_string(), raven_proto::limits::ERROR_TEXT_BYTES)
+                                .into_owned();
+                        e.next_attempt_at = now + backoff_after(e.attempts - 1, base, max);
+                        report.still_queued += 1;
+                        true
+                    }
+                }
+            });
+            for (e, why) in refused {
+                o.refused(e, now, format!("refused: {why}"));
+            }
+            report
         })
     }
 }
