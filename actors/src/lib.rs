@@ -21,6 +21,7 @@ pub mod journal;
 pub mod llm;
 pub mod planner;
 pub mod policy;
+pub mod process;
 pub mod sentinel;
 pub mod sessions;
 pub mod simulate;
