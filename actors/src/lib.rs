@@ -15,6 +15,7 @@ pub mod discovery;
 pub mod engine;
 pub mod executor;
 pub mod feedback;
+pub mod gateway;
 pub mod heartbeat;
 pub mod ipc;
 pub mod journal;
