@@ -19,6 +19,8 @@ mod secret;
 mod serve;
 mod supervisor;
 mod tap;
+#[cfg(test)]
+mod tests;
 mod turn;
 
 pub use supervisor::{ControlSocket, Supervisor, SupervisorError};
