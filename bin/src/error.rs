@@ -30,7 +30,7 @@ pub const FAILED: u8 = 2;
 
 /// The exit code of a gateway that cannot listen (the address is taken, say): its supervisor
 /// tells the user once and tries again slowly, rather than restarting it every few seconds.
-pub const CANNOT_LISTEN: u8 = 3;
+pub use raven_actors::process::CANNOT_LISTEN;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {

@@ -1,7 +1,8 @@
 //! `raven up`: the supervisor. It hosts the engine (every actor, supervised), its loops and
 //! the control socket, until SIGINT or SIGTERM: then it stops ticking, closes the socket and
-//! exits 0. It starts `raven gateway` as a child and restarts it with backoff when it dies;
-//! with the gateway on, the outlets that face the outside (jsonl, webhook) are the gateway's.
+//! exits 0. It starts `raven gateway` as a child and restarts it with backoff when it dies
+//! ([`raven_actors::process`]); with the gateway on, the outlets that face the outside (jsonl,
+//! webhook) are the gateway's.
 
 use crate::error::CliError;
 use raven_actors::clock::SystemClock;
@@ -9,6 +10,7 @@ use raven_actors::data_dir::DataDir;
 use raven_actors::engine::{hosted_channels, Engine, EngineControl, Overrides};
 use raven_actors::ipc::single::SupervisorLock;
 use raven_actors::ipc::{bind, serve, ControlHandler, IpcError, Listener};
+use raven_actors::process::{terminate_gateway, ChildEvent, GatewayChild};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,7 +37,7 @@ pub fn run(dir: &DataDir) -> Result<(), CliError> {
         let control: Rc<dyn ControlHandler> = Rc::new(EngineControl::of(&engine));
         let server = actix_rt::spawn(keep_socket(listener, control, socket.clone()));
         let first = Duration::from_millis(config.gateway.restart_backoff_ms.max(1));
-        let gateway = config.gateway.enabled.then(|| actix_rt::spawn(keep_gateway_running(dir.clone(), first)));
+        let gateway = config.gateway.enabled.then(|| GatewayChild::start(dir, first, tell));
         tracing::info!(socket = %socket.display(), provider = %engine.provider_name, "ready in {:?}", started.elapsed());
         let g = &config.general;
         let zone = raven_actors::time::UserZone {
@@ -59,12 +61,10 @@ pub fn run(dir: &DataDir) -> Result<(), CliError> {
         super::note("raven: stopping");
         server.abort();
         if let Some(g) = gateway {
-            g.abort(); // drops the child, which kill_on_drop stops
+            g.stop(); // drops the child, which kill_on_drop stops
         }
         // An adopted gateway is not our child: stop it by its pid.
-        if let Some(pid) = live_gateway(dir) {
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
-        }
+        terminate_gateway(dir);
         for l in loops {
             l.abort();
         }
@@ -121,22 +121,6 @@ fn own_config(dir: &DataDir) -> Result<raven_actors::config::RavenConfig, CliErr
     Ok(raven_actors::config::RavenConfig::load(&dir.config())?.0)
 }
 
-/// The pid in `gateway.addr` when that process is alive and is a gateway of this data dir.
-pub fn live_gateway(dir: &DataDir) -> Option<u32> {
-    let line = std::fs::read_to_string(dir.gateway_addr()).ok()?;
-    let pid: u32 = line.trim().split_once(' ')?.1.parse().ok()?;
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-    let root = dir.root().as_os_str().as_encoded_bytes();
-    let ours = args.iter().any(|a| *a == b"gateway") && args.contains(&root);
-    (ours && pid_alive(pid)).then_some(pid)
-}
-
-fn pid_alive(pid: u32) -> bool {
-    // Signal 0 checks that the process exists (and is ours to signal).
-    unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
-}
-
 /// Serves the control socket, and makes it anew when its file disappears (deleted by hand, or
 /// by a cleaner of temp files): the lock says this is still the data dir's supervisor.
 async fn keep_socket(listener: Listener, control: Rc<dyn ControlHandler>, socket: std::path::PathBuf) {
@@ -176,58 +160,18 @@ async fn wait_for_signal() {
     }
 }
 
-/// How often a gateway that could not listen is tried again.
-const LISTEN_RETRY: Duration = Duration::from_secs(60);
-
-/// Runs `raven gateway` as a child and restarts it when it dies: after `first` (200 ms by
-/// default), doubling up to 5 s while it keeps dying young, back to `first` once it has run
-/// for a minute. One that cannot listen is said once and tried again every minute.
-async fn keep_gateway_running(dir: DataDir, first: Duration) {
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            tracing::error!("cannot find the raven binary to start the gateway: {e}");
-            return;
+/// Says what became of the gateway child.
+fn tell(event: ChildEvent) {
+    match event {
+        ChildEvent::Adopted { pid } => super::note(format!("raven: adopting the running gateway (pid {pid})")),
+        ChildEvent::AdoptedExited { pid } => {
+            super::note(format!("raven: the adopted gateway (pid {pid}) exited; starting a new one"))
         }
-    };
-    let mut backoff = raven_actors::supervise::backoff::Backoff::new(first, Duration::from_secs(5).max(first));
-    let mut listen_failed = false;
-    // A gateway that outlived the previous supervisor: adopted, watched, replaced when it dies.
-    if let Some(pid) = live_gateway(&dir) {
-        super::note(format!("raven: adopting the running gateway (pid {pid})"));
-        while pid_alive(pid) {
-            actix_rt::time::sleep(Duration::from_millis(200)).await;
+        ChildEvent::CannotListen => {
+            super::note("raven: running without the gateway; trying its address again every minute")
         }
-        super::note(format!("raven: the adopted gateway (pid {pid}) exited; starting a new one"));
-    }
-    loop {
-        let started = Instant::now();
-        let child = tokio::process::Command::new(&exe)
-            .arg("--data-dir")
-            .arg(dir.root())
-            .arg("gateway")
-            .env(super::gateway::SUPERVISED, std::process::id().to_string())
-            .kill_on_drop(true)
-            .spawn();
-        let status = match child {
-            Ok(mut c) => c.wait().await.map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        };
-        if status.as_ref().is_ok_and(|s| s.code() == Some(i32::from(crate::error::CANNOT_LISTEN))) {
-            if !listen_failed {
-                super::note("raven: running without the gateway; trying its address again every minute");
-                listen_failed = true;
-            }
-            actix_rt::time::sleep(LISTEN_RETRY).await;
-            continue;
+        ChildEvent::Exited { status, restart_in } => {
+            super::note(format!("raven: gateway exited ({status}); restarting in {restart_in:?}"))
         }
-        listen_failed = false;
-        if started.elapsed() > Duration::from_secs(60) {
-            backoff.reset();
-        }
-        let status = status.map_or_else(|e| e, |s| s.to_string());
-        let wait = backoff.next_wait();
-        super::note(format!("raven: gateway exited ({status}); restarting in {wait:?}"));
-        actix_rt::time::sleep(wait).await;
     }
 }

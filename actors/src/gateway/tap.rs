@@ -1,21 +1,21 @@
 //! `POST /tap/<token>`: a feedback button of a push notification, tapped (not GET: a link
-//! previewer fetching it must not record a verdict). The token is a
-//! signed, single-use link ([`raven_actors::channels::taps`]) and needs no secret: the verdict
-//! it names is recorded once; a second tap, a forged or an expired link is refused.
+//! previewer fetching it must not record a verdict). The token is a signed, single-use link
+//! ([`crate::channels::taps`]) and needs no secret: the verdict it names is recorded once; a
+//! second tap, a forged or an expired link is refused.
 
-use super::{error, Gateway};
+use super::app::{error, Shared};
+use crate::channels::taps::{Tap, TapError};
+use crate::feedback::give::{give, GiveFeedback};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use raven_actors::channels::taps::TapError;
-use raven_actors::feedback::give::{give, GiveFeedback};
 use serde_json::json;
 use std::sync::Arc;
 
-pub async fn tap(State(g): State<Arc<Gateway>>, Path(token): Path<String>) -> Response {
+pub(super) async fn tap(State(g): State<Arc<Shared>>, Path(token): Path<String>) -> Response {
     let now = chrono::Utc::now();
-    let record = |tap: &raven_actors::channels::taps::Tap| {
+    let record = |tap: &Tap| {
         let req =
             GiveFeedback { nudge_id: Some(tap.nudge.clone()), verdict: tap.verdict.clone(), ..Default::default() };
         give(&g.feedback, &req, now)

@@ -4,34 +4,38 @@
 //! on the supervisor (its reply comes back through the same channel), a tap or a reaction a
 //! feedback verdict.
 
-use raven_actors::channels::health::HealthBoard;
-use raven_actors::channels::{hosting, ChannelError, Inbox};
-use raven_actors::config::RavenConfig;
-use raven_actors::data_dir::DataDir;
-use raven_actors::delivery::outlets::Outlet;
-use raven_actors::feedback::give::{give, GiveFeedback};
-use raven_actors::feedback::NudgeFeedbackTracker;
-use raven_actors::ipc::ControlClient;
-use raven_actors::supervise::LocalBoxFuture;
-use raven_proto::control::{ControlRequest, ControlResponse};
-use std::path::PathBuf;
+use super::supervisor::Supervisor;
+use super::turn::{user_turn, Heard, NotHeard};
+use crate::channels::health::HealthBoard;
+use crate::channels::{hosting, ChannelError, Inbox};
+use crate::config::RavenConfig;
+use crate::data_dir::DataDir;
+use crate::delivery::outlets::Outlet;
+use crate::feedback::give::{give, GiveFeedback};
+use crate::feedback::NudgeFeedbackTracker;
+use crate::supervise::LocalBoxFuture;
 use std::rc::Rc;
 use std::sync::Arc;
 
 /// The enabled channels: an outlet for each that could be built, and why each other could
 /// not (a missing secret, say; its messages wait in the outbox until it is fixed).
-pub struct Channels {
+pub(super) struct Channels {
     pub outlets: Vec<Arc<dyn Outlet>>,
     pub broken: Vec<(String, String)>,
 }
 
 /// Builds the enabled adapters and starts their listening loops.
-pub fn start(dir: &DataDir, config: &RavenConfig, feedback: Arc<NudgeFeedbackTracker>) -> Channels {
+pub(super) fn start(
+    dir: &DataDir,
+    config: &RavenConfig,
+    supervisor: Arc<dyn Supervisor>,
+    feedback: Arc<NudgeFeedbackTracker>,
+) -> Channels {
     let health = HealthBoard::new(dir);
-    let inbox: Rc<dyn Inbox> = Rc::new(GatewayInbox { socket: dir.socket(), feedback, health: health.clone() });
+    let inbox: Rc<dyn Inbox> = Rc::new(GatewayInbox { supervisor, feedback, health: health.clone() });
     let mut channels = Channels { outlets: Vec::new(), broken: Vec::new() };
     for name in config.channels.enabled() {
-        match raven_actors::channels::build(dir, config, name) {
+        match crate::channels::build(dir, config, name) {
             Ok(adapter) => {
                 channels.outlets.push(Arc::new(hosting::Hosted::new(adapter.clone(), health.clone())));
                 actix_rt::spawn(hosting::supervise(adapter, inbox.clone(), health.clone()));
@@ -46,11 +50,13 @@ pub fn start(dir: &DataDir, config: &RavenConfig, feedback: Arc<NudgeFeedbackTra
     channels
 }
 
-struct GatewayInbox {
-    socket: PathBuf,
+/// Where the channels' listeners hand what they hear: a message goes to the supervisor as a
+/// USER turn (the same way as `POST /inbound`), a verdict to the feedback log.
+pub(super) struct GatewayInbox {
+    pub supervisor: Arc<dyn Supervisor>,
     /// The one tracker the gateway's `POST /feedback` and `/tap` write through, too.
-    feedback: Arc<NudgeFeedbackTracker>,
-    health: HealthBoard,
+    pub feedback: Arc<NudgeFeedbackTracker>,
+    pub health: HealthBoard,
 }
 
 impl Inbox for GatewayInbox {
@@ -61,21 +67,18 @@ impl Inbox for GatewayInbox {
         text: &'a str,
     ) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
         Box::pin(async move {
-            // A chat no session file can name is not heard (and not asked for again).
-            if let Err(e) = raven_actors::sessions::file_name::validate(channel, chat_id) {
-                tracing::warn!(channel, "a message was dropped: {e}");
-                return Ok(());
-            }
-            let turn = super::inbound_turn(channel, chat_id, text);
-            let mut c = ControlClient::connect(&self.socket).await.map_err(|e| ChannelError::Inbox(e.to_string()))?;
-            match c.request(ControlRequest::Inbound { turn, deliver: true }).await {
-                Ok(ControlResponse::Reply { .. }) => Ok(()),
+            match user_turn(self.supervisor.as_ref(), channel, chat_id, text).await {
+                Ok(Heard::Replied(_)) => Ok(()),
                 // The turn ran and failed: answered there; hearing it again would not help.
-                Ok(ControlResponse::Error { message }) => {
+                Ok(Heard::Failed(message)) => {
                     tracing::warn!(channel, "a message from the user was not answered: {message}");
                     Ok(())
                 }
-                Ok(other) => Err(ChannelError::Inbox(format!("unexpected answer: {other:?}"))),
+                // A chat no session file can name is not heard (and not asked for again).
+                Err(NotHeard::Chat(e)) => {
+                    tracing::warn!(channel, "a message was dropped: {e}");
+                    Ok(())
+                }
                 Err(e) => Err(ChannelError::Inbox(e.to_string())),
             }
         })

@@ -4,13 +4,12 @@
 //! config.toml: a change to `[delivery]` builds them anew for the next delivery; the set of
 //! channels, and the chat channels' settings, are fixed at start (a change needs a restart).
 
-use crate::error::CliError;
-use raven_actors::config::LiveConfig;
-use raven_actors::data_dir::DataDir;
-use raven_actors::delivery::outlets::{Outlet, OutletError};
-use raven_actors::engine::{configured_outlets, hosted_channels};
-use raven_actors::ipc::{ControlClient, Pushed};
-use raven_actors::watch::{watch_edited_file, FileWatch, SETTLE};
+use crate::config::{LiveConfig, RavenConfig};
+use crate::data_dir::DataDir;
+use crate::delivery::outlets::{Outlet, OutletError};
+use crate::engine::{configured_outlets, hosted_channels, StartError};
+use crate::ipc::{ControlClient, Pushed};
+use crate::watch::{watch_edited_file, FileWatch, SETTLE};
 use raven_proto::control::{ControlRequest, ControlResponse};
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -18,7 +17,7 @@ use std::sync::{Arc, RwLock};
 
 /// The hosted outlets, shared with the config watcher that replaces them.
 #[derive(Clone)]
-pub struct Hosted {
+pub(super) struct Hosted {
     channels: Vec<String>,
     outlets: Arc<RwLock<Vec<Arc<dyn Outlet>>>>,
     /// The chat channels' adapters, and why each enabled one that is not there could not start.
@@ -29,11 +28,7 @@ pub struct Hosted {
 
 impl Hosted {
     /// The configured outlets whose channels the gateway hosts.
-    pub fn of(
-        dir: &DataDir,
-        config: &raven_actors::config::RavenConfig,
-        chats: super::channels::Channels,
-    ) -> Result<Hosted, CliError> {
+    pub fn of(dir: &DataDir, config: &RavenConfig, chats: super::channels::Channels) -> Result<Hosted, StartError> {
         let channels = hosted_channels(config);
         let outlets = build(dir, config, &channels)?;
         Ok(Hosted {
@@ -89,11 +84,7 @@ impl Hosted {
     }
 }
 
-fn build(
-    dir: &DataDir,
-    config: &raven_actors::config::RavenConfig,
-    channels: &[String],
-) -> Result<Vec<Arc<dyn Outlet>>, CliError> {
+fn build(dir: &DataDir, config: &RavenConfig, channels: &[String]) -> Result<Vec<Arc<dyn Outlet>>, StartError> {
     let all = configured_outlets(dir, config, &Default::default())?;
     Ok(all.into_iter().filter(|o| channels.iter().any(|c| c == o.channel())).collect())
 }
@@ -101,7 +92,7 @@ fn build(
 /// Keeps one connection to the supervisor, which pushes each delivery for the hosted
 /// channels. A lost supervisor is looked for again every 200 ms (what it could not hand over
 /// waits in its outbox meanwhile).
-pub async fn host(socket: PathBuf, hosted: Hosted) {
+pub(super) async fn host(socket: PathBuf, hosted: Hosted) {
     let channels = hosted.channels.clone();
     loop {
         if let Ok(c) = ControlClient::connect(&socket).await {
