@@ -9,6 +9,11 @@ pub use writable::NotWritable;
 
 use std::path::{Path, PathBuf};
 
+/// Neither `--data-dir`, `RAVEN_HOME`, `XDG_DATA_HOME` nor `HOME` names a data dir.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no data dir: pass --data-dir, or set RAVEN_HOME or HOME")]
+pub struct NoDataDir;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DataDir {
     root: PathBuf,
@@ -20,7 +25,7 @@ impl DataDir {
     }
 
     /// Resolves the data dir from an explicit choice or the environment.
-    pub fn resolve(explicit: Option<PathBuf>) -> Result<DataDir, String> {
+    pub fn resolve(explicit: Option<PathBuf>) -> Result<DataDir, NoDataDir> {
         if let Some(p) = explicit {
             return Ok(DataDir::new(p));
         }
@@ -33,7 +38,7 @@ impl DataDir {
         }
         match env("HOME") {
             Some(home) => Ok(DataDir::new(home.join(".local/share/raven"))),
-            None => Err("no data dir: pass --data-dir, or set RAVEN_HOME or HOME".into()),
+            None => Err(NoDataDir),
         }
     }
 

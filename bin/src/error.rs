@@ -71,7 +71,7 @@ pub enum CliError {
     // The data dir.
     /// No data dir named and none to derive (no `RAVEN_HOME`, no `HOME`).
     #[error("{0}")]
-    NoDataDir(String),
+    NoDataDir(#[from] raven_actors::data_dir::NoDataDir),
     /// The data dir cannot be made.
     #[error("data dir {}: {source}", path.display())]
     DataDir {
@@ -217,11 +217,6 @@ impl CliError {
         }
     }
 
-    /// No data dir to use; the resolver says why.
-    pub fn no_data_dir(message: impl Display) -> Self {
-        CliError::NoDataDir(message.to_string())
-    }
-
     /// The data dir `root` cannot be made.
     pub fn data_dir(root: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
         move |source| CliError::DataDir { path: root.to_owned(), source }
@@ -267,7 +262,7 @@ mod tests {
     fn every_kind_exits_2_but_a_gateway_that_cannot_listen() {
         let kinds = [
             CliError::refused("no job abcd (see `raven cron list`)"),
-            CliError::NoDataDir("no data dir".into()),
+            CliError::NoDataDir(raven_actors::data_dir::NoDataDir),
             CliError::DataDir { path: "/x".into(), source: refused_io() },
             CliError::Answered("the turn failed".into()),
             CliError::Engine(raven_actors::engine::StartError::Sessions { path: "/x".into(), source: refused_io() }),

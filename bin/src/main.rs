@@ -137,7 +137,7 @@ fn main() -> ExitCode {
     if let Command::Completions { shell } = &cli.command {
         return exit(completions(*shell));
     }
-    let dir = raven_actors::data_dir::DataDir::resolve(cli.data_dir).map_err(CliError::no_data_dir);
+    let dir = raven_actors::data_dir::DataDir::resolve(cli.data_dir).map_err(CliError::from);
     let result = dir.and_then(|dir| match cli.command {
         Command::Config(c) => commands::config::run(c, &dir),
         Command::Policy(c) => commands::policy::run(c, &dir),

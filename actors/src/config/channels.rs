@@ -45,6 +45,7 @@ impl ChannelsConfig {
     }
 
     /// What an enabled channel lacks, named by its key.
+    // A `String` error: a range check's message, read by a person; ConfigError::Invalid names the file.
     pub fn check(&self) -> Result<(), String> {
         let missing = |on: bool, key: &str, v: &str| {
             (on && v.trim().is_empty()).then(|| format!("`channels.{key}` must be set when the channel is enabled"))

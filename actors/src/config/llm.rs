@@ -25,6 +25,7 @@ pub struct RoleParams {
 
 impl RoleParams {
     /// Range checks serde cannot express; `role` names the table in the error.
+    // A `String` error: a range check's message, read by a person; ConfigError::Invalid names the file.
     pub(super) fn check(&self, role: &str) -> Result<(), String> {
         if self.max_tokens == Some(0) {
             return Err(format!("`llm.{role}.max_tokens` must be at least 1"));
@@ -76,6 +77,7 @@ impl Default for BreakerConfig {
 }
 
 /// Range checks of the two tables.
+// A `String` error: a range check's message, read by a person; ConfigError::Invalid names the file.
 pub(super) fn check_retry(retry: &RetryConfig, breaker: &BreakerConfig) -> Result<(), String> {
     if retry.attempts == 0 || retry.deadline_s == 0 {
         return Err("`llm.retry.attempts` and `llm.retry.deadline_s` must be at least 1".into());

@@ -100,6 +100,7 @@ impl RavenConfig {
     }
 
     /// Range checks serde cannot express.
+    // A `String` error: a range check's message, read by a person; ConfigError::Invalid names the file.
     fn check(&self) -> Result<(), String> {
         let p = &self.policy;
         let a = &p.adaptive;

@@ -135,6 +135,7 @@ fn split_explicit(target: &str) -> (String, Option<String>) {
 }
 
 impl FireJob for CronTurns {
+    // A `String` error: a fire's failure is only logged and shown, for a person.
     fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>> {
         let this = self.clone();
         Box::pin(async move {

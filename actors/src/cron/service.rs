@@ -33,6 +33,7 @@ pub struct Fired {
 
 /// Runs one claimed job (the real one submits a CRON turn and delivers its reply).
 pub trait FireJob {
+    // A `String` error: a fire's failure is only logged and shown, for a person.
     fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>>;
 
     /// Delivers `text`, about the job itself (strike decay paused it), to the job's targets by
@@ -44,6 +45,7 @@ pub trait FireJob {
 pub struct FireReport {
     pub job_id: String,
     pub slot: DateTime<Utc>,
+    // A `String` error: a fire's failure is only logged and shown, for a person.
     pub result: Result<Fired, String>,
     /// Set when this fire paused the job (strike decay, a schedule with no next time).
     pub paused: Option<Paused>,

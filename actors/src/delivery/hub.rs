@@ -273,11 +273,11 @@ impl ServeAsync<Post> for DeliveryHubService {
 pub struct OutboxSnapshot;
 
 impl Request for OutboxSnapshot {
-    type Reply = Result<Outbox, String>;
+    type Reply = Result<Outbox, crate::store::StoreError>;
 }
 
 impl Serve<OutboxSnapshot> for DeliveryHubService {
-    fn serve(&mut self, _: OutboxSnapshot) -> Result<Outbox, String> {
-        self.store.read::<Outbox>(SECTION).map(|(o, _)| o).map_err(|e| e.to_string())
+    fn serve(&mut self, _: OutboxSnapshot) -> Result<Outbox, crate::store::StoreError> {
+        self.store.read::<Outbox>(SECTION).map(|(o, _)| o)
     }
 }

@@ -41,6 +41,7 @@ pub async fn with_session<F: std::future::Future>(session: String, f: F) -> F::O
 /// The tool: validates, finds the message (by id, or the latest undecided one of the
 /// current session within the reaction window), records the verdict. The reply is the tool
 /// result the LLM sees.
+// A `String` error: the tool's text, read by the model.
 pub fn nudge_feedback(tracker: &NudgeFeedbackTracker, args: &Value, now: DateTime<Utc>) -> Result<String, String> {
     let field = |k: &str| args.get(k).and_then(Value::as_str).map(str::trim).unwrap_or_default().to_owned();
     let (verdict, nudge_id, reason) = (field("verdict"), field("nudge_id"), field("reason"));

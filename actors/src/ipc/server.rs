@@ -70,12 +70,20 @@ fn owner_uid(path: &Path) -> Option<u32> {
     }
 }
 
+/// A peer that runs as another user than the socket's owner.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("peer uid {uid} is not the owner {owner}")]
+pub(crate) struct NotTheOwner {
+    uid: u32,
+    owner: u32,
+}
+
 /// Whether the peer runs as `owner` (checked where the platform reports it; the socket's
 /// 0600 mode is the first fence).
-pub(crate) fn peer_allowed(stream: &Stream, owner: Option<u32>) -> Result<(), String> {
+pub(crate) fn peer_allowed(stream: &Stream, owner: Option<u32>) -> Result<(), NotTheOwner> {
     let Some(owner) = owner else { return Ok(()) };
     match stream.peer_creds().ok().and_then(|c| c.euid()) {
-        Some(uid) if uid != owner => Err(format!("peer uid {uid} is not the owner {owner}")),
+        Some(uid) if uid != owner => Err(NotTheOwner { uid, owner }),
         _ => Ok(()),
     }
 }

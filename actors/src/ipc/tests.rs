@@ -102,7 +102,7 @@ async fn the_owner_of_the_socket_is_served_and_another_uid_would_not_be() {
     let (_client, accepted) = (client.unwrap(), accepted.unwrap());
     let me = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&path).unwrap());
     assert!(server::peer_allowed(&accepted, Some(me)).is_ok());
-    let err = server::peer_allowed(&accepted, Some(me + 1)).unwrap_err();
+    let err = server::peer_allowed(&accepted, Some(me + 1)).unwrap_err().to_string();
     assert!(err.contains(&format!("peer uid {me}")), "{err}");
 }
 

@@ -234,6 +234,7 @@ fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder, model: NoModel
 /// `<when> <text>` → the cron tool's `add` arguments: the time expression as written (the tool
 /// reads it again at its own "now") and the text after it. `now` only finds where the
 /// expression ends.
+// A `String` error: the text the user is answered with in the chat.
 pub fn parse_remind(rest: &str, now: chrono::DateTime<chrono::Utc>, tz: Tz, order: DateOrder) -> Result<Value, String> {
     let rest = rest.trim();
     let (_, message) = split_when(rest, now, tz, order).map_err(|e| e.to_string())?;

@@ -188,14 +188,14 @@ impl Reservation {
 }
 
 impl Request for Reserve {
-    type Reply = Result<Reservation, String>;
+    type Reply = Result<Reservation, StoreError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
 }
 
 impl Serve<Reserve> for NudgePolicyService {
-    fn serve(&mut self, Reserve(n): Reserve) -> Result<Reservation, String> {
+    fn serve(&mut self, Reserve(n): Reserve) -> Result<Reservation, StoreError> {
         let now = self.clock.now();
         let req = n.as_request();
         let policy = &mut self.policy;
@@ -215,7 +215,7 @@ impl Serve<Reserve> for NudgePolicyService {
             Some(store) => {
                 let out = store.update(SECTION, |ledger: &mut PolicyState| decide(policy, ledger));
                 self.seen = store.stamp();
-                out.map_err(|e| e.to_string())
+                out
             }
             None => {
                 let mut ledger = policy.state().clone();
@@ -234,14 +234,14 @@ pub struct RecordCronFire {
 }
 
 impl Request for RecordCronFire {
-    type Reply = Result<(), String>;
+    type Reply = Result<(), StoreError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
 }
 
 impl NudgePolicyService {
-    fn record(&mut self, kind: FireKind, req: &CheckRequest<'_>) -> Result<FireRecord, String> {
+    fn record(&mut self, kind: FireKind, req: &CheckRequest<'_>) -> Result<FireRecord, StoreError> {
         let now = self.clock.now();
         let fire = fire_record(kind, req, now);
         let written = fire.clone();
@@ -250,7 +250,6 @@ impl NudgePolicyService {
             Tuning::Unchanged
         })
         .map(|_| fire)
-        .map_err(|e| e.to_string())
     }
 }
 
@@ -258,14 +257,14 @@ impl NudgePolicyService {
 pub struct RetractFired(pub FireRecord);
 
 impl Request for RetractFired {
-    type Reply = Result<(), String>;
+    type Reply = Result<(), StoreError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
 }
 
 impl Serve<RetractFired> for NudgePolicyService {
-    fn serve(&mut self, RetractFired(fire): RetractFired) -> Result<(), String> {
+    fn serve(&mut self, RetractFired(fire): RetractFired) -> Result<(), StoreError> {
         self.write(|s, _| {
             if let Some(i) = s.fires.iter().rposition(|f| *f == fire) {
                 s.fires.remove(i);
@@ -273,12 +272,11 @@ impl Serve<RetractFired> for NudgePolicyService {
             Tuning::Unchanged
         })
         .map(|_| ())
-        .map_err(|e| e.to_string())
     }
 }
 
 impl Serve<RecordCronFire> for NudgePolicyService {
-    fn serve(&mut self, m: RecordCronFire) -> Result<(), String> {
+    fn serve(&mut self, m: RecordCronFire) -> Result<(), StoreError> {
         self.record(FireKind::Cron, &CheckRequest::cron(&m.content, m.topic.as_deref())).map(|_| ())
     }
 }
@@ -309,14 +307,14 @@ impl Serve<Snapshot> for NudgePolicyService {
 pub struct ApplyTuning(pub FeedbackSummary);
 
 impl Request for ApplyTuning {
-    type Reply = Result<Tuning, String>;
+    type Reply = Result<Tuning, StoreError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
 }
 
 impl Serve<ApplyTuning> for NudgePolicyService {
-    fn serve(&mut self, ApplyTuning(summary): ApplyTuning) -> Result<Tuning, String> {
+    fn serve(&mut self, ApplyTuning(summary): ApplyTuning) -> Result<Tuning, StoreError> {
         self.hydrate();
         // Every tick retunes; most ticks change nothing, and those must not rewrite (and
         // fsync) the shared state file.
@@ -326,7 +324,7 @@ impl Serve<ApplyTuning> for NudgePolicyService {
         if multiplier == state.multiplier && summary == state.feedback {
             return Ok(tuning);
         }
-        self.write(|s, p| apply_tuning(s, summary, p.config())).map_err(|e| e.to_string())
+        self.write(|s, p| apply_tuning(s, summary, p.config()))
     }
 }
 

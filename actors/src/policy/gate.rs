@@ -59,6 +59,7 @@ pub struct NudgePolicy {
 }
 
 /// The outcome of one layer: pass, or deny with a reason.
+// A `String` error: a layer's reason, which becomes the Verdict's reason a person reads.
 type Layer = Result<(), String>;
 
 /// Every layer's own answer, in order.

@@ -75,7 +75,7 @@ async fn keep_running(dir: DataDir, first: Duration, tell: impl Fn(ChildEvent)) 
         if started.elapsed() > Duration::from_secs(60) {
             backoff.reset();
         }
-        let status = status.map_or_else(|e| e, |s| s.to_string());
+        let status = status.map_or_else(|e| e.to_string(), |s| s.to_string());
         let wait = backoff.next_wait();
         tell(ChildEvent::Exited { status, restart_in: wait });
         actix_rt::time::sleep(wait).await;
@@ -83,7 +83,7 @@ async fn keep_running(dir: DataDir, first: Duration, tell: impl Fn(ChildEvent)) 
 }
 
 /// Runs the gateway once, to its end (killed when this future is dropped).
-async fn run_once(exe: &Path, dir: &DataDir) -> Result<std::process::ExitStatus, String> {
+async fn run_once(exe: &Path, dir: &DataDir) -> std::io::Result<std::process::ExitStatus> {
     let child = tokio::process::Command::new(exe)
         .arg("--data-dir")
         .arg(dir.root())
@@ -91,8 +91,5 @@ async fn run_once(exe: &Path, dir: &DataDir) -> Result<std::process::ExitStatus,
         .env(SUPERVISED, std::process::id().to_string())
         .kill_on_drop(true)
         .spawn();
-    match child {
-        Ok(mut c) => c.wait().await.map_err(|e| e.to_string()),
-        Err(e) => Err(e.to_string()),
-    }
+    child?.wait().await
 }

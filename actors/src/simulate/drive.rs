@@ -32,6 +32,7 @@ pub use ids::{stable_job_id, stable_nudge_id};
 pub use steps::denied_layer;
 
 /// The engine config for `plan`: the defaults, the scenario's `[config]`, its time zone.
+// A `String` error: what `raven simulate` prints about its scenario, read by a person.
 pub fn config_for(plan: &Plan) -> Result<RavenConfig, String> {
     let mut config = match &plan.config {
         None => RavenConfig::default(),
@@ -64,6 +65,7 @@ struct Sim<'a> {
 }
 
 /// Runs `plan` in `dir` (a fresh data dir) with `provider` (the rules when `None`).
+// A `String` error: what `raven simulate` prints about its scenario, read by a person.
 pub async fn run(plan: &Plan, dir: &DataDir, provider: Option<SharedProvider>) -> Result<Report, String> {
     let config = config_for(plan)?;
     dir.ensure().map_err(|e| format!("data dir {}: {e}", dir.root().display()))?;

@@ -31,6 +31,7 @@ pub struct Output {
 
 /// Runs `plan` in a data dir of its own, made where `place` says (never a user's). Call it
 /// on an actix arbiter.
+// A `String` error: what `raven simulate` prints about its scenario, read by a person.
 pub async fn simulate(plan: &Plan, place: &Place) -> Result<Output, String> {
     let workdir = place::Workdir::prepare(place).map_err(|e| e.to_string())?;
     let report = drive::run(plan, &DataDir::new(workdir.root()), None).await?;
@@ -40,6 +41,7 @@ pub async fn simulate(plan: &Plan, place: &Place) -> Result<Output, String> {
 }
 
 /// Writes `report.txt`, `report.json` and `timeline.svg` into `out`; answers their paths.
+// A `String` error: what `raven simulate` prints about its scenario, read by a person.
 pub fn write(output: &Output, out: &Path) -> Result<Vec<PathBuf>, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let files = [("report.txt", &output.text), ("report.json", &output.json), ("timeline.svg", &output.svg)];

@@ -186,6 +186,7 @@ pub struct Adjust {
 }
 
 /// Reads `path` into a plan; errors name the file and the key.
+// A `String` error: names the scenario file's key for the person who wrote it.
 pub fn load(path: &std::path::Path, adjust: Adjust) -> Result<Plan, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("scenario {}: {e}", path.display()))?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into());
@@ -193,6 +194,7 @@ pub fn load(path: &std::path::Path, adjust: Adjust) -> Result<Plan, String> {
 }
 
 /// Parses scenario text; `stem` names it when it has no `name`.
+// A `String` error: names the scenario file's key for the person who wrote it.
 pub fn parse(text: &str, stem: &str, adjust: Adjust) -> Result<Plan, String> {
     let s: Scenario = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())?;
     s.resolve(stem, adjust)
@@ -200,11 +202,13 @@ pub fn parse(text: &str, stem: &str, adjust: Adjust) -> Result<Plan, String> {
 
 /// A time of the scenario, read by the shared time parser in the scenario's zone: RFC 3339,
 /// `2026-03-02 09:00`, or a form relative to `start` (`tuesday at 9`, `in 2 days`).
+// A `String` error: names the scenario file's key for the person who wrote it.
 fn time(key: &str, value: &str, start: DateTime<Utc>, tz: Tz) -> Result<DateTime<Utc>, String> {
     crate::time::parse_instant(value, start, tz, crate::time::DateOrder::default()).map_err(|e| format!("{key}: {e}"))
 }
 
 impl Scenario {
+    // A `String` error: names the scenario file's key for the person who wrote it.
     fn resolve(self, stem: &str, adjust: Adjust) -> Result<Plan, String> {
         let tz = self.timezone;
         // `start` counts from nothing: it must be absolute (RFC 3339 or a date and time).
@@ -276,6 +280,7 @@ impl Scenario {
     }
 }
 
+// A `String` error: names the scenario file's key for the person who wrote it.
 fn job(i: usize, c: &CronJob, start: DateTime<Utc>, tz: Tz) -> Result<crate::cron::store::Job, String> {
     use crate::cron::store::{Job, Schedule};
     let key = |k: &str| format!("cron[{i}].{k}");

@@ -25,24 +25,24 @@ pub struct RetryReport {
 }
 
 impl Request for RetryOutbox {
-    type Reply = Result<RetryReport, String>;
+    type Reply = Result<RetryReport, StoreError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
 }
 
 impl ServeAsync<RetryOutbox> for DeliveryHubService {
-    fn serve_async(&mut self, _: RetryOutbox) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
+    fn serve_async(&mut self, _: RetryOutbox) -> LocalBoxFuture<'static, Result<RetryReport, StoreError>> {
         let pass = Pass::of(self);
         Box::pin(async move {
             // Nothing due: read, not locked, not written.
-            if !pass.has_work().map_err(|e| e.to_string())? {
+            if !pass.has_work()? {
                 return Ok(RetryReport::default());
             }
             // Lease the due entries under the lock, deliver outside it, settle under it.
-            let leased = pass.lease().map_err(|e| e.to_string())?;
+            let leased = pass.lease()?;
             let results = pass.deliver(&leased).await;
-            pass.settle(&results).map_err(|e| e.to_string())
+            pass.settle(&results)
         })
     }
 }
@@ -245,7 +245,7 @@ async fn deliver_through(
 pub struct Watching(pub Vec<String>);
 
 impl Request for Watching {
-    type Reply = Result<RetryReport, String>;
+    type Reply = Result<RetryReport, StoreError>;
     fn failed(r: &Self::Reply) -> bool {
         r.is_err()
     }
@@ -255,7 +255,7 @@ impl ServeAsync<Watching> for DeliveryHubService {
     fn serve_async(
         &mut self,
         Watching(mut channels): Watching,
-    ) -> LocalBoxFuture<'static, Result<RetryReport, String>> {
+    ) -> LocalBoxFuture<'static, Result<RetryReport, StoreError>> {
         let now = self.clock.now();
         // What waits for an unwatched terminal can go to the fallback channel that came.
         if self.watched.falls_back_to_one_of(&channels) {
@@ -266,7 +266,7 @@ impl ServeAsync<Watching> for DeliveryHubService {
         });
         match due {
             Ok(()) => self.serve_async(RetryOutbox),
-            Err(e) => Box::pin(futures_util::future::ready(Err(e.to_string()))),
+            Err(e) => Box::pin(futures_util::future::ready(Err(e))),
         }
     }
 }
