@@ -146,8 +146,7 @@ impl Tool for AskUserTool {
         Box::pin(async move {
             // A background turn (cron, heartbeat, subagent) would ask on a channel nobody
             // answers and hold its slot until the timeout.
-            let origin = super::tools::TURN_ORIGIN.try_with(|o| *o).ok();
-            if origin.is_some_and(|o| !o.is_user_input()) {
+            if !ctx.origin.is_user_input() {
                 return "refused: ask_user is for the user's own turns; decide with what you know".into();
             }
             let Some(list) = args.get("questions").and_then(Value::as_array) else {

@@ -75,7 +75,11 @@ mod tests {
             messages: vec![ChatMessage::system("turn origin: USER"), ChatMessage::user(text)],
             tools: Vec::new(),
             tool_choice: None,
-            generation: Generation { max_tokens: 10, temperature: 0.0, caller: crate::llm::provider::Caller::Agent },
+            generation: Generation {
+                max_tokens: 10,
+                temperature: 0.0,
+                caller: crate::llm::provider::Caller::Agent(raven_proto::Origin::User),
+            },
             context: None,
         }
     }

@@ -36,9 +36,10 @@ use raven_proto::{Origin, TurnRequest};
 use spend::Spend;
 use std::rc::Rc;
 pub use subagent::{AgentSubagent, SUBAGENT_RUNS_KEPT};
-use tools::{Tool, ToolCtx, TURN_ORIGIN};
+use tools::{Tool, ToolCtx};
 
-pub const AGENT_GENERATION: Generation = Generation { max_tokens: 1024, temperature: 0.3, caller: Caller::Agent };
+pub const AGENT_GENERATION: Generation =
+    Generation { max_tokens: 1024, temperature: 0.3, caller: Caller::Agent(raven_proto::Origin::User) };
 
 pub const SYSTEM_PROMPT: &str = "You are Raven, the user's personal assistant. Be brief and concrete. \
 Use the tools when they help; when a proactive nudge you sent gets a reaction, record it with nudge_feedback.";
@@ -99,11 +100,8 @@ pub struct Agent(pub Rc<AgentLoop>);
 impl TurnHandler for Agent {
     fn run(&self, req: TurnRequest, inbox: Inbox) -> LocalBoxFuture<'static, TurnOutcome> {
         let agent = self.0.clone();
-        let origin = req.origin;
         let session = format!("{}:{}", req.channel, req.chat_id);
-        Box::pin(
-            TURN_ORIGIN.scope(origin, CURRENT_SESSION.scope(session, async move { agent.run_turn(req, inbox).await })),
-        )
+        Box::pin(CURRENT_SESSION.scope(session, async move { agent.run_turn(req, inbox).await }))
     }
 }
 
@@ -171,6 +169,7 @@ impl AgentLoop {
             channel: channel.into(),
             chat_id: chat_id.into(),
             now,
+            origin: req.origin,
         };
         let mut provider = fallback::TurnProvider::new(&self.provider, self.embedded.as_ref());
         let mut spend = Spend::of(req.origin, self.max_iterations, self.micro);
@@ -183,7 +182,7 @@ impl AgentLoop {
                 messages: messages.clone(),
                 tools: schemas.clone(),
                 tool_choice: None,
-                generation: AGENT_GENERATION,
+                generation: Generation { caller: Caller::Agent(req.origin), ..AGENT_GENERATION },
                 context: None,
             };
             let (answer, usage) = crate::llm::usage::measure(provider.complete(&call)).await;

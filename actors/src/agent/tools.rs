@@ -12,8 +12,6 @@ use raven_proto::Origin;
 use serde_json::{json, Value};
 use std::rc::Rc;
 
-pub use crate::llm::TURN_ORIGIN;
-
 /// What a tool knows of the turn calling it.
 #[derive(Debug, Clone)]
 pub struct ToolCtx {
@@ -21,6 +19,8 @@ pub struct ToolCtx {
     pub channel: String,
     pub chat_id: String,
     pub now: DateTime<Utc>,
+    /// The origin of the turn the call serves (a menu pick's tool runs as the user's).
+    pub origin: Origin,
 }
 
 pub trait Tool {
@@ -70,7 +70,7 @@ impl Tool for CronTool {
     fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
         Box::pin(async move {
             // A cron turn must not schedule more cron jobs (a runaway loop otherwise).
-            if TURN_ORIGIN.try_with(|o| *o) == Ok(Origin::Cron) {
+            if ctx.origin == Origin::Cron {
                 return "refused: a scheduled (cron) turn cannot create, list or remove cron jobs".into();
             }
             match args.get("action").and_then(Value::as_str) {

@@ -11,7 +11,7 @@ use crate::clock::SharedClock;
 use crate::executor::spawn::ProactiveSpawn;
 use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::supervise::Handle;
-use raven_proto::{Action, PlannerDecision, Priority};
+use raven_proto::{Action, Origin, PlannerDecision, Priority};
 use std::cell::OnceCell;
 use std::rc::Rc;
 
@@ -64,7 +64,8 @@ impl ActionExecutor {
                     return Picked::not_run(format!("Could not do “{title}”: no tool named {name}"));
                 };
                 let (channel, chat_id) = raven_proto::split_target(session);
-                let ctx = ToolCtx { conversation_id: conversation.into(), channel, chat_id, now: self.clock.now() };
+                let now = self.clock.now();
+                let ctx = ToolCtx { conversation_id: conversation.into(), channel, chat_id, now, origin: Origin::User };
                 let n = nudge(Action::Nudge, format!("{title}: {name}"));
                 let run = || async { Ok::<_, String>(format!("“{title}”: {}", tool.call(args, &ctx).await)) };
                 gated(title, dispatch_through(&self.policy, n, run).await)

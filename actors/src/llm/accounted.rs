@@ -9,7 +9,6 @@
 use super::daily_tokens::DailyTokens;
 use super::provider::{Caller, CompletionRequest, Provider, ProviderError, ProviderReply, SharedProvider};
 use super::usage::{measure, Usage};
-use super::TURN_ORIGIN;
 use crate::clock::SharedClock;
 use crate::journal::{Event, Journal, LlmUsage};
 use futures_util::future::LocalBoxFuture;
@@ -32,10 +31,8 @@ pub fn role_of(caller: Caller) -> (&'static str, bool) {
         Caller::Planner => ("planner", true),
         Caller::Heartbeat => ("heartbeat", true),
         Caller::Other => ("other", true),
-        Caller::Agent => match TURN_ORIGIN.try_with(|o| *o) {
-            Ok(Origin::User) | Err(_) => ("agent", false),
-            Ok(_) => ("agent", true),
-        },
+        Caller::Agent(Origin::User) => ("agent", false),
+        Caller::Agent(_) => ("agent", true),
     }
 }
 

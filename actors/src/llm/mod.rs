@@ -13,11 +13,3 @@ pub mod provider;
 pub mod retry;
 pub mod retrying;
 pub mod usage;
-
-use raven_proto::Origin;
-
-tokio::task_local! {
-    /// The origin of the turn running in this lane task: the cron tool refuses CRON turns,
-    /// and the accounting names the caller of a model call by it.
-    pub static TURN_ORIGIN: Origin;
-}

@@ -67,7 +67,7 @@ impl ModelParams {
     fn role(&self, caller: Caller) -> Option<&RoleParams> {
         match caller {
             Caller::Planner => Some(&self.planner),
-            Caller::Agent => Some(&self.agent),
+            Caller::Agent(_) => Some(&self.agent),
             Caller::Heartbeat => Some(&self.heartbeat),
             Caller::Other => None,
         }
@@ -199,7 +199,7 @@ mod tests {
         };
         let p = ModelParams::from_config(&llm);
         assert_eq!(body(&p, PLANNER), json!({"max_tokens": 400, "temperature": 0.1}), "the Planner keeps its pins");
-        let agent = Generation { max_tokens: 1024, temperature: 0.3, caller: Caller::Agent };
+        let agent = Generation { max_tokens: 1024, temperature: 0.3, caller: Caller::Agent(raven_proto::Origin::User) };
         assert_eq!(body(&p, agent), json!({"max_tokens": 3000, "temperature": 0.9}));
         let planner = LlmConfig { planner: RoleParams { max_tokens: Some(600), ..Default::default() }, ..llm };
         assert_eq!(body(&ModelParams::from_config(&planner), PLANNER)["max_tokens"], 600);

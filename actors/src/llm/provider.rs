@@ -104,7 +104,9 @@ pub struct ToolSchema {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Caller {
     Planner,
-    Agent,
+    /// An agent turn, with the origin of the turn it serves (the user's own, or one the
+    /// engine started: cron, heartbeat, subagent).
+    Agent(raven_proto::Origin),
     Heartbeat,
     Other,
 }

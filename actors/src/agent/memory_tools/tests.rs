@@ -1,10 +1,11 @@
 use super::*;
 use crate::llm::provider::Role;
 use chrono::{TimeZone, Utc};
+use raven_proto::Origin;
 
 fn ctx() -> ToolCtx {
     let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
-    ToolCtx { conversation_id: "c".into(), channel: "cli".into(), chat_id: "local".into(), now }
+    ToolCtx { conversation_id: "c".into(), channel: "cli".into(), chat_id: "local".into(), now, origin: Origin::User }
 }
 
 async fn call(tool: &dyn Tool, args: Value) -> String {
