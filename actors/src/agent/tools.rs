@@ -108,7 +108,7 @@ impl Tool for FeedbackTool {
     }
 
     fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
-        Box::pin(async move { nudge_feedback(&self.tracker, args, ctx.now).unwrap_or_else(|e| format!("error: {e}")) })
+        Box::pin(async move { said(nudge_feedback(&self.tracker, args, ctx.now)) })
     }
 }
 
