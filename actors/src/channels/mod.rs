@@ -13,6 +13,7 @@ pub mod health;
 pub mod hosting;
 pub mod matrix;
 pub mod ntfy;
+pub mod remote;
 pub mod state;
 pub mod taps;
 pub mod telegram;
@@ -145,17 +146,7 @@ pub fn test_message(channel: &str, chat: &str) -> raven_proto::OutboundText {
     }
 }
 
-/// How long the HTTP clients of the adapters wait to connect.
-pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// An HTTP client for an adapter: rustls, a connect timeout, and `timeout` for a whole request.
-pub fn http_client(timeout: std::time::Duration) -> Result<reqwest::Client, ChannelError> {
-    reqwest::Client::builder()
-        .connect_timeout(CONNECT_TIMEOUT)
-        .timeout(timeout)
-        .build()
-        .map_err(|e| ChannelError::Config(format!("no HTTP client: {e}")))
-}
+pub use remote::{http_client, CONNECT_TIMEOUT};
 
 #[cfg(test)]
 mod tests {
