@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use raven_actors::clock::{Clock, SystemClock};
-use raven_actors::cron::claims::{ChannelFilter, Claimer};
+use raven_actors::cron::claims::{ChannelFilter, Claimer, Reached};
 use raven_actors::cron::service::{spawn_cron_loop, CronService, FireJob, Fired};
 use raven_actors::cron::store::{Job, JobState, JobsFile, JobsStore, Schedule};
 use raven_actors::supervise::{start, LocalBoxFuture, Metrics, RestartPolicy};
@@ -105,7 +105,9 @@ fn fire_one(now: DateTime<Utc>) {
         let t = Instant::now();
         let claimed = store.update(|file| c.claim_due(file, at)).unwrap();
         assert_eq!(claimed.len(), 1);
-        store.update(|file| c.complete(file, &claimed[0].id, &claimed[0].state.claim.unwrap(), at)).unwrap();
+        store
+            .update(|file| c.complete(file, &claimed[0].id, &claimed[0].state.claim.unwrap(), Reached::Someone, at))
+            .unwrap();
         fire.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     let (r, w) = (p(&mut read, 0.5), p(&mut fire, 0.5));

@@ -65,6 +65,8 @@ pub struct Engine {
     pub sentinel_enabled: bool,
     /// Where user and proactive turns reach the agent.
     pub scheduler: Scheduler,
+    /// The micro-agents still running (a one-shot tick waits for them before it exits).
+    pub spawns: crate::executor::spawn::Spawns,
     pub questions: Rc<QuestionBroker>,
     pub provider_name: String,
     /// The provider's breaker (`None` for the embedded rules or a provider put in place).
@@ -246,6 +248,7 @@ impl Engine {
         let tools = w.tools(&delivery, &questions);
         let (scheduler, spawn_late) = w.agent_and_scheduler(&provider, &policy, &x, &delivery, tools);
         let spawn = w.spawn(&policy, &scheduler, &x);
+        let spawns = spawn.running();
         let _ = spawn_late.set(spawn.clone());
         let router = w.router(o.router, &x, spawn);
         let discoverer = w.discoverer(&provider, &policy, &x)?;
@@ -266,6 +269,7 @@ impl Engine {
             defer: x.defer,
             runner,
             scheduler,
+            spawns,
             questions,
             provider_name,
             breaker,

@@ -187,6 +187,13 @@ impl PlannerDecision {
             self.action = Action::Skip;
             self.reason = format!("downgraded:{was}_without_{field}; {}", self.reason);
         }
+        if self.action == Action::NudgeInject && !present(&self.target_session) {
+            // No conversation to ride: it goes out as a nudge, through the one
+            // check-and-record every proactive send passes.
+            self.action = Action::Nudge;
+            self.target_session = None;
+            self.reason = format!("as_nudge:nudge_inject_without_target_session; {}", self.reason);
+        }
         self
     }
 }
@@ -249,6 +256,20 @@ mod tests {
         let mut nan = PlannerDecision::skip("x");
         nan.proactivity_score = f64::NAN;
         assert_eq!(nan.validated().proactivity_score, 0.0);
+    }
+
+    #[test]
+    fn an_inject_without_a_conversation_is_a_nudge() {
+        for args in [
+            json!({"action":"nudge_inject","nudge_message":"Stretch"}),
+            json!({"action":"nudge_inject","nudge_message":"Stretch","target_session":"  "}),
+        ] {
+            let d = PlannerDecision::from_tool_args(&args);
+            assert_eq!((d.action, d.target_session.as_deref()), (Action::Nudge, None), "{args}");
+            assert!(d.reason.starts_with("as_nudge:nudge_inject_without_target_session"), "{}", d.reason);
+        }
+        let targeted = json!({"action":"nudge_inject","nudge_message":"Stretch","target_session":"cli:1"});
+        assert_eq!(PlannerDecision::from_tool_args(&targeted).action, Action::NudgeInject);
     }
 
     #[test]

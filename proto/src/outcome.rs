@@ -15,15 +15,24 @@ pub struct ExecutionResult {
     /// The gate's verdict when it said no (the error then names its layer).
     #[serde(default)]
     pub denied: Option<Verdict>,
+    /// Started, not yet delivered: a spawned micro-agent is running; its result goes to
+    /// `targets` when ready, and is charged at the gate then.
+    #[serde(default)]
+    pub started: bool,
 }
 
 impl ExecutionResult {
     pub fn delivered(targets: Vec<String>) -> Self {
-        ExecutionResult { delivered: true, targets, error: None, denied: None }
+        ExecutionResult { delivered: true, targets, ..Default::default() }
+    }
+
+    /// A micro-agent started for `targets`: its result is delivered (and charged) later.
+    pub fn started(targets: Vec<String>) -> Self {
+        ExecutionResult { started: true, targets, ..Default::default() }
     }
 
     pub fn failed(error: impl Into<String>) -> Self {
-        ExecutionResult { delivered: false, targets: Vec::new(), error: Some(error.into()), denied: None }
+        ExecutionResult { error: Some(error.into()), ..Default::default() }
     }
 
     /// Not delivered because the gate said no; the error names the layer.
@@ -111,6 +120,9 @@ impl TickOutcome {
             vec![format!("decision: {} ({}, score {:.2}): {}", d.action, d.priority, d.proactivity_score, d.reason)];
         if let Some(r) = &self.result {
             lines.push(match &r.error {
+                None if r.started => {
+                    format!("result:   started; its result goes to {} when ready", r.targets.join(", "))
+                }
                 None => format!("result:   delivered to {}", r.targets.join(", ")),
                 Some(e) => format!("result:   not delivered: {e}"),
             });

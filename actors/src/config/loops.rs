@@ -115,6 +115,9 @@ pub struct AgentConfig {
     /// Tokens (prompt and completion, as the replies report them, else counted) a
     /// micro-agent's run may spend; the run stops at its next step once spent.
     pub subagent_max_tokens: u64,
+    /// Seconds a micro-agent's run may take; past them it is stopped and nothing is sent
+    /// (a one-shot `raven tick` waits at most this long for its spawns).
+    pub subagent_timeout_s: u64,
     /// Concurrent user turns (a turn waiting on ask_user holds its slot).
     pub user_pool: usize,
     /// Concurrent proactive turns (sentinel, cron, heartbeat, subagent).
@@ -132,6 +135,7 @@ impl Default for AgentConfig {
             ask_user_timeout_s: 600,
             subagent_max_iterations: 4,
             subagent_max_tokens: 16_000,
+            subagent_timeout_s: 300,
         }
     }
 }

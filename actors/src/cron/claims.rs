@@ -29,6 +29,14 @@ impl ChannelFilter {
     }
 }
 
+/// Whether a fire reached anybody: only a fire that was delivered can go unanswered, so only
+/// such a fire can count as a strike (a channel that is down pauses nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reached {
+    Someone,
+    Nobody,
+}
+
 /// The claim rules of one process.
 #[derive(Debug, Clone)]
 pub struct Claimer {
@@ -108,9 +116,17 @@ impl Claimer {
     }
 
     /// Writes a fire back: clears our claim, moves the job to its next slot after `now`
-    /// (missed slots are not replayed), counts a strike when the job's slots come closer than
-    /// `strike_min_gap`, pauses on the strike limit; a one-shot job is removed.
-    pub fn complete(&self, file: &mut JobsFile, job_id: &str, claim: &Claim, now: DateTime<Utc>) -> Completion {
+    /// (missed slots are not replayed), counts a strike when the fire reached somebody and the
+    /// job's slots come closer than `strike_min_gap`, pauses on the strike limit; a one-shot job
+    /// is removed.
+    pub fn complete(
+        &self,
+        file: &mut JobsFile,
+        job_id: &str,
+        claim: &Claim,
+        reached: Reached,
+        now: DateTime<Utc>,
+    ) -> Completion {
         let Some(i) = file.jobs.iter().position(|j| j.id == job_id) else { return Completion::Lost };
         let job = &mut file.jobs[i];
         if job.state.claim.as_ref() != Some(claim) {
@@ -120,7 +136,7 @@ impl Claimer {
             file.jobs.remove(i);
             return Completion::Done { paused: None };
         }
-        let strikes = self.strikes(job, now);
+        let strikes = reached == Reached::Someone && self.strikes(job, now);
         let s = &mut job.state;
         s.claim = None;
         s.last_run_at = Some(now);
@@ -140,7 +156,7 @@ impl Claimer {
         Completion::Done { paused: s.paused.clone() }
     }
 
-    /// Whether a fire of `job` counts as a strike: it told somebody (a silent job tells nobody,
+    /// Whether a fire of `job` that reached somebody counts as a strike: it told somebody (a silent job tells nobody,
     /// so nobody's silence counts against it) and its slots can come closer together than
     /// `strike_min_gap`.
     fn strikes(&self, job: &Job, now: DateTime<Utc>) -> bool {

@@ -10,7 +10,7 @@
 //! loaded before it broke keep firing from memory; their fires are written back once the file
 //! parses again.
 
-use super::claims::{Claimer, Completion};
+use super::claims::{Claimer, Completion, Reached};
 use super::pause::Paused;
 use super::store::{Job, JobState, JobsError, JobsFile, JobsStore};
 use crate::clock::SharedClock;
@@ -126,12 +126,12 @@ impl Inner {
 
     /// Writes every fire of a run back in one locked update (on a malformed file, to
     /// memory); returns the pause reason per job, in order.
-    fn complete(&mut self, jobs: &[Job], now: DateTime<Utc>) -> Vec<Option<Paused>> {
+    fn complete(&mut self, jobs: &[(Job, Reached)], now: DateTime<Utc>) -> Vec<Option<Paused>> {
         let claimer = self.claimer.clone();
         let finish = |f: &mut JobsFile| -> Vec<Completion> {
             jobs.iter()
-                .map(|j| match &j.state.claim {
-                    Some(claim) => claimer.complete(f, &j.id, claim, now),
+                .map(|(j, reached)| match &j.state.claim {
+                    Some(claim) => claimer.complete(f, &j.id, claim, *reached, now),
                     None => Completion::Lost,
                 })
                 .collect()
@@ -144,7 +144,7 @@ impl Inner {
             Err(e) => {
                 self.failed(&e);
                 let done = finish(&mut self.loaded);
-                for job in jobs {
+                for (job, _) in jobs {
                     let state = self.loaded.jobs.iter().find(|j| j.id == job.id).map(|j| j.state.clone());
                     self.pending.insert(job.id.clone(), state);
                 }
@@ -153,7 +153,7 @@ impl Inner {
         };
         jobs.iter()
             .zip(done)
-            .map(|(job, done)| match done {
+            .map(|((job, _), done)| match done {
                 Completion::Done { paused } => paused,
                 Completion::Lost => {
                     tracing::warn!(job = %job.id, "the fire's claim was taken over before it was written back");
@@ -268,7 +268,8 @@ impl ServeAsync<RunDue> for CronService {
                     done.push(more);
                 }
                 let (jobs, results): (Vec<Job>, Vec<_>) = done.into_iter().unzip();
-                let paused = inner.borrow_mut().complete(&jobs, clock.now());
+                let reached: Vec<_> = jobs.iter().cloned().zip(results.iter().map(reached)).collect();
+                let paused = inner.borrow_mut().complete(&reached, clock.now());
                 for ((job, result), paused) in jobs.into_iter().zip(results).zip(paused) {
                     if let Err(e) = &result {
                         tracing::error!(job = %job.id, "cron fire failed: {e}");
@@ -343,6 +344,14 @@ pub fn spawn_cron_loop(
             }
         }
     })
+}
+
+/// Whether a fire reached anybody (an outlet accepted its reply).
+fn reached(result: &Result<Fired, String>) -> Reached {
+    match result {
+        Ok(f) if !f.delivered_to.is_empty() => Reached::Someone,
+        _ => Reached::Nobody,
+    }
 }
 
 #[cfg(test)]

@@ -88,3 +88,35 @@ async fn a_user_reply_resets_the_strikes_and_resumes_a_job_paused_after_one_noti
     let again = ten_minutes(&engine, &clock).await;
     assert_eq!((again.len(), again[0].paused.clone()), (1, None));
 }
+
+/// A channel that is down: every send fails and waits for a retry.
+struct Down;
+
+impl crate::delivery::outlets::Outlet for Down {
+    fn channel(&self) -> &str {
+        "cli"
+    }
+    fn deliver<'a>(
+        &'a self,
+        _: &'a raven_proto::OutboundText,
+    ) -> LocalBoxFuture<'a, Result<(), crate::delivery::outlets::OutletError>> {
+        Box::pin(async { Err(crate::delivery::outlets::OutletError::Transient("HTTP 500".into())) })
+    }
+}
+
+#[actix_rt::test]
+async fn fires_that_reached_nobody_during_an_outage_pause_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
+    let o = Overrides { outlets: vec![Arc::new(Down)], ..Default::default() };
+    let engine = Engine::start_with(&dir, &RavenConfig::default(), clock.shared(), o).unwrap();
+    let jobs = JobsStore::new(dir.jobs());
+    jobs.update(|f| f.jobs.push(stretch(clock.now()))).unwrap();
+    for _ in 0..7 {
+        let fired = ten_minutes(&engine, &clock).await;
+        assert_eq!((fired.len(), fired[0].paused.clone()), (1, None));
+    }
+    let state = jobs.load().unwrap().jobs[0].state.clone();
+    assert_eq!((state.runs, state.strikes), (7, 0), "{state:?}");
+}

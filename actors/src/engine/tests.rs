@@ -141,15 +141,12 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
     let out = engine.runner.call_async(Tick).await.unwrap();
     assert_eq!(out.route.to_string(), "spawn_agent");
     let r = out.result.unwrap();
-    assert!(r.delivered, "{r:?}");
-    // The micro-agent runs after the tick, as a SUBAGENT turn in the spine's system pool.
+    assert!(r.started && !r.delivered, "started, not yet delivered: {r:?}");
+    // The micro-agent runs after the tick, as a SUBAGENT turn in the spine's system pool; the
+    // engine can wait for its result.
     let out_file = dir.root().join("out.jsonl");
-    for _ in 0..5_000 {
-        if out_file.exists() {
-            break;
-        }
-        actix_rt::time::sleep(std::time::Duration::from_millis(1)).await;
-    }
+    let ended = engine.spawns.settle(std::time::Duration::from_secs(5)).await.expect("the spawn ended");
+    assert_eq!(ended, vec!["delivered to jsonl:me".to_owned()]);
     let delivered = std::fs::read_to_string(&out_file).unwrap();
     assert!(
         delivered.contains("\"chat_id\":\"me\"") && delivered.contains("stopped after 3 tool calls"),

@@ -73,6 +73,23 @@ impl NudgeInjector {
         })
     }
 
+    /// Puts back injects that were taken but could not ride (the gate said no at reply
+    /// time): ahead of what was queued meanwhile, still under their TTL and the cap.
+    pub fn put_back(&self, session: &str, back: Vec<PendingInject>) -> Result<(), StoreError> {
+        if back.is_empty() {
+            return Ok(());
+        }
+        let cap = self.cap;
+        self.store.update(SECTION, |q: &mut InjectQueues| {
+            let list = q.sessions.entry(session.to_owned()).or_default();
+            let mut all = back;
+            all.append(list);
+            let over = all.len().saturating_sub(cap);
+            all.drain(..over);
+            *list = all;
+        })
+    }
+
     /// The response modifier `(session_key, content) -> content`: the reply with the
     /// nudges appended.
     pub fn compose(content: &str, riding: &[PendingInject]) -> String {
@@ -156,23 +173,44 @@ impl ServeAsync<ApplyInjects> for InjectorService {
             tracing::error!("injects not applied: {e}");
             Vec::new()
         });
-        let policy = self.policy.clone();
+        let (policy, injector) = (self.policy.clone(), self.injector.clone());
         Box::pin(async move {
-            let mut riding = Vec::new();
-            for p in taken {
-                // Checked when queued, reserved now: other dispatchers may have sent meanwhile.
-                match policy.call(Reserve(p.nudge(&m.session))).await {
-                    Ok(Ok(Reservation::Held(..))) => riding.push(p),
-                    Ok(Ok(Reservation::Denied(v))) => {
-                        tracing::info!(nudge = %p.nudge_id, "inject withheld by the gate at reply time: {}", v.reason)
-                    }
-                    Ok(Err(e)) => tracing::error!(nudge = %p.nudge_id, "inject not sent, the ledger failed: {e}"),
-                    Err(e) => tracing::error!(nudge = %p.nudge_id, "inject not sent, the policy is unavailable: {e}"),
-                }
+            let (riding, held) = reserve_each(&policy, &m.session, taken).await;
+            if let Err(e) = injector.put_back(&m.session, held) {
+                tracing::error!("injects withheld at reply time were not put back: {e}");
             }
             (NudgeInjector::compose(&m.content, &riding), riding)
         })
     }
+}
+
+/// Each taken inject reserved at the gate (checked when queued, reserved now: other
+/// dispatchers may have sent meanwhile): those that ride this reply, and those the gate held
+/// back, which wait for the next reply.
+async fn reserve_each(
+    policy: &Handle<NudgePolicyService>,
+    session: &str,
+    taken: Vec<PendingInject>,
+) -> (Vec<PendingInject>, Vec<PendingInject>) {
+    let (mut riding, mut held) = (Vec::new(), Vec::new());
+    for p in taken {
+        match policy.call(Reserve(p.nudge(session))).await {
+            Ok(Ok(Reservation::Held(..))) => riding.push(p),
+            Ok(Ok(Reservation::Denied(v))) => {
+                tracing::info!(nudge = %p.nudge_id, "inject held for the next reply by the gate: {}", v.reason);
+                held.push(p);
+            }
+            Ok(Err(e)) => {
+                tracing::error!(nudge = %p.nudge_id, "inject held for the next reply, the ledger failed: {e}");
+                held.push(p);
+            }
+            Err(e) => {
+                tracing::error!(nudge = %p.nudge_id, "inject held for the next reply, the policy is unavailable: {e}");
+                held.push(p);
+            }
+        }
+    }
+    (riding, held)
 }
 
 impl PendingInject {

@@ -35,8 +35,9 @@ impl Router for Executors {
                 Action::Nudge => self.dispatcher.dispatch(d, said).await,
                 Action::NudgeInject => {
                     let Some(session) = d.target_session.clone() else {
-                        // No conversation to ride: a plain nudge instead.
-                        return self.dispatcher.dispatch(d, said).await;
+                        // `validated()` makes an untargeted inject a nudge; one that still
+                        // arrives here was never checked and recorded, so it is not sent.
+                        return ExecutionResult::failed("an inject needs target_session");
                     };
                     let q = QueueInject {
                         session: session.clone(),

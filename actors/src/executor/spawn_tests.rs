@@ -1,5 +1,6 @@
-//! ProactiveSpawn through the wired engine: reserved when decided, run outside the tick, a
-//! failed run gives its reservation back, the gate's quota and dedup hold.
+//! ProactiveSpawn through the wired engine: asked at the gate when decided, run outside the
+//! tick, charged when its result is delivered; a failed or overlong run charges nothing; the
+//! gate's quota and dedup hold.
 
 use super::spawn::{ProactiveSpawn, SpawnError, SubagentManager};
 use super::tests::{jsonl_config, lines, rig_with, Rig};
@@ -21,6 +22,9 @@ impl SubagentManager for CountingSubagent {
     }
 }
 
+/// A run's time limit no test reaches.
+const LIMIT: StdDuration = StdDuration::from_secs(60);
+
 fn spawn_decision(task: &str) -> PlannerDecision {
     let mut d = PlannerDecision::skip("r");
     d.action = Action::SpawnAgent;
@@ -35,7 +39,7 @@ fn spawn_said(id: &str) -> Dispatch {
 
 fn spawner(r: &Rig, count: Rc<Cell<u32>>) -> ProactiveSpawn {
     let dispatcher = super::dispatcher::NudgeDispatcher::new(r.engine.hub.clone(), vec!["jsonl:inbox".into()]);
-    ProactiveSpawn::new(r.engine.policy.clone(), Rc::new(CountingSubagent(count)), dispatcher)
+    ProactiveSpawn::new(r.engine.policy.clone(), Rc::new(CountingSubagent(count)), dispatcher, LIMIT)
 }
 
 #[actix_rt::test]
@@ -55,7 +59,7 @@ async fn the_same_task_twice_in_the_dedup_window_runs_once() {
     let r = rig_with(jsonl_config("out.jsonl"));
     let count = Rc::new(Cell::new(0));
     let s = spawner(&r, count.clone());
-    assert!(s.dispatch(&spawn_decision("Summarise my inbox"), &spawn_said("n-s1")).await.delivered);
+    assert!(s.dispatch(&spawn_decision("Summarise my inbox"), &spawn_said("n-s1")).await.started);
     until("the spawn's result", || lines(&r.dir.root().join("out.jsonl")).len() == 1).await;
     r.clock.advance(Duration::hours(2));
     let second = s.dispatch(&spawn_decision("Summarise  my INBOX"), &spawn_said("n-s2")).await;
@@ -93,19 +97,21 @@ impl SubagentManager for HeldSubagent {
 }
 
 #[actix_rt::test]
-async fn a_spawn_is_charged_when_decided_and_runs_outside_the_tick() {
+async fn a_spawn_is_started_when_decided_and_charged_when_its_result_is_delivered() {
     let r = rig_with(jsonl_config("out.jsonl"));
     let (go, held) = tokio::sync::oneshot::channel();
     let dispatcher = super::dispatcher::NudgeDispatcher::new(r.engine.hub.clone(), vec!["jsonl:inbox".into()]);
     let subagent = Rc::new(HeldSubagent(std::cell::RefCell::new(Some(held))));
-    let s = ProactiveSpawn::new(r.engine.policy.clone(), subagent, dispatcher);
+    let s = ProactiveSpawn::new(r.engine.policy.clone(), subagent, dispatcher, LIMIT);
     let result = s.dispatch(&spawn_decision("Summarise my inbox"), &spawn_said("n-s1")).await;
-    assert!(result.delivered, "{result:?}");
-    assert_eq!(r.fires(), 1, "reserved when decided");
+    assert!(result.started && !result.delivered, "{result:?}");
+    assert_eq!(r.fires(), 0, "nothing charged while it runs");
     assert!(lines(&r.dir.root().join("out.jsonl")).is_empty(), "the micro-agent is still running");
     go.send(()).unwrap();
-    until("the spawn's result", || lines(&r.dir.root().join("out.jsonl")).len() == 1).await;
-    assert_eq!(r.fires(), 1);
+    let ended = s.running().settle(StdDuration::from_secs(5)).await.expect("the run ended");
+    assert_eq!(ended, vec!["delivered to jsonl:inbox".to_owned()]);
+    assert_eq!(lines(&r.dir.root().join("out.jsonl")).len(), 1);
+    assert_eq!(r.fires(), 1, "charged once, when delivered");
 }
 
 /// A micro-agent that fails.
@@ -118,10 +124,26 @@ impl SubagentManager for FailingSubagent {
 }
 
 #[actix_rt::test]
-async fn a_spawn_whose_run_fails_gives_its_reservation_back() {
+async fn a_spawn_whose_run_fails_charges_nothing() {
     let r = rig_with(jsonl_config("out.jsonl"));
     let dispatcher = super::dispatcher::NudgeDispatcher::new(r.engine.hub.clone(), vec!["jsonl:inbox".into()]);
-    let s = ProactiveSpawn::new(r.engine.policy.clone(), Rc::new(FailingSubagent), dispatcher);
-    assert!(s.dispatch(&spawn_decision("Summarise my inbox"), &spawn_said("n-s1")).await.delivered);
-    until("the reservation to be given back", || r.fires() == 0).await;
+    let s = ProactiveSpawn::new(r.engine.policy.clone(), Rc::new(FailingSubagent), dispatcher, LIMIT);
+    assert!(s.dispatch(&spawn_decision("Summarise my inbox"), &spawn_said("n-s1")).await.started);
+    let ended = s.running().settle(StdDuration::from_secs(5)).await.expect("the run ended");
+    assert_eq!(ended, vec!["not delivered: the provider could not be reached".to_owned()]);
+    assert_eq!(r.fires(), 0);
+}
+
+#[actix_rt::test]
+async fn a_run_past_its_time_limit_is_stopped_and_sends_nothing() {
+    let r = rig_with(jsonl_config("out.jsonl"));
+    let (_never, held) = tokio::sync::oneshot::channel::<()>();
+    let dispatcher = super::dispatcher::NudgeDispatcher::new(r.engine.hub.clone(), vec!["jsonl:inbox".into()]);
+    let subagent = Rc::new(HeldSubagent(std::cell::RefCell::new(Some(held))));
+    let s = ProactiveSpawn::new(r.engine.policy.clone(), subagent, dispatcher, StdDuration::from_millis(20));
+    assert!(s.dispatch(&spawn_decision("Summarise my inbox"), &spawn_said("n-s1")).await.started);
+    let ended = s.running().settle(StdDuration::from_secs(5)).await.expect("stopped by its limit");
+    assert!(ended[0].contains("agent.subagent_timeout_s"), "{ended:?}");
+    assert!(lines(&r.dir.root().join("out.jsonl")).is_empty());
+    assert_eq!(r.fires(), 0);
 }

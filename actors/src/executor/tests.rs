@@ -308,3 +308,28 @@ async fn a_nudge_for_a_channel_with_no_outlet_is_refused_not_queued() {
     assert!(waiting.entries.is_empty(), "nothing waits for an outlet that will never come: {waiting:?}");
     assert_eq!(r.fires(), 0, "a refused dispatch charges nothing");
 }
+
+#[actix_rt::test]
+async fn an_inject_the_gate_holds_at_reply_time_rides_a_later_reply() {
+    let r = rig_with(jsonl_config("out.jsonl"));
+    for (message, minutes) in [("Your parcel arrived", 0), ("The library book is due", 1)] {
+        r.clock.advance(Duration::minutes(minutes));
+        r.decide("nudge_inject", "jsonl:chat", message);
+        assert_eq!(r.engine.runner.call_async(Tick).await.unwrap().route.to_string(), "nudge_inject");
+    }
+    let reply = |content: &str| ApplyInjects {
+        session: "jsonl:chat".into(),
+        content: content.into(),
+        origin: raven_proto::Origin::User,
+    };
+    let (first, riding) = r.engine.injector.call_async(reply("Sure.")).await.unwrap();
+    assert_eq!((first.as_str(), riding.len()), ("Sure.\n\n— Your parcel arrived", 1));
+    // The session's cooldown holds the second: it waits, it is not dropped.
+    let (held, riding) = r.engine.injector.call_async(reply("Ok.")).await.unwrap();
+    assert_eq!((held.as_str(), riding.len()), ("Ok.", 0));
+    r.clock.advance(Duration::minutes(45));
+    let (later, _) = r.engine.injector.call_async(reply("Noted.")).await.unwrap();
+    assert_eq!(later, "Noted.\n\n— The library book is due");
+    r.engine.policy.call(Snapshot).await.unwrap();
+    assert_eq!(r.fires(), 2, "each recorded once, when it rode");
+}

@@ -390,3 +390,21 @@ async fn a_tightened_preference_takes_effect_on_the_next_tick_and_a_loosening_is
         "and the earlier widening is gone with its line"
     );
 }
+
+#[actix_rt::test]
+async fn an_untargeted_inject_goes_through_the_gate_like_a_nudge_and_is_sent_once() {
+    let mut r = rig(at(12, 0));
+    r.provider.set(Ok(
+        json!({"action": "nudge_inject", "reason": "r", "proactivity_score": 0.9, "nudge_message": "Drink some water"}),
+    ));
+    let mut routes = Vec::new();
+    for _ in 0..3 {
+        routes.push(r.runner.tick_once().await.route.to_string());
+        r.clock.advance(Duration::minutes(5));
+    }
+    let routed = r.router.routed.borrow().clone();
+    assert_eq!(routed.len(), 1, "sent once, the repeats denied: {routes:?}");
+    assert_eq!(routed[0].action, Action::Nudge);
+    assert_eq!(routes[0], "nudge");
+    assert!(routes[1..].iter().all(|r| r.ends_with(":denied")), "{routes:?}");
+}

@@ -86,6 +86,7 @@ fn embedded_tick(dir: &DataDir, config: RavenConfig, clock: SharedClock, show_me
         catch_up(&engine).await?;
         let outcome = engine.runner.call_async(Tick).await?;
         print_outcome(&outcome, &engine.provider_name);
+        settle_spawns(&engine, &config).await;
         if show_metrics {
             print!("{}", render_table(&engine.metrics.snapshot()));
         }
@@ -105,6 +106,20 @@ async fn catch_up(engine: &Engine) -> Result<(), CliError> {
         println!("{}", raven_actors::text::sanitize(&format!("deferred: {} ({how})", d.route)));
     }
     Ok(())
+}
+
+/// A micro-agent this tick started runs to its end before the process exits (bounded by
+/// `agent.subagent_timeout_s`): its result is delivered and charged, or nothing is.
+async fn settle_spawns(engine: &Engine, config: &RavenConfig) {
+    if engine.spawns.running() == 0 {
+        return;
+    }
+    let within = std::time::Duration::from_secs(config.agent.subagent_timeout_s);
+    println!("spawn:    waiting for the micro-agent (at most {} s)", within.as_secs());
+    match engine.spawns.settle(within).await {
+        Some(ended) => ended.iter().for_each(|e| println!("spawn:    {}", raven_actors::text::sanitize(e))),
+        None => println!("spawn:    still running after {} s; stopped, nothing sent", within.as_secs()),
+    }
 }
 
 /// The tick's outcome, its lines taken out of escape sequences (a reason quotes the user's

@@ -66,7 +66,7 @@ fn completing_moves_to_the_next_slot_after_now_and_a_lost_claim_writes_nothing()
     assert_eq!(got.len(), 1);
     let claim = got[0].state.claim.unwrap();
     assert_eq!(claim.slot, t0() + Duration::seconds(60), "the oldest missed slot");
-    assert_eq!(c1.complete(&mut f, "a", &claim, late), Completion::Done { paused: None });
+    assert_eq!(c1.complete(&mut f, "a", &claim, Reached::Someone, late), Completion::Done { paused: None });
     assert_eq!(f.jobs[0].state.next_run_at, Some(t0() + Duration::minutes(31)));
     assert_eq!((f.jobs[0].state.runs, f.jobs[0].state.claim), (1, None));
     assert!(c1.claim_due(&mut f, late).is_empty(), "fired once");
@@ -75,7 +75,7 @@ fn completing_moves_to_the_next_slot_after_now_and_a_lost_claim_writes_nothing()
     let mine = c1.claim_due(&mut g, late)[0].state.claim.unwrap();
     claimer(2).claim_due(&mut g, late + Duration::seconds(300));
     let before = g.clone();
-    assert_eq!(c1.complete(&mut g, "b", &mine, late + Duration::seconds(301)), Completion::Lost);
+    assert_eq!(c1.complete(&mut g, "b", &mine, Reached::Someone, late + Duration::seconds(301)), Completion::Lost);
     assert_eq!(g, before);
 }
 
@@ -86,7 +86,7 @@ fn a_one_shot_fires_once_and_is_removed_even_when_its_time_passed_while_down() {
     let now = t0() + Duration::hours(5);
     let got = claimer(1).claim_due(&mut f, now);
     assert_eq!(got.len(), 1, "catch-up on start");
-    claimer(1).complete(&mut f, "once", &got[0].state.claim.unwrap(), now);
+    claimer(1).complete(&mut f, "once", &got[0].state.claim.unwrap(), Reached::Someone, now);
     assert!(f.jobs.is_empty());
 }
 
@@ -98,7 +98,7 @@ fn strikes_pause_a_job_at_the_limit_and_a_user_reply_resets_them() {
     let fire = |f: &mut JobsFile, now: &mut DateTime<Utc>| {
         *now += Duration::seconds(60);
         let got = c.claim_due(f, *now);
-        got.first().map(|j| c.complete(f, &j.id, &j.state.claim.unwrap(), *now))
+        got.first().map(|j| c.complete(f, &j.id, &j.state.claim.unwrap(), Reached::Someone, *now))
     };
     fire(&mut f, &mut now);
     fire(&mut f, &mut now);
@@ -150,6 +150,21 @@ fn next_wake_is_the_earliest_due_job_and_an_unusable_schedule_pauses_with_its_re
 }
 
 #[test]
+fn a_fire_that_reached_nobody_is_no_strike() {
+    let c = claimer(1);
+    let mut f = file(vec![every("water", 60)]);
+    let mut now = t0();
+    for _ in 0..10 {
+        now += Duration::seconds(60);
+        let got = c.claim_due(&mut f, now);
+        let claim = got[0].state.claim.unwrap();
+        assert_eq!(c.complete(&mut f, "water", &claim, Reached::Nobody, now), Completion::Done { paused: None });
+    }
+    let s = &f.jobs[0].state;
+    assert_eq!((s.runs, s.strikes, s.paused.is_none()), (10, 0, true), "a channel outage pauses nothing");
+}
+
+#[test]
 fn jobs_with_impossible_intervals_are_set_aside_and_a_good_one_keeps_firing() {
     // As a hand edit leaves them: armed already, next_run_at due.
     let armed = |mut j: Job| {
@@ -165,7 +180,7 @@ fn jobs_with_impossible_intervals_are_set_aside_and_a_good_one_keeps_firing() {
         let ids: Vec<_> = fired.iter().map(|j| j.id.as_str()).collect();
         assert_eq!(ids, ["good"], "second {s}");
         let claim = f.jobs[2].state.claim.unwrap();
-        assert!(matches!(c.complete(&mut f, "good", &claim, now), Completion::Done { paused: None }));
+        assert!(matches!(c.complete(&mut f, "good", &claim, Reached::Someone, now), Completion::Done { paused: None }));
     }
     for bad in &f.jobs[..2] {
         let why = bad.state.paused.as_ref().map(Paused::to_string).unwrap_or_default();

@@ -39,7 +39,8 @@ impl Wiring<'_> {
         let clock = self.clock.clone();
         let inner = AgentSubagent::new(scheduler.clone(), clock.clone(), self.dir.sessions());
         let subagent = WakingSubagent { inner, wake: self.wake.clone(), clock };
-        ProactiveSpawn::new(policy.clone(), Rc::new(subagent), x.dispatcher.clone())
+        let timeout = std::time::Duration::from_secs(self.config.agent.subagent_timeout_s);
+        ProactiveSpawn::new(policy.clone(), Rc::new(subagent), x.dispatcher.clone(), timeout)
     }
 
     /// The given router, or the executors.
