@@ -14,6 +14,21 @@ pub struct ActiveSession {
     pub last_assistant_message: Option<String>,
 }
 
+impl ActiveSession {
+    /// A chat other people read: a Telegram group, supergroup or channel (its chat id is
+    /// negative). What comes from the user's private notes is never sent there unasked.
+    pub fn is_group(&self) -> bool {
+        let (channel, chat) = crate::split_target(&self.session_key);
+        channel == "telegram" && chat.starts_with('-')
+    }
+}
+
+/// The most recently active conversation that only the user reads (no group): where a
+/// proactive message from the user's own notes goes.
+pub fn latest_private(sessions: &[ActiveSession]) -> Option<&ActiveSession> {
+    sessions.iter().filter(|s| !s.is_group()).max_by_key(|s| s.last_active)
+}
+
 /// A candidate recurring pattern found by the RoutineLearner.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Routine {

@@ -78,7 +78,7 @@ impl RulesProvider {
 
     pub fn decide(&self, ctx: &PlannerContext) -> Value {
         let now = ctx.now;
-        let active = ctx.active_sessions.iter().max_by_key(|s| s.last_active);
+        let active = raven_proto::planner_context::latest_private(&ctx.active_sessions);
         let deadlines = deadlines_in(ctx, self.tz, self.order);
 
         if let Some(d) = deadlines.iter().find(|d| reminder_due(d, now)) {

@@ -178,6 +178,23 @@ mod rules {
     }
 
     #[actix_rt::test]
+    async fn a_private_deadline_never_goes_to_a_group_the_user_last_wrote_from() {
+        let mut c = ctx();
+        c.memory_md = "- [ ] Pick up the test results due: 2026-03-02 12:30\n".into();
+        let group = |key: &str, ago: i64| ActiveSession {
+            session_key: key.into(),
+            last_active: c.now - D::minutes(ago),
+            last_user_message: Some("see you all at 8".into()),
+            last_assistant_message: None,
+        };
+        c.active_sessions = vec![group("telegram:-100123", 1)];
+        let d = decide(c.clone()).await;
+        assert_eq!((d.action, d.target_session.as_deref()), (Action::Nudge, None), "to the default targets");
+        c.active_sessions.push(group("telegram:111", 30));
+        assert_eq!(decide(c).await.target_session.as_deref(), Some("telegram:111"));
+    }
+
+    #[actix_rt::test]
     async fn a_routine_at_its_hour_rides_the_active_session() {
         let mut c = ctx();
         c.routines.push(Routine { topic: "medication".into(), hour: 12, days_seen: 4 });

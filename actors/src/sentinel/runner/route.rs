@@ -100,6 +100,7 @@ pub(super) fn slot_decision(slot: &PlanSlot, ctx: &PlannerContext, why: &str) ->
     let mut d = PlannerDecision::with_message(Action::Nudge, slot.message.clone(), format!("{why}: {}", slot.topic));
     d.priority = slot.priority;
     d.proactivity_score = 1.0;
-    d.target_session = ctx.active_sessions.iter().max_by_key(|s| s.last_active).map(|s| s.session_key.clone());
+    d.target_session =
+        raven_proto::planner_context::latest_private(&ctx.active_sessions).map(|s| s.session_key.clone());
     d
 }
