@@ -11,6 +11,8 @@ use std::rc::Rc;
 pub struct Scripted {
     pub calls: Rc<Cell<u32>>,
     pub reply: Rc<RefCell<Option<Result<Value, ProviderError>>>>,
+    /// The names of the tools each request offered, in order.
+    pub offered: Rc<RefCell<Vec<Vec<String>>>>,
 }
 
 impl Scripted {
@@ -30,8 +32,9 @@ impl Provider for Scripted {
         "scripted"
     }
 
-    fn complete<'a>(&'a self, _: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+    fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
         self.calls.set(self.calls.get() + 1);
+        self.offered.borrow_mut().push(req.tools.iter().map(|t| t.name.clone()).collect());
         let r = self.reply.borrow().clone().unwrap_or_else(|| Err(ProviderError::Decode("no reply scripted".into())));
         Box::pin(async move { r.map(|arguments| ProviderReply::call("planner_decision", arguments)) })
     }

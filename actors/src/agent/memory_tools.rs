@@ -107,6 +107,10 @@ impl Tool for ReadMemoryTool {
         )
     }
 
+    fn for_micro_agent(&self) -> bool {
+        true
+    }
+
     fn call<'a>(&'a self, args: &'a Value, _: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
         Box::pin(async move { self.answer(args.get("query").and_then(Value::as_str)) })
     }
@@ -125,10 +129,6 @@ impl Tool for RememberTool {
             json!({"note": {"type": "string"}}),
             &["note"],
         )
-    }
-
-    fn for_micro_agent(&self) -> bool {
-        false
     }
 
     fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
@@ -189,6 +189,10 @@ impl Tool for SearchHistoryTool {
         )
     }
 
+    fn for_micro_agent(&self) -> bool {
+        true
+    }
+
     fn call<'a>(&'a self, args: &'a Value, _: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
         Box::pin(async move {
             let wanted = words(args.get("query").and_then(Value::as_str).unwrap_or_default());
@@ -220,6 +224,10 @@ pub struct ListJobsTool {
 impl Tool for ListJobsTool {
     fn schema(&self) -> ToolSchema {
         schema("list_jobs", "List the user's scheduled reminders (read only).", json!({}), &[])
+    }
+
+    fn for_micro_agent(&self) -> bool {
+        true
     }
 
     fn call<'a>(&'a self, _: &'a Value, _: &'a ToolCtx) -> LocalBoxFuture<'a, String> {

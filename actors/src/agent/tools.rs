@@ -25,10 +25,11 @@ pub struct ToolCtx {
 
 pub trait Tool {
     fn schema(&self) -> ToolSchema;
-    /// Whether a micro-agent (a `spawn_agent` run) may use it: not a tool that writes the
-    /// user's own files.
+    /// Whether a micro-agent (a `spawn_agent` run, which nobody watches) may use it: only a
+    /// tool that reads. One that writes the user's files or jobs, rates a message or asks the
+    /// user is never offered to it.
     fn for_micro_agent(&self) -> bool {
-        true
+        false
     }
     fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String>;
 }

@@ -147,6 +147,13 @@ async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_cha
     let out_file = dir.root().join("out.jsonl");
     let ended = engine.spawns.settle(std::time::Duration::from_secs(5)).await.expect("the spawn ended");
     assert_eq!(ended, vec!["delivered to jsonl:me".to_owned()]);
+    // The micro-agent, which nobody watches, was offered only the tools that read.
+    let offered = p.offered.borrow().clone();
+    let micro: Vec<_> = offered.iter().filter(|tools| tools.iter().any(|t| t == "read_memory")).collect();
+    assert_eq!(micro.len(), 3, "each of its three steps: {offered:?}");
+    for tools in micro {
+        assert_eq!(tools, &["read_memory", "search_history", "list_jobs"], "{offered:?}");
+    }
     let delivered = std::fs::read_to_string(&out_file).unwrap();
     assert!(
         delivered.contains("\"chat_id\":\"me\"") && delivered.contains("stopped after 3 tool calls"),
