@@ -20,7 +20,7 @@ pub use cursor::cursor_path;
 pub use error::{AnswerError, EventError, ExtractError};
 pub use events::{parse_events, BehaviorEvent, AT_FORMAT};
 
-use crate::context::sessions::session_key;
+use crate::context::sessions::user_sessions;
 use crate::llm::provider::{Caller, ChatMessage, CompletionRequest, Generation, SharedProvider, ToolSchema};
 use crate::store::jsonl;
 use chrono::{DateTime, Duration, Utc};
@@ -154,15 +154,11 @@ impl BehaviorsExtractor {
         Ok(report)
     }
 
-    /// `(session key, path)` of every session file, by name.
+    /// `(session key, path)` of every session file of the user's, by name: the engine's own
+    /// conversations (a heartbeat's, a cron job's, a micro-agent's) say nothing of the user.
     fn session_files(&self) -> Result<Vec<(String, PathBuf)>, ExtractError> {
-        let entries = match std::fs::read_dir(&self.sessions_dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(ExtractError::Io { path: self.sessions_dir.clone(), source }),
-        };
-        let mut files: Vec<(String, PathBuf)> =
-            entries.flatten().filter_map(|e| Some((session_key(e.file_name().to_str()?)?, e.path()))).collect();
+        let mut files = user_sessions(&self.sessions_dir)
+            .map_err(|source| ExtractError::Io { path: self.sessions_dir.clone(), source })?;
         files.sort();
         Ok(files)
     }

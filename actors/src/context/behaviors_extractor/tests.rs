@@ -314,3 +314,17 @@ fn a_byte_that_is_not_utf8_spoils_its_own_message_only() {
     let read: Vec<String> = read_messages(&path).unwrap().into_iter().map(|m| m.content).collect();
     assert_eq!(read, ["I run at seven", "and swim at eight"]);
 }
+
+#[actix_rt::test]
+async fn the_engines_own_conversations_teach_nothing_about_the_user() {
+    let s = Setup::new();
+    for own in ["heartbeat_main", "cron_a5fst0", "subagent_1-2"] {
+        s.say(own, "user", "Check the open tasks in HEARTBEAT.md", at(8, 0));
+    }
+    s.say("telegram_42", "user", "Back from my 5k run, as every morning", at(8, 0));
+    let (server, provider) = server_answering(tool_reply(TOOL_NAME, two_events())).await;
+    let report = s.extractor(provider, 40).maybe_extract(at(9, 0)).await.unwrap();
+    assert_eq!((report.calls, report.extracted), (1, vec!["telegram:42".to_owned()]));
+    let asked = prompts(&server).await;
+    assert!(asked.iter().all(|p| !p.contains("HEARTBEAT.md")), "{asked:?}");
+}
