@@ -85,6 +85,8 @@ impl Router for Executors {
 }
 
 #[cfg(test)]
+mod gate_props_tests;
+#[cfg(test)]
 mod spawn_tests;
 #[cfg(test)]
 mod tests;

@@ -75,7 +75,6 @@ pub struct SentinelRunner {
     cache: DecisionCache,
     /// Where this tick's dated items stand (see [`deadline_phase`]), part of the skip signature.
     phase: u64,
-    seq: u64,
     stats: RunnerStats,
     preferences: Option<ProactivityPreferencesReader>,
     behaviors: Option<BehaviorsExtractor>,
@@ -95,7 +94,6 @@ impl SentinelRunner {
             skip_cache: None,
             cache: DecisionCache::default(),
             phase: 0,
-            seq: 0,
             stats: RunnerStats::default(),
             preferences: None,
             behaviors: None,

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
-pub use ids::{stable_job_id, stable_nudge_id};
+pub use ids::{stable_job_id, Renumber};
 pub use steps::denied_layer;
 
 /// The engine config for `plan`: the defaults, the scenario's `[config]`, its time zone.

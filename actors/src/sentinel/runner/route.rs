@@ -4,9 +4,13 @@
 use super::*;
 
 impl SentinelRunner {
+    /// A nudge id no other runner gives: the time, the process, and a count shared by every
+    /// runner of the process (two engines in one process never hand out the same id, which
+    /// an outlet would take for a send it already made).
     fn next_nudge_id(&mut self, now: DateTime<Utc>) -> String {
-        self.seq += 1;
-        format!("n-{}-{}-{}", now.format("%Y%m%dT%H%M%S"), std::process::id(), self.seq)
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        format!("n-{}-{}-{}", now.format("%Y%m%dT%H%M%S"), std::process::id(), seq)
     }
 
     pub(super) async fn route(

@@ -1,7 +1,7 @@
 //! The run's report: every local day's counts (a quiet day too) and their total, the
 //! timeline's marks in order, and the events of the journal and the scripted user.
 
-use super::{stable_job_id, stable_nudge_id, Sim};
+use super::{stable_job_id, Renumber, Sim};
 use crate::config::RavenConfig;
 use crate::simulate::events::ReportEvent;
 use crate::simulate::report::{Counts, Day, Report};
@@ -62,9 +62,10 @@ impl Sim<'_> {
         let mut events = std::mem::take(&mut self.user_events);
         events.extend(crate::simulate::events::from_journal(&entries));
         events.sort_by_key(|e| chrono::DateTime::parse_from_rfc3339(&e.at).ok());
+        let mut ids = Renumber::default();
         for e in &mut events {
             e.detail = e.detail.take().map(|d| stable_job_id(&d));
-            e.nudge_id = e.nudge_id.take().map(|id| stable_nudge_id(&id));
+            e.nudge_id = e.nudge_id.take().map(|id| ids.id(&id));
         }
         events
     }
