@@ -11,3 +11,4 @@ pub mod schedule;
 pub mod service;
 pub mod store;
 pub mod tool;
+pub mod words;

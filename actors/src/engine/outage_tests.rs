@@ -42,7 +42,7 @@ async fn remind_works_with_the_model_unreachable_and_the_rest_is_told_why() {
     let (engine, clock) = engine_with_the_model_down(&tmp);
 
     let TurnOutcome::Replied(reply) = say(&engine, "/remind in 10m tea").await else { panic!("the turn failed") };
-    assert!(reply.starts_with("Done: scheduled job"), "{reply}");
+    assert!(reply.starts_with("Reminder set: “tea”\nWhen: once, on Mon 2 Mar at 10:10 (UTC)"), "{reply}");
     let jobs = crate::cron::store::JobsStore::new(DataDir::new(tmp.path()).jobs()).load().unwrap();
     assert_eq!(jobs.jobs.iter().map(|j| j.message.as_str()).collect::<Vec<_>>(), ["tea"]);
     assert_eq!(say(&engine, "how was my week?").await, TurnOutcome::Replied(MODEL_DOWN.into()));

@@ -190,13 +190,12 @@ fn reminder_due(d: &crate::context::deadlines::Deadline, now: chrono::DateTime<c
     !d.all_day && d.is_imminent(now) && now - d.due < late
 }
 
-pub const NO_MODEL: &str = "No language model is configured, so I can only handle reminders: \
-`/remind in 10m <text>`, `/remind at 6pm <text>`, `/remind tomorrow at 9 <text>` or \
-`/remind every weekday at 9 <text>`. To talk with me, set `[llm] base_url` (and `api_key_env`) in config.toml.";
+pub const NO_MODEL: &str = "No language model is configured, so I handle reminders and commands only: \
+/remind tomorrow at 9 dentist, /remind every weekday at 8:30 standup, /list, /help. \
+To talk about anything else, the owner of this Raven sets [llm] base_url in its config.";
 
-pub const MODEL_DOWN: &str = "The language model cannot be reached right now, so I can only handle reminders: \
-`/remind in 10m <text>`, `/remind at 6pm <text>`, `/remind tomorrow at 9 <text>` or \
-`/remind every weekday at 9 <text>`. Anything else, please ask again later.";
+pub const MODEL_DOWN: &str = "The language model cannot be reached right now, so I handle reminders and commands \
+only: /remind tomorrow at 9 dentist, /list, /help. Anything else, please ask again later.";
 
 /// The embedded agent: what needs no language model. A CRON turn renders its reminder, a
 /// HEARTBEAT turn lists its open tasks (it cannot work on them), a `/remind` creates a cron

@@ -190,13 +190,13 @@ fn say_with_no_llm_creates_reminders_and_answers_honestly() {
     let before = Utc::now();
     let out = raven(dir.path(), &["say", "/remind in 10m stretch your legs"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).starts_with("Done: scheduled job "), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).starts_with("Reminder set: “stretch your legs”"), "{}", text(&out.stdout));
     let after = Utc::now();
     let out = raven(dir.path(), &["say", "/remind at 18:30 call mum"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     // `--at` is a dry run: the reply is shown, the job is not kept.
     let out = raven(dir.path(), &["say", "/remind in 1h tea", "--at", "2026-03-02T12:00:00Z"]);
-    assert!(text(&out.stdout).starts_with("dry run (nothing is saved)\nDone: scheduled job"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).starts_with("dry run (nothing is saved)\nReminder set: “tea”"), "{}", text(&out.stdout));
     let jobs: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("cron/jobs.json")).unwrap()).unwrap();
     let jobs = jobs["jobs"].as_array().unwrap();
@@ -209,10 +209,10 @@ fn say_with_no_llm_creates_reminders_and_answers_honestly() {
     assert_eq!(jobs[1]["target"], "cli:local");
     let out = raven(dir.path(), &["say", "how are you?"]);
     assert!(text(&out.stdout).contains("No language model is configured"), "{}", text(&out.stdout));
-    // The conversation was kept as a session: each /remind as the user's line, the cron call,
-    // its result and the answer; the question and its answer.
+    // The conversation was kept as a session: the question and its answer (a command answered
+    // before any model is not part of the conversation).
     let session = std::fs::read_to_string(dir.path().join("sessions/cli_local.jsonl")).unwrap();
-    assert_eq!(session.lines().count(), 10, "{session}");
+    assert_eq!(session.lines().count(), 2, "{session}");
 }
 
 #[test]

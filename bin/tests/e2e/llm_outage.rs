@@ -35,14 +35,14 @@ fn remind_works_with_the_model_unreachable_and_anything_else_is_told_so() {
 
     // No supervisor: the turn runs on an engine of its own.
     let reply = said(dir, "/remind in 10m tea");
-    assert!(reply.starts_with("Done: scheduled job"), "{reply}");
+    assert!(reply.starts_with("Reminder set:"), "{reply}");
     assert_eq!(jobs(dir), ["tea"]);
 
     // Through the running supervisor, whose model is as unreachable.
     let _up = support::Killed(support::up(dir, CONFIG, &[]));
     support::wait_ready(dir);
     let reply = said(dir, "/remind in 20m cake");
-    assert!(reply.starts_with("Done: scheduled job"), "{reply}");
+    assert!(reply.starts_with("Reminder set:"), "{reply}");
     assert_eq!(jobs(dir), ["tea", "cake"]);
     let reply = said(dir, "what is on my plate today?");
     assert!(reply.starts_with("The language model cannot be reached right now"), "{reply}");

@@ -183,6 +183,6 @@ fn piped_input_is_answered_line_by_line() {
     let replies: Vec<&str> = stdout.lines().filter(|l| l.starts_with("raven> ")).collect();
     assert_eq!(replies.len(), 2, "{stdout}");
     assert!(replies[0].contains("No language model is configured"), "{stdout}");
-    assert!(replies[1].contains("scheduled job"), "{stdout}");
+    assert!(replies[1].contains("Reminder set:"), "{stdout}");
     assert!(stdout.contains("cli:local") && stdout.contains("tea"), "the /cron listing came last: {stdout}");
 }

@@ -139,7 +139,7 @@ fn say_at_is_a_dry_run_that_saves_nothing() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert_eq!(stdout.lines().next(), Some("dry run (nothing is saved)"), "{stdout}");
-    assert!(stdout.contains("scheduled job"), "{stdout}");
+    assert!(stdout.contains("Reminder set: “stretch”"), "{stdout}");
     assert_eq!(snapshot(dir.path()), before, "no file of the data dir changed");
 }
 

@@ -1,5 +1,7 @@
 //! What a user's message can mean before any model reads it: the feedback commands (`/ok`,
-//! `/stop`, `/snooze`, a verdict on a reminder) answered in place.
+//! `/stop`, `/snooze`, a verdict on a reminder) and the chat commands (`/start`, `/help`,
+//! `/remind`, `/list`, `/cancel`, `/pause`, `/resume`) answered in place.
 
+pub mod chat;
 pub mod commands;
 pub mod feedback_hook;

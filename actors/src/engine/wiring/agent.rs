@@ -3,6 +3,7 @@
 
 use super::{Delivery, Execution, Hub, Policy, Wiring};
 use crate::agent::broker::{AskUserTool, QuestionBroker};
+use crate::agent::inbound::chat::{ChatCommands, Strikes};
 use crate::agent::inbound::feedback_hook::FeedbackReplies;
 use crate::agent::knowledge::Knowledge;
 use crate::agent::memory_tools::{ListJobsTool, ReadMemoryTool, RememberTool, SearchHistoryTool};
@@ -55,6 +56,24 @@ impl Wiring<'_> {
         ]
     }
 
+    /// The chat commands answered before any model (`/start`, `/remind`, `/list`, …).
+    fn chat_commands(&self, jobs: &crate::cron::store::JobsStore) -> ChatCommands {
+        let config = self.config;
+        let cron = JobsCron {
+            store: jobs.clone(),
+            tz: self.tz,
+            order: config.general.date_order,
+            channels: Channels::of(config),
+        };
+        let min_gap = chrono::Duration::seconds(i64::try_from(config.cron.strike_min_gap_s).unwrap_or(i64::MAX));
+        ChatCommands {
+            jobs: cron,
+            clock: self.clock.clone(),
+            strikes: Strikes { limit: config.cron.strike_limit, min_gap },
+            has_model: !config.llm.base_url.trim().is_empty(),
+        }
+    }
+
     /// The agent loop and the scheduler its turns run on, and the cell its decision consumer
     /// finds the spawn in once `spawn` has made it.
     pub(in crate::engine) fn agent_and_scheduler(
@@ -76,7 +95,12 @@ impl Wiring<'_> {
             tools,
             sessions: SessionStore::new(self.dir.sessions()),
             injector: Some(x.injector.clone()),
-            inbound_hooks: vec![Rc::new(JobReplies(jobs.clone())), Rc::new(consumer), Rc::new(replies)],
+            inbound_hooks: vec![
+                Rc::new(JobReplies(jobs.clone())),
+                Rc::new(consumer),
+                Rc::new(replies),
+                Rc::new(self.chat_commands(jobs)),
+            ],
             clock: clock.clone(),
             max_iterations: config.agent.max_iterations,
             conversations: Some(delivery.conversations.clone()),

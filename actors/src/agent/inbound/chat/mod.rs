@@ -1,0 +1,111 @@
+//! The chat commands that never need a model, the same in every channel and the REPL:
+//! `/start` and `/help`, `/remind <when> <text>`, `/list`, `/cancel <id>`, `/pause <id>`,
+//! `/resume <id>`. They are answered here, before any model is asked, whether or not an LLM is
+//! configured, so a model that is down, misconfigured or slow never breaks them. What they say
+//! is written for a chat: plain words, no terminal hints.
+
+mod jobs;
+mod remind;
+
+use crate::clock::SharedClock;
+use crate::cron::tool::JobsCron;
+use crate::sessions::InboundHook;
+use futures_util::future::LocalBoxFuture;
+use raven_proto::TurnRequest;
+
+/// The hook that answers the chat commands.
+pub struct ChatCommands {
+    pub jobs: JobsCron,
+    pub clock: SharedClock,
+    /// When a recurring job pauses for want of replies (`cron.strike_limit`,
+    /// `cron.strike_min_gap_s`): a confirmation says so.
+    pub strikes: Strikes,
+    /// Whether a language model is configured (the help says what needs one).
+    pub has_model: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Strikes {
+    pub limit: u32,
+    pub min_gap: chrono::Duration,
+}
+
+/// A command the hook answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Command<'a> {
+    Help { first: bool },
+    Remind(&'a str),
+    List,
+    Cancel(&'a str),
+    Pause(&'a str),
+    Resume(&'a str),
+}
+
+/// The command `text` is, if it is one of these (`None`: for the feedback commands or the agent).
+fn parse(text: &str) -> Option<Command<'_>> {
+    let text = text.trim();
+    let (head, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+    // `/list@raven_bot`: Telegram names the bot in a group.
+    let head = head.split_once('@').map_or(head, |(h, _)| h);
+    let rest = rest.trim();
+    Some(match head.to_lowercase().as_str() {
+        "/start" => Command::Help { first: true },
+        "/help" => Command::Help { first: false },
+        "/remind" => Command::Remind(rest),
+        "/list" | "/reminders" => Command::List,
+        "/cancel" => Command::Cancel(rest),
+        "/pause" => Command::Pause(rest),
+        "/resume" => Command::Resume(rest),
+        _ => return None,
+    })
+}
+
+impl ChatCommands {
+    fn answer(&self, cmd: Command<'_>, session: &str) -> String {
+        let now = self.clock.now();
+        match cmd {
+            Command::Help { first } => self.help(first),
+            Command::Remind(rest) => self.remind(rest, session, now),
+            Command::List => self.list(now),
+            Command::Cancel(id) => self.cancel(id),
+            Command::Pause(id) => self.pause(id),
+            Command::Resume(id) => self.resume(id, now),
+        }
+    }
+
+    fn help(&self, first: bool) -> String {
+        let hello = match first {
+            true => "Hello! I'm Raven. I remind you of what matters, ahead of time, and stay quiet otherwise.\n\n",
+            false => "",
+        };
+        let model = match self.has_model {
+            true => "Anything else you write goes to the language model.",
+            false => "No language model is set up, so I answer these commands and your reminders; to talk about anything else, the owner of this Raven sets [llm] in its config.",
+        };
+        format!(
+            "{hello}Reminders:\n\
+             /remind <when> <text>: e.g. /remind tomorrow at 9 dentist, /remind every weekday at 8:30 standup\n\
+             /list: your reminders, soonest first\n\
+             /cancel <id>: remove one\n\
+             /pause <id> and /resume <id>\n\n\
+             On what I send you:\n\
+             /ok: that was useful\n\
+             /stop: not this topic for a while\n\
+             /snooze 2h: nothing proactive for a while (your reminders still come)\n\n\
+             Times are read in {}. {model}",
+            self.jobs.tz
+        )
+    }
+}
+
+impl InboundHook for ChatCommands {
+    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let cmd = parse(&req.content)?;
+            Some(self.answer(cmd, &format!("{}:{}", req.channel, req.chat_id)))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
