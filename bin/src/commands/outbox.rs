@@ -36,6 +36,7 @@ pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), CliError> {
     let tz = load_config(dir)?.general.timezone;
     let store = owners::open(dir, Owner::Outbox)?;
     if let Some(OutboxCommand::Drop { id, dead }) = a.command {
+        dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
         let dropped = store.update(SECTION, |o: &mut Outbox| match &id {
             Some(id) => usize::from(o.drop_id(id)),
             None => std::mem::take(&mut o.dead).len(),
