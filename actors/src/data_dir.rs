@@ -135,6 +135,14 @@ impl DataDir {
         self.root.join("sessions")
     }
 
+    /// Creates the data dir itself (none of its parts), private to the user (see
+    /// [`make_private`]): what a command that writes there does first, so what it keeps (a
+    /// channel's login, say) never sits in a dir others can read.
+    pub fn ensure_root(&self) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.root)?;
+        make_private(&self.root)
+    }
+
     /// Creates the dirs the engine writes to, private to the user (see [`make_private`]).
     pub fn ensure(&self) -> std::io::Result<()> {
         let cron = self.root.join("cron");

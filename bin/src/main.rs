@@ -175,12 +175,13 @@ fn completions(shell: clap_complete::Shell) -> Result<(), CliError> {
     }
 }
 
-/// Every error on stderr as `raven: <message>`, and its kind's exit code.
+/// Every error on stderr as `raven: <message>`, and its kind's exit code. The message may
+/// carry a remote service's text or what the user typed: its escape sequences are taken out.
 fn exit(result: Result<(), CliError>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("raven: {error}");
+            eprintln!("raven: {}", raven_actors::text::sanitize(&error.to_string()));
             ExitCode::from(error.exit_code())
         }
     }

@@ -2,8 +2,11 @@
 //! message is one publish (title, priority, tags). With `[gateway] public_url` set, a rated
 //! nudge carries the feedback buttons as `http` actions that call the gateway's signed,
 //! single-use links ([`super::taps`]); without it there are no buttons (the phone could not
-//! reach the gateway). ntfy only sends: nothing is heard back but taps.
+//! reach the gateway). ntfy only sends: nothing is heard back but taps. Only a 2xx is a
+//! publish: a redirect is a failure naming where it pointed (the message waits in the
+//! outbox), and an error answer is kept cut and cleaned ([`super::remote`]).
 
+use super::remote;
 use super::taps::TapLinks;
 use super::{Adapter, ChannelError};
 use crate::config::NtfyConfig;
@@ -78,7 +81,10 @@ impl Ntfy {
         if status.is_success() {
             return Ok(());
         }
-        let why = format!("ntfy answered {status}: {}", sent.text().await.unwrap_or_default().trim());
+        if status.is_redirection() {
+            return Err(remote::redirected("ntfy", &sent));
+        }
+        let why = format!("ntfy answered {status}: {}", remote::error_text(sent).await);
         Err(super::failure(status.as_u16(), why))
     }
 }
@@ -109,5 +115,55 @@ impl Adapter for Ntfy {
             };
             Ok(format!("published a test message to {}/{}; {buttons}", self.server, self.topic))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wiremock::matchers::method;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    fn ntfy(dir: &std::path::Path, server: &MockServer) -> Ntfy {
+        let config = NtfyConfig { server: server.uri(), topic: "raven-x".into(), ..NtfyConfig::default() };
+        Ntfy::new(&DataDir::new(dir), &config, "").unwrap()
+    }
+
+    async fn answering(answer: ResponseTemplate) -> MockServer {
+        let server = MockServer::start().await;
+        Mock::given(method("POST")).respond_with(answer).mount(&server).await;
+        server
+    }
+
+    /// A 301/302 (an `http://` server moved to `https://`) published nothing: the message
+    /// waits, and the error says where the redirect pointed.
+    #[actix_rt::test]
+    async fn a_redirect_is_not_a_publish() {
+        let tmp = tempfile::tempdir().unwrap();
+        for status in [301, 302, 307] {
+            let moved = ResponseTemplate::new(status).insert_header("location", "https://elsewhere.example/");
+            let server = answering(moved).await;
+            let text = crate::channels::test_message("ntfy", "raven-x");
+            let failed = ntfy(tmp.path(), &server).deliver(&text).await.unwrap_err();
+            assert!(
+                matches!(failed, OutletError::Transient(ref why) if why.contains("redirect") && why.contains("https://elsewhere.example/")),
+                "{status}: {failed:?}"
+            );
+            assert_eq!(server.received_requests().await.unwrap().len(), 1, "not followed");
+        }
+    }
+
+    /// A huge error answer with escapes is read only to a bound, and kept cut and clean.
+    #[actix_rt::test]
+    async fn an_error_answer_is_kept_short_and_clean() {
+        let tmp = tempfile::tempdir().unwrap();
+        let body = format!("oops \x1b]0;PWNED\x07\x1b[2J{}", "E".repeat(4 * 1024 * 1024));
+        let server = answering(ResponseTemplate::new(500).set_body_string(body)).await;
+        let failed =
+            ntfy(tmp.path(), &server).deliver(&crate::channels::test_message("ntfy", "raven-x")).await.unwrap_err();
+        let OutletError::Transient(why) = failed else { panic!("{failed:?}") };
+        assert!(why.starts_with("ntfy answered 500 Internal Server Error: oops E"), "{}", &why[..80]);
+        assert!(why.chars().count() < remote::MAX_ERROR_CHARS + 64, "{} chars", why.chars().count());
+        assert!(!why.contains('\x1b') && !why.contains("PWNED"), "{why}");
     }
 }

@@ -127,8 +127,7 @@ fn make_key(path: &std::path::Path) -> Result<Vec<u8>, TapError> {
         std::fs::create_dir_all(dir).map_err(io)?;
         crate::data_dir::make_private(dir).map_err(io)?;
     }
-    crate::store::write_atomic(path, &key).map_err(io)?;
-    crate::data_dir::make_private(path).map_err(io)?;
+    crate::store::write_atomic_private(path, &key).map_err(io)?;
     Ok(key)
 }
 

@@ -10,3 +10,4 @@ pub mod outlets;
 pub mod remote;
 pub mod targets;
 pub mod watched;
+pub mod webhook;

@@ -1,14 +1,14 @@
 //! Channel outlets: where the DeliveryHub hands a message over. Failures are results.
 
 use crate::store::{lock_path_for, FileLock};
-use crate::supervise::backoff::Backoff;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::OutboundText;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::time::Duration;
+
+pub use super::webhook::{WebhookOutlet, SECRET_HEADER};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OutletError {
@@ -217,70 +217,6 @@ impl Outlet for JsonlOutlet {
     fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
         let r = self.append(text).map_err(|e| OutletError::Transient(format!("{}: {e}", self.path.display())));
         Box::pin(async move { r })
-    }
-}
-
-/// POSTs a JSON body to a configured URL with a shared-secret header; retries transient
-/// failures with exponential backoff, then gives up with an error (the hub keeps the message).
-pub struct WebhookOutlet {
-    client: reqwest::Client,
-    url: String,
-    secret: Option<String>,
-    attempts: u32,
-    backoff: Duration,
-}
-
-pub const SECRET_HEADER: &str = "x-raven-secret";
-
-impl WebhookOutlet {
-    pub fn new(
-        url: &str,
-        secret: Option<String>,
-        attempts: u32,
-        backoff: Duration,
-        timeout: Duration,
-    ) -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder().timeout(timeout).build()?;
-        Ok(WebhookOutlet { client, url: url.to_owned(), secret, attempts: attempts.max(1), backoff })
-    }
-
-    async fn post(&self, text: &OutboundText) -> Result<(), OutletError> {
-        let body = serde_json::json!({
-            "delivery_id": text.delivery_id,
-            "channel": text.channel,
-            "chat_id": text.chat_id,
-            "content": text.content,
-            "proactive": text.is_proactive(),
-        });
-        let mut last = OutletError::Transient("not attempted".into());
-        for attempt in 0..self.attempts {
-            if attempt > 0 {
-                actix_rt::time::sleep(Backoff::new(self.backoff, std::time::Duration::MAX).wait_before(attempt)).await;
-            }
-            let mut req = self.client.post(&self.url).json(&body);
-            if let Some(s) = &self.secret {
-                req = req.header(SECRET_HEADER, s);
-            }
-            match req.send().await {
-                Ok(r) if r.status().is_success() => return Ok(()),
-                Ok(r) if r.status().is_client_error() && r.status().as_u16() != 429 => {
-                    return Err(OutletError::Refused(format!("HTTP {}", r.status().as_u16())))
-                }
-                Ok(r) => last = OutletError::Transient(format!("HTTP {}", r.status().as_u16())),
-                Err(e) => last = OutletError::Transient(e.to_string()),
-            }
-        }
-        Err(last)
-    }
-}
-
-impl Outlet for WebhookOutlet {
-    fn channel(&self) -> &str {
-        "webhook"
-    }
-
-    fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
-        Box::pin(self.post(text))
     }
 }
 

@@ -105,7 +105,23 @@ pub fn lock_path_for(path: &Path) -> PathBuf {
 /// Replaces `path` with `bytes` so that a reader (or a crash) sees either the old or the
 /// new content, never a torn one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_if(path, bytes, || true).map(|_| ())
+    replace(path, bytes, Access::Umask, || true).map(|_| ())
+}
+
+/// [`write_atomic`] for a file that holds a secret (an access token, a key): the new file is
+/// readable and writable by its owner only (0600) from the moment it exists, whatever the
+/// umask, and so is the file it replaces `path` with (an older, more open file is not kept).
+pub fn write_atomic_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace(path, bytes, Access::OwnerOnly, || true).map(|_| ())
+}
+
+/// Who may read the file a replace writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// As the process umask says.
+    Umask,
+    /// Its owner only (0600).
+    OwnerOnly,
 }
 
 thread_local! {
@@ -131,13 +147,23 @@ pub struct Written {
 /// the version this call wrote, taken from the file it wrote rather than from the path, which
 /// someone may have edited in place since the rename.
 pub fn write_atomic_if(path: &Path, bytes: &[u8], still_ok: impl FnOnce() -> bool) -> std::io::Result<Option<Written>> {
+    replace(path, bytes, Access::Umask, still_ok)
+}
+
+/// The replace itself: temp file (made with `access`), fsync, rename if `still_ok()`, dir fsync.
+fn replace(
+    path: &Path,
+    bytes: &[u8],
+    access: Access,
+    still_ok: impl FnOnce() -> bool,
+) -> std::io::Result<Option<Written>> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
     tmp_name.push(format!(".tmp-{}", std::process::id()));
     let tmp = dir.join(tmp_name);
     let result = (|| {
-        let mut f = OpenOptions::new().create(true).truncate(true).write(true).open(&tmp)?;
+        let mut f = open_temp(&tmp, access)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         let written = Written { stamp: super::Stamp::of_file(&f) };
@@ -153,6 +179,24 @@ pub fn write_atomic_if(path: &Path, bytes: &[u8], still_ok: impl FnOnce() -> boo
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The temp file of a replace, empty. An owner-only one is created 0600 and set so (a temp
+/// file left by a crash keeps the mode it was made with) before a byte is written.
+fn open_temp(tmp: &Path, access: Access) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).truncate(true).write(true);
+    #[cfg(unix)]
+    if access == Access::OwnerOnly {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(0o600);
+        let f = options.open(tmp)?;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        return Ok(f);
+    }
+    #[cfg(not(unix))]
+    let _ = access;
+    options.open(tmp)
 }
 
 /// FNV-1a, 64 bits: stable across processes and releases (std's hasher is neither).
@@ -188,5 +232,35 @@ pub fn keep_aside(path: &Path) -> std::io::Result<PathBuf> {
             return Ok(aside);
         }
         n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    /// A secret file is 0600 whatever the umask, and replacing a file others could read
+    /// leaves one they cannot.
+    #[cfg(unix)]
+    #[test]
+    fn a_private_write_is_for_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("secret.json");
+        write_atomic_private(&path, b"token").unwrap();
+        assert_eq!(mode(&path), 0o600);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        // A temp file a crash left behind, open to all: it is not reused as it was.
+        let left = tmp.path().join(format!("secret.json.tmp-{}", std::process::id()));
+        std::fs::write(&left, b"old").unwrap();
+        std::fs::set_permissions(&left, std::fs::Permissions::from_mode(0o666)).unwrap();
+        write_atomic_private(&path, b"token 2").unwrap();
+        assert_eq!((mode(&path), std::fs::read(&path).unwrap()), (0o600, b"token 2".to_vec()));
     }
 }

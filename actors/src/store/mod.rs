@@ -17,7 +17,7 @@ mod unknown;
 
 pub use atomic::{
     fnv1a, keep_aside, keep_aside_once, lock_path_for, replaces_on_this_thread, write_atomic, write_atomic_if,
-    FileLock, Written,
+    write_atomic_private, FileLock, Written,
 };
 
 use serde::{de::DeserializeOwned, Serialize};

@@ -60,6 +60,8 @@ fn test(dir: &DataDir, name: &str) -> Result<(), CliError> {
             dir.config().display()
         )));
     }
+    // A channel may keep its login in the data dir: private before anything is written there.
+    dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
     let adapter = raven_actors::channels::build(dir, &config, name)
         .map_err(|source| CliError::Channel { name: name.to_owned(), source })?;
     let said = actix_rt::System::new().block_on(async move { adapter.test().await });

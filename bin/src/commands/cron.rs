@@ -95,6 +95,9 @@ fn check_kind(a: &AddArgs, schedule: &Schedule) -> Result<(), CliError> {
 
 pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), CliError> {
     let config = load_config(dir)?;
+    if !matches!(c, CronCommand::List { .. }) {
+        dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
+    }
     let jobs = JobsCron {
         store: JobsStore::new(dir.jobs()),
         tz: config.general.timezone,

@@ -35,6 +35,7 @@ pub struct FeedbackArgs {
 
 pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), CliError> {
     let config = load_config(dir)?;
+    dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
     let tz = config.general.timezone;
     let tracker =
         NudgeFeedbackTracker::new(dir.feedback(), config.feedback, tz).with_journal(Journal::in_data_dir(dir));

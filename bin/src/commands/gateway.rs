@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 pub fn run(dir: &DataDir) -> Result<(), CliError> {
     let config = load_config(dir)?;
+    dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
     let supervisor = Arc::new(ControlSocket::new(dir.socket()));
     let gateway = Gateway::open(dir, config, supervisor).map_err(cli_error)?;
     actix_rt::System::new().block_on(async move {

@@ -1,6 +1,7 @@
 //! `raven outbox`: what waits for an outlet, and the dead letters (messages past their time
 //! or pushed out by the bound); `raven outbox drop` takes them away. It works on state.json
-//! directly, under its lock, with or without a supervisor.
+//! directly, under its lock, with or without a supervisor. What it prints for a person comes
+//! from remote services (an error's text) and from the engine: its escape sequences are taken out.
 
 use super::load_config;
 use crate::error::CliError;
@@ -8,6 +9,7 @@ use clap::{Args, Subcommand};
 use raven_actors::data_dir::DataDir;
 use raven_actors::delivery::outbox::{Outbox, SECTION};
 use raven_actors::store::owners::{self, Owner};
+use raven_actors::text::sanitize;
 
 #[derive(Args)]
 pub struct OutboxArgs {
@@ -36,6 +38,7 @@ pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), CliError> {
     let tz = load_config(dir)?.general.timezone;
     let store = owners::open(dir, Owner::Outbox)?;
     if let Some(OutboxCommand::Drop { id, dead }) = a.command {
+        dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
         let dropped = store.update(SECTION, |o: &mut Outbox| match &id {
             Some(id) => usize::from(o.drop_id(id)),
             None => std::mem::take(&mut o.dead).len(),
@@ -60,7 +63,8 @@ pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), CliError> {
         println!("{} dead letters (times in {tz})", outbox.dead.len());
         for d in &outbox.dead {
             let t = &d.entry.text;
-            println!("{}  {}:{}  {}  {:?}  ({})", t.delivery_id, t.channel, t.chat_id, shown(d.at), t.content, d.why);
+            let (id, chat) = (sanitize(&t.delivery_id), sanitize(&t.chat_id));
+            println!("{id}  {}:{chat}  {}  {:?}  ({})", t.channel, shown(d.at), t.content, sanitize(&d.why));
         }
     } else {
         println!("{} waiting (times in {tz})", outbox.entries.len());
@@ -69,13 +73,13 @@ pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), CliError> {
             let until = e.expires_at.map(|x| format!(", dead after {}", shown(x))).unwrap_or_default();
             println!(
                 "{}  {}:{}  {} attempts, next {}{until}  {:?}  (last: {})",
-                t.delivery_id,
+                sanitize(&t.delivery_id),
                 t.channel,
-                t.chat_id,
+                sanitize(&t.chat_id),
                 e.attempts,
                 shown(e.next_attempt_at),
                 t.content,
-                e.last_error
+                sanitize(&e.last_error)
             );
         }
     }

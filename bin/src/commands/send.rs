@@ -30,7 +30,7 @@ pub fn run(dir: &DataDir, target: String, text: String) -> Result<(), CliError> 
     })?;
     match response {
         ControlResponse::Sent { delivered: true, detail } => {
-            println!("{detail}");
+            println!("{}", raven_actors::text::sanitize(&detail));
             Ok(())
         }
         ControlResponse::Sent { delivered: false, detail } => Err(CliError::NotDelivered(detail)),

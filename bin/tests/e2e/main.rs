@@ -30,6 +30,8 @@ mod matrix;
 mod metrics;
 mod ntfy;
 mod outbox;
+mod remote_escapes;
+mod remote_secrets;
 mod repl;
 mod roundtrip;
 mod safe_tools;

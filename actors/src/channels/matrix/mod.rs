@@ -5,7 +5,13 @@
 //! allowed users in the configured room are USER turns; a reaction (👍, 👎, ⏰) to one of
 //! Raven's nudges is a verdict, and a keycap reaction (1️⃣, 2️⃣, …) to a discovery menu picks
 //! that option, as typing `/pick <menu> <n>` would. A message is sent with its delivery id as
-//! the transaction id, so a redelivery is not shown twice.
+//! the transaction id, so a redelivery is not shown twice. Every answer is read within bounds
+//! ([`api`]), and a gap is read back within a number of pages and a time ([`gap`]).
+
+mod api;
+mod gap;
+#[cfg(test)]
+mod tests;
 
 use super::access::Allowed;
 use super::state::ChannelState;
@@ -18,14 +24,12 @@ use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use raven_proto::OutboundText;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::sync::atomic::AtomicU32;
 use std::sync::Mutex;
 use std::time::Duration;
 
 /// Event ids remembered (handled ones, and Raven's own nudges by event id).
 const KEPT: usize = 500;
-/// At most this many events of a gap (more came while the gateway was down than one sync
-/// shows) are read back.
-const GAP_MAX: usize = 1000;
 
 /// What survives a restart.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -54,6 +58,8 @@ pub struct Matrix {
     sync_timeout_s: u64,
     state: ChannelState,
     saved: Mutex<Saved>,
+    /// Gaps read back only in part, with no event, in a row.
+    gaps_cut: AtomicU32,
 }
 
 fn enc(s: &str) -> String {
@@ -83,6 +89,7 @@ impl Matrix {
             sync_timeout_s: c.sync_timeout_s,
             state,
             saved: Mutex::new(saved),
+            gaps_cut: AtomicU32::new(0),
         })
     }
 
@@ -117,37 +124,6 @@ impl Matrix {
         Ok(token.to_owned())
     }
 
-    /// One client-server API call under `/_matrix/client/v3`.
-    async fn request(
-        &self,
-        method: reqwest::Method,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&Value>,
-    ) -> Result<Value, ChannelError> {
-        let mut req = self.client.request(method, format!("{}/_matrix/client/v3{path}", self.base));
-        if let Some(t) = token {
-            req = req.bearer_auth(t);
-        }
-        if let Some(b) = body {
-            req = req.json(b);
-        }
-        let sent = req.send().await.map_err(|e| ChannelError::Transient(format!("matrix: {}", e.without_url())))?;
-        let status = sent.status();
-        let answer: Value = sent.json().await.unwrap_or(Value::Null);
-        if status.is_success() {
-            return Ok(answer);
-        }
-        let code = answer["errcode"].as_str().unwrap_or_default();
-        let why = format!("matrix {path}: {status} {code} {}", answer["error"].as_str().unwrap_or_default());
-        if code == "M_UNKNOWN_TOKEN" && self.token_env.is_none() {
-            // A password login can be made again: the next attempt logs in anew.
-            self.saved().access_token = None;
-            return Err(ChannelError::Transient(why));
-        }
-        Err(super::failure(status.as_u16(), why))
-    }
-
     /// One `/sync` and the room's new events, in order; the position moves once all are
     /// handled. The very first sync only takes the position (old history is not answered).
     async fn sync(&self, inbox: &dyn Inbox) -> Result<(), ChannelError> {
@@ -167,41 +143,28 @@ impl Matrix {
         }
         if since.is_some() {
             let timeline = &answer["rooms"]["join"][&self.room_id]["timeline"];
-            let mut events = match timeline["limited"].as_bool() {
-                Some(true) => self.gap(&token, timeline["prev_batch"].as_str()).await?,
-                _ => Vec::new(),
+            let (mut events, trouble) = match timeline["limited"].as_bool() {
+                Some(true) => self.read_gap(&token, timeline["prev_batch"].as_str()).await?,
+                _ => (Vec::new(), None),
             };
             events.extend(timeline["events"].as_array().cloned().unwrap_or_default());
             for event in &events {
                 self.handle(event, inbox).await?;
             }
+            self.take_position(&answer)?;
+            // Said once the sync is done: the channel shows `failing`, then syncs on.
+            return trouble.map_or(Ok(()), Err);
         }
+        self.take_position(&answer)
+    }
+
+    /// The sync position of `answer` kept: the next sync starts there.
+    fn take_position(&self, answer: &Value) -> Result<(), ChannelError> {
         if let Some(next) = answer["next_batch"].as_str() {
             self.saved().next_batch = Some(next.to_owned());
             self.save()?;
         }
         Ok(())
-    }
-
-    /// The events before a limited timeline that came after the last one seen, oldest first
-    /// (`/messages` backwards from `prev_batch`).
-    async fn gap(&self, token: &str, prev_batch: Option<&str>) -> Result<Vec<Value>, ChannelError> {
-        let last_ts = self.saved().last_ts;
-        let (mut from, mut older) = (prev_batch.map(String::from), Vec::new());
-        while let Some(f) = from.take() {
-            let path = format!("/rooms/{}/messages?dir=b&limit=100&from={}", enc(&self.room_id), enc(&f));
-            let page = self.request(reqwest::Method::GET, &path, Some(token), None).await?;
-            let chunk = page["chunk"].as_array().cloned().unwrap_or_default();
-            let seen = |e: &Value| e["origin_server_ts"].as_i64().is_some_and(|t| t <= last_ts);
-            let reached = chunk.iter().any(seen);
-            older.extend(chunk.into_iter().take_while(|e| !seen(e)));
-            if !reached && older.len() < GAP_MAX {
-                from = page["end"].as_str().map(String::from);
-            }
-        }
-        tracing::info!("matrix: {} events read back from a gap in the room", older.len());
-        older.reverse();
-        Ok(older)
     }
 
     async fn handle(&self, event: &Value, inbox: &dyn Inbox) -> Result<(), ChannelError> {
