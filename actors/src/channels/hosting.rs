@@ -12,7 +12,7 @@ use crate::supervise::backoff::Backoff;
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 use raven_proto::OutboundText;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
@@ -25,34 +25,37 @@ const HEALTHY_RUN: Duration = Duration::from_secs(60);
 /// After the supervisor did not take what the user said (it is restarting, most likely).
 const INBOX_PAUSE: Duration = Duration::from_secs(1);
 
-/// Delivery ids remembered as sent.
-const DONE_KEPT: usize = 10_000;
+/// Delivery ids remembered as sent or refused.
+const SETTLED_KEPT: usize = 10_000;
 
 /// An adapter as the outlet the gateway hands deliveries to. A delivery the supervisor gave
-/// up waiting for (a long 429, a slow mail server) may still finish here: its retry is
-/// answered from what became of it, never sent a second time.
+/// up waiting for (a long 429, a slow mail server, a send whose answer never came) may still
+/// finish here: its retry is answered from what became of it (sent, or refused for good),
+/// never sent a second time.
 pub struct Hosted {
     adapter: Arc<dyn Adapter>,
     health: HealthBoard,
     flights: Mutex<Flights>,
 }
 
-/// The deliveries being sent now, and those sent lately.
+/// The deliveries being sent now, and what became of those settled lately (sent, or refused
+/// for good).
 #[derive(Default)]
 struct Flights {
     sending: HashSet<String>,
-    done: HashSet<String>,
-    done_order: VecDeque<String>,
+    settled: HashMap<String, Result<(), OutletError>>,
+    settled_order: VecDeque<String>,
 }
 
 impl Flights {
-    fn finished(&mut self, id: &str, sent: bool) {
+    fn finished(&mut self, id: &str, outcome: &Result<(), OutletError>) {
         self.sending.remove(id);
-        if sent && self.done.insert(id.to_owned()) {
-            self.done_order.push_back(id.to_owned());
-            if self.done_order.len() > DONE_KEPT {
-                let old = self.done_order.pop_front().unwrap_or_default();
-                self.done.remove(&old);
+        let settled = matches!(outcome, Ok(()) | Err(OutletError::Refused(_)));
+        if settled && self.settled.insert(id.to_owned(), outcome.clone()).is_none() {
+            self.settled_order.push_back(id.to_owned());
+            if self.settled_order.len() > SETTLED_KEPT {
+                let old = self.settled_order.pop_front().unwrap_or_default();
+                self.settled.remove(&old);
             }
         }
     }
@@ -80,30 +83,25 @@ impl Outlet for Hosted {
             let id = text.delivery_id.as_str();
             {
                 let mut f = self.flights();
-                if f.done.contains(id) {
-                    return Ok(());
+                if let Some(outcome) = f.settled.get(id) {
+                    return outcome.clone();
                 }
                 if !f.sending.insert(id.to_owned()) {
                     return Err(OutletError::Transient(format!("still being sent on {name}")));
                 }
             }
             let sent = AssertUnwindSafe(self.adapter.deliver(text)).catch_unwind().await;
-            self.flights().finished(id, matches!(sent, Ok(Ok(()))));
+            match &sent {
+                Ok(outcome) => self.flights().finished(id, outcome),
+                Err(_) => self.flights().finished(id, &Err(OutletError::Transient(String::new()))),
+            }
             match sent {
-                Ok(Ok(())) => self.health.update(name, |h| {
-                    h.state = "ok".into();
-                    h.delivered += 1;
-                }),
-                Ok(Err(ref e)) => self.health.update(name, |h| {
-                    h.state = "failing".into();
-                    h.failed += 1;
-                    h.last_error = Some(crate::text::sanitize(&e.to_string()));
-                }),
-                Err(_) => self.health.update(name, |h| {
-                    h.restarts += 1;
-                    h.failed += 1;
-                    h.last_error = Some("the adapter panicked while sending".into());
-                }),
+                Ok(Ok(())) => self.health.sent(name),
+                Ok(Err(ref e)) => self.health.send_failed(name, &e.to_string()),
+                Err(_) => {
+                    self.health.update(name, |h| h.restarts += 1);
+                    self.health.send_failed(name, "the adapter panicked while sending");
+                }
             }
             sent.unwrap_or_else(|_| Err(OutletError::Transient(format!("the {name} adapter failed while sending"))))
         })
@@ -184,12 +182,12 @@ mod tests {
         }
         fn deliver<'a>(&'a self, text: &'a OutboundText) -> LocalBoxFuture<'a, Result<(), OutletError>> {
             self.0.fetch_add(1, Ordering::SeqCst);
-            let failed = text.content.contains("fail");
+            let (failed, refused) = (text.content.contains("fail"), text.content.contains("refuse"));
             Box::pin(async move {
-                if failed {
-                    Err(OutletError::Transient("down".into()))
-                } else {
-                    Ok(())
+                match (failed, refused) {
+                    (true, _) => Err(OutletError::Transient("down".into())),
+                    (_, true) => Err(OutletError::Refused("may have been delivered".into())),
+                    _ => Ok(()),
                 }
             })
         }
@@ -214,5 +212,17 @@ mod tests {
         assert!(hosted.deliver(&failing).await.is_err());
         assert!(hosted.deliver(&failing).await.is_err());
         assert_eq!(adapter.0.load(Ordering::SeqCst), 3, "a failed delivery is tried again");
+    }
+
+    #[actix_rt::test]
+    async fn the_retry_of_a_refused_delivery_gets_the_same_refusal_and_sends_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let adapter = Arc::new(Counting::default());
+        let hosted = Hosted::new(adapter.clone(), HealthBoard::new(&crate::data_dir::DataDir::new(tmp.path())));
+        let text = OutboundText::proactive("d1", "counting", "me", "refuse");
+        let refused = Err(OutletError::Refused("may have been delivered".into()));
+        assert_eq!(hosted.deliver(&text).await, refused);
+        assert_eq!(hosted.deliver(&text).await, refused, "a retry after its caller gave up waiting");
+        assert_eq!(adapter.0.load(Ordering::SeqCst), 1, "tried once");
     }
 }

@@ -67,6 +67,11 @@ pub trait Inbox {
     fn alive(&self, channel: &str) {
         let _ = channel;
     }
+    /// `channel` heard something it could not handle and skipped it: `why` (kept as its last
+    /// error).
+    fn skipped(&self, channel: &str, why: &str) {
+        let _ = (channel, why);
+    }
 }
 
 /// A channel the gateway hosts.

@@ -50,6 +50,20 @@ pub(super) fn start(
     channels
 }
 
+/// The most of a message from a chat that becomes a turn: what a session keeps of it anyway,
+/// far below the control socket's frame.
+const MAX_HEARD_BYTES: usize = 64 * 1024;
+
+/// `text` cut at a character to [`MAX_HEARD_BYTES`], saying so.
+fn within_bounds(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= MAX_HEARD_BYTES {
+        return text.into();
+    }
+    let cut = (0..=MAX_HEARD_BYTES).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    tracing::warn!("a message of {} bytes from a chat was cut to {cut}", text.len());
+    format!("{}\n[… cut: the message was {} bytes]", &text[..cut], text.len()).into()
+}
+
 /// Where the channels' listeners hand what they hear: a message goes to the supervisor as a
 /// USER turn (the same way as `POST /inbound`), a verdict to the feedback log.
 pub(super) struct GatewayInbox {
@@ -67,7 +81,8 @@ impl Inbox for GatewayInbox {
         text: &'a str,
     ) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
         Box::pin(async move {
-            match user_turn(self.supervisor.as_ref(), channel, chat_id, text).await {
+            let text = within_bounds(text);
+            match user_turn(self.supervisor.as_ref(), channel, chat_id, &text).await {
                 Ok(Heard::Replied(_)) => Ok(()),
                 // The turn ran and failed: answered there; hearing it again would not help.
                 Ok(Heard::Failed(message)) => {
@@ -93,6 +108,10 @@ impl Inbox for GatewayInbox {
     }
 
     fn alive(&self, channel: &str) {
-        self.health.ok(channel);
+        self.health.heard(channel);
+    }
+
+    fn skipped(&self, channel: &str, why: &str) {
+        self.health.skipped(channel, why);
     }
 }

@@ -357,3 +357,14 @@ async fn a_chat_message_not_heard_is_retried_only_when_the_supervisor_did_not_ta
     let e = inbox(&away).message("telegram", "42", "hello").await.unwrap_err();
     assert!(matches!(&e, ChannelError::Inbox(m) if *m == gone().to_string()), "{e:?}");
 }
+
+#[tokio::test]
+async fn a_chat_message_too_large_for_a_turn_reaches_the_supervisor_cut() {
+    let f = fixture(running);
+    let huge = "é".repeat(600 * 1024);
+    inbox(&f).message("telegram", "42", &huge).await.unwrap();
+    let asked: [ControlRequest; 1] = f.fake.asked().try_into().unwrap();
+    let [ControlRequest::Inbound { turn, .. }] = asked else { panic!("one turn") };
+    assert!(turn.content.len() < 65 * 1024, "{} bytes", turn.content.len());
+    assert!(turn.content.starts_with("éé") && turn.content.ends_with("bytes]"), "cut, and says so");
+}

@@ -1,23 +1,33 @@
-//! Telegram, through the Bot API: long polling (`getUpdates`) with the next offset and the
-//! handled update ids kept in `gateway/telegram.json`, so a restart neither loses nor repeats
-//! an update; `sendMessage` in MarkdownV2, split at 4,096 characters, paced within
+//! Telegram, through the Bot API: long polling (`getUpdates`, see [`listen`]) with the next
+//! offset and the handled update ids kept in `gateway/telegram.json`, so a restart neither
+//! loses nor repeats an update, and an update that cannot be handled is skipped, never asked
+//! for again for ever; `sendMessage` in MarkdownV2, split at 4,096 characters, paced within
 //! Telegram's limits (see [`pace`]), with the feedback
 //! buttons under a rated proactive message and one button an option under a discovery menu;
 //! a tap is a `callback_query`, answered. Only the
 //! users in `allowed_users` are heard; anyone else is dropped (and logged), never answered.
+//!
+//! A send whose request went out but whose answer did not come (a timeout) or came cut short
+//! may have been delivered, and the Bot API has no idempotency key and no way to list what a
+//! bot sent: it is not sent again (at most once), but refused with a note saying it may have
+//! been delivered (a dead letter `raven outbox --dead` shows). A send that plainly failed (no
+//! connection, a 5xx, a 200 page that is not the Bot API's answer) waits in the outbox.
 
 mod api;
+mod listen;
 mod pace;
 pub mod render;
+#[cfg(test)]
+mod tests;
+mod updates;
 
 use super::access::Allowed;
-use super::buttons::Tapped;
 use super::state::ChannelState;
 use super::{Adapter, ChannelError, Inbox};
 use crate::config::TelegramConfig;
 use crate::data_dir::DataDir;
 use crate::delivery::outlets::{Outlet, OutletError};
-use api::BotApi;
+use api::{BotApi, CallError};
 use futures_util::future::LocalBoxFuture;
 use raven_proto::OutboundText;
 use serde::{Deserialize, Serialize};
@@ -25,9 +35,6 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
-
-/// Handled update ids kept (the offset covers older ones).
-const HANDLED_KEPT: usize = 500;
 
 /// What survives a restart.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -55,6 +62,8 @@ pub struct Telegram {
     sent_parts: Mutex<HashMap<String, usize>>,
     /// Telegram's sending limits, kept ahead of time.
     pacer: Mutex<pace::Pacer>,
+    /// What keeps failing on the listening side.
+    stuck: Mutex<updates::Stuck>,
 }
 
 impl Telegram {
@@ -71,6 +80,7 @@ impl Telegram {
             state: ChannelState::new(dir, "telegram"),
             sent_parts: Mutex::new(HashMap::new()),
             pacer: Mutex::new(pace::Pacer::default()),
+            stuck: Mutex::new(updates::Stuck::default()),
         })
     }
 
@@ -85,6 +95,7 @@ impl Telegram {
             }
             self.wait_for_a_slot(chat_id).await;
             if let Err(e) = self.api.call("sendMessage", &req).await {
+                let e = send_failed(e, i, parts.len());
                 if matches!(e, ChannelError::Refused(_)) {
                     // Not tried again: nothing to resume.
                     self.sent_parts.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
@@ -97,6 +108,10 @@ impl Telegram {
         Ok(())
     }
 
+    fn stuck(&self) -> std::sync::MutexGuard<'_, updates::Stuck> {
+        self.stuck.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Waits until a message to `chat_id` keeps within Telegram's limits.
     async fn wait_for_a_slot(&self, chat_id: &str) {
         let wait = self.pacer.lock().unwrap_or_else(|p| p.into_inner()).book(chat_id, std::time::Instant::now());
@@ -104,57 +119,6 @@ impl Telegram {
             tracing::debug!(chat_id, "telegram: waiting {wait:?} to keep within its sending limits");
             actix_rt::time::sleep(wait).await;
         }
-    }
-
-    /// One long poll and what it brought, in order; the offset moves past each update once
-    /// it is handled, so what the supervisor could not take is asked for again.
-    async fn poll(&self, inbox: &dyn Inbox) -> Result<(), ChannelError> {
-        let mut offsets: Offsets = self.state.load();
-        let stale = offsets.last_update_at.is_some_and(|t| chrono::Utc::now() - t > chrono::Duration::days(6));
-        let req = json!({
-            // A stale offset could confirm away the updates of a sequence begun anew; the
-            // handled ids keep those already seen from being handled twice.
-            "offset": if stale { 0 } else { offsets.offset },
-            "timeout": self.poll_timeout_s,
-            "allowed_updates": ["message", "callback_query"],
-        });
-        let updates = self.api.call("getUpdates", &req).await?;
-        inbox.alive("telegram");
-        for update in updates.as_array().into_iter().flatten() {
-            let Some(id) = update.get("update_id").and_then(Value::as_i64) else { continue };
-            if !offsets.handled.contains(&id) {
-                if let Some(chat) = self.handle(update, inbox).await? {
-                    if !offsets.chats.contains(&chat) && !self.users.contains(&chat) {
-                        offsets.chats.push(chat);
-                    }
-                }
-                offsets.handled.push(id);
-                let over = offsets.handled.len().saturating_sub(HANDLED_KEPT);
-                offsets.handled.drain(..over);
-            }
-            offsets.offset = if stale { id + 1 } else { offsets.offset.max(id + 1) };
-            offsets.last_update_at = Some(chrono::Utc::now());
-            self.state.save(&offsets).map_err(|e| ChannelError::Transient(format!("gateway/telegram.json: {e}")))?;
-        }
-        Ok(())
-    }
-
-    /// Hands one update to the inbox; the chat an allowed user wrote from.
-    async fn handle(&self, update: &Value, inbox: &dyn Inbox) -> Result<Option<String>, ChannelError> {
-        if let Some(m) = update.get("message") {
-            let from = id_text(&m["from"]["id"]);
-            let chat = id_text(&m["chat"]["id"]);
-            let text = m.get("text").and_then(Value::as_str).unwrap_or_default();
-            if !self.allowed.admits(&from) || text.trim().is_empty() || chat.is_empty() {
-                return Ok(None);
-            }
-            inbox.message("telegram", &chat, text).await?;
-            return Ok(Some(chat));
-        }
-        if let Some(q) = update.get("callback_query") {
-            self.tapped(q, inbox).await?;
-        }
-        Ok(None)
     }
 
     /// The chat `chat_id` names, when Raven may write there: an allowed user's own chat, a
@@ -176,33 +140,30 @@ impl Telegram {
             ))),
         }
     }
+}
 
-    /// A tap on a button: a verdict, or a menu pick (the turn `/pick <menu> <n>` would be).
-    /// The tap is answered at once (Telegram stops the button's spinner); a pick's turn
-    /// follows.
-    async fn tapped(&self, q: &Value, inbox: &dyn Inbox) -> Result<(), ChannelError> {
-        let from = id_text(&q["from"]["id"]);
-        if !self.allowed.admits(&from) {
-            return Ok(());
-        }
-        let data = q.get("data").and_then(Value::as_str).unwrap_or_default();
-        let (words, pick) = match Tapped::decode(data) {
-            Some(Tapped::Verdict { verdict, nudge }) => {
-                (inbox.verdict(&nudge, verdict).unwrap_or_else(|e| e.to_string()), None)
-            }
-            Some(Tapped::Pick { menu, n }) => (format!("Picked {n}."), Some(format!("/pick {menu} {n}"))),
-            None => ("This button is not one of Raven's.".to_owned(), None),
-        };
-        let answer = json!({"callback_query_id": q["id"], "text": words});
-        if let Err(e) = self.api.call("answerCallbackQuery", &answer).await {
-            tracing::warn!("telegram: a tap was taken but not answered: {e}");
-        }
-        if let Some(pick) = pick {
-            let chat = id_text(&q["message"]["chat"]["id"]);
-            inbox.message("telegram", if chat.is_empty() { &from } else { &chat }, &pick).await?;
-        }
-        Ok(())
+/// What a failed `sendMessage` of part `i` of `n` means for the message: a send that may have
+/// been delivered is refused (not sent twice); a page that is not the Bot API's answer (a
+/// captive portal's) waits, like a 502.
+fn send_failed(e: CallError, i: usize, n: usize) -> ChannelError {
+    let uncertain = match &e {
+        CallError::Failed(_) => false,
+        CallError::NotJson { body, .. } => looks_taken(body),
+        CallError::NoAnswer(_) | CallError::CutShort(_) => true,
+    };
+    if !uncertain {
+        return e.into();
     }
+    let part = if n > 1 { format!(" (part {} of {n}; the rest is not sent)", i + 1) } else { String::new() };
+    ChannelError::Refused(format!(
+        "{e}: the message may have been delivered{part}, so it is not sent again (Telegram cannot say whether it was, and a second try could show it twice)"
+    ))
+}
+
+/// Whether `body` is the start of the Bot API's yes (`{"ok":true`), cut short.
+fn looks_taken(body: &[u8]) -> bool {
+    let head: Vec<u8> = body.iter().take(64).copied().filter(|b| !b.is_ascii_whitespace()).collect();
+    head.starts_with(br#"{"ok":true"#)
 }
 
 /// A Telegram id (a number in JSON) as text.
@@ -243,7 +204,7 @@ impl Adapter for Telegram {
             let chat = self.home.clone().ok_or_else(|| {
                 ChannelError::Config("`channels.telegram.allowed_users` names no user to send to".into())
             })?;
-            let me = self.api.call("getMe", &json!({})).await?;
+            let me = self.api.call("getMe", &json!({})).await.map_err(ChannelError::from)?;
             let bot = me.get("username").and_then(Value::as_str).unwrap_or("the bot").to_owned();
             let text = "Raven test message: this channel works. Replies here reach your agent.";
             self.send(&chat, "test", text, None).await?;
