@@ -41,7 +41,8 @@ impl NudgeFeedbackTracker {
     }
 
     /// The latest proactive message to `session` within the reaction window that has no
-    /// explicit verdict yet (cron reminders included: `/stop` pauses their job).
+    /// explicit verdict yet: one that can be rated first, else a cron reminder (`/stop` pauses
+    /// its job).
     pub fn latest_undecided(&self, session: &str, now: DateTime<Utc>) -> Result<Option<FeedbackRecord>, FeedbackError> {
         let records = self.records()?;
         let decided = decided(&records);
@@ -49,7 +50,9 @@ impl NudgeFeedbackTracker {
             .iter()
             .filter(|r| r.event == Lifecycle::Dispatched && r.session.as_deref() == Some(session))
             .filter(|r| r.at <= now && now - r.at <= self.window() && !decided.contains(r.nudge_id.as_str()))
-            .max_by_key(|r| r.at)
+            // A message that can be rated first: a cron reminder sent after a nudge does not
+            // take the verdict meant for the nudge.
+            .max_by_key(|r| (r.source.is_rated(), r.at))
             .cloned())
     }
 

@@ -113,3 +113,23 @@ fn snooze_holds_proactive_messages_and_off_ends_it() {
     r.run("/snooze off", t0() + Duration::minutes(30));
     assert_eq!(r.tracker.summary(t0() + Duration::minutes(31)).unwrap().snoozed_until, None);
 }
+
+#[test]
+fn after_a_nudge_and_then_a_cron_reminder_ok_and_stop_mean_the_nudge() {
+    let r = rig();
+    let nudge = Dispatch::new("n-1", "parcel", Priority::Low, Source::Sentinel);
+    r.tracker.record_dispatched(&nudge, Some("cli:1"), true, t0()).unwrap();
+    let reminder =
+        Dispatch { job: Some("a5fst0".into()), ..Dispatch::new("cron-a5fst0-1", "water", Priority::Low, Source::Cron) };
+    r.tracker.record_dispatched(&reminder, Some("cli:1"), true, t0() + Duration::minutes(5)).unwrap();
+    let said = r.run("/stop", t0() + Duration::minutes(6));
+    assert!(said.contains("Muted topic `parcel`"), "{said}");
+    assert!(r.tracker.summary(t0() + Duration::minutes(7)).unwrap().muted.contains_key("parcel"));
+    let nudge = Dispatch::new("n-2", "bank", Priority::Low, Source::Sentinel);
+    r.tracker.record_dispatched(&nudge, Some("cli:1"), true, t0() + Duration::minutes(8)).unwrap();
+    let reminder =
+        Dispatch { job: Some("a5fst0".into()), ..Dispatch::new("cron-a5fst0-2", "water", Priority::Low, Source::Cron) };
+    r.tracker.record_dispatched(&reminder, Some("cli:1"), true, t0() + Duration::minutes(9)).unwrap();
+    let said = r.run("/ok", t0() + Duration::minutes(10));
+    assert!(said.contains("Recorded: accepted") && said.contains("topic `bank`"), "{said}");
+}
