@@ -93,6 +93,16 @@ pub struct JobsFile {
     pub jobs: Vec<Job>,
 }
 
+/// The file as it is on disk: the jobs, and every top-level field this version does not know
+/// (a note written by hand, a newer version's field), written back as it was.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct OnDisk {
+    #[serde(flatten)]
+    file: JobsFile,
+    #[serde(flatten)]
+    extra: Map<String, Value>,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum JobsError {
     #[error("{path}: {source}")]
@@ -116,7 +126,7 @@ pub struct View {
 struct Cached {
     revision: u64,
     stamp: Stamp,
-    file: JobsFile,
+    file: OnDisk,
 }
 
 #[derive(Debug, Clone)]
@@ -147,7 +157,7 @@ impl JobsStore {
     /// An empty file is malformed too, not "no jobs": an editor that saves in place truncates
     /// before it writes, and a crash can leave a file empty. Taking either for "the user
     /// deleted every job" would drop the loaded jobs; a missing file is the way to say none.
-    fn parse(&self, bytes: &[u8]) -> Result<JobsFile, JobsError> {
+    fn parse(&self, bytes: &[u8]) -> Result<OnDisk, JobsError> {
         if std::str::from_utf8(bytes).is_ok_and(|t| t.trim().is_empty()) {
             return Err(JobsError::Malformed {
                 path: self.path.clone(),
@@ -171,7 +181,7 @@ impl JobsStore {
     /// The file under `lock`: the cached copy when both the store's write counter and the
     /// file's version are the ones it was taken at (a hand edit changes the version, a
     /// peer's write through a store the counter), else parsed anew.
-    fn read_locked(&self, lock: &FileLock) -> Result<JobsFile, JobsError> {
+    fn read_locked(&self, lock: &FileLock) -> Result<OnDisk, JobsError> {
         let (revision, stamp) = (lock.revision(), Stamp::of(&self.path));
         if let (Some(revision), Some(stamp)) = (revision, stamp) {
             if let Some(c) = self.cache().as_ref().filter(|c| c.revision == revision && c.stamp == stamp) {
@@ -180,7 +190,7 @@ impl JobsStore {
         }
         let file = match std::fs::read(&self.path) {
             Ok(b) => self.parse(&b)?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => JobsFile::default(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => OnDisk::default(),
             Err(e) => return Err(self.io(e)),
         };
         // A file changed by something other than a store (a hand edit) is only known by its
@@ -194,7 +204,7 @@ impl JobsStore {
 
     pub fn load(&self) -> Result<JobsFile, JobsError> {
         let lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
-        self.read_locked(&lock)
+        self.read_locked(&lock).map(|on_disk| on_disk.file)
     }
 
     /// Read-modify-write under the lock; a malformed file is never written over, and a
@@ -219,13 +229,13 @@ impl JobsStore {
         let lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
         // The file as read, held open: an edit saved in place lands in it (see `store::edits`).
         let snapshot = Snapshot::take(&self.path);
-        let mut file = self.read_locked(&lock)?;
-        let before = file.clone();
-        let out = f(&mut file);
+        let mut on_disk = self.read_locked(&lock)?;
+        let before = on_disk.file.clone();
+        let out = f(&mut on_disk.file);
         // The version the view describes: the one read, or the one written below.
         let mut stamp = Stamp::of(&self.path);
-        if file != before {
-            let bytes = serde_json::to_vec_pretty(&file).map_err(|e| self.io(e.into()))?;
+        if on_disk.file != before {
+            let bytes = serde_json::to_vec_pretty(&on_disk).map_err(|e| self.io(e.into()))?;
             let revision = lock.bump();
             *self.cache() = None;
             // A hand edit takes no lock: if one landed since the read, replacing the file now
@@ -237,11 +247,11 @@ impl JobsStore {
             // Cached under the version written, not the path's: an edit saved in place since
             // the rename has another version, so the cache cannot hide it.
             if let (Some(revision), Some(stamp)) = (revision, written.stamp) {
-                *self.cache() = Some(Cached { revision, stamp, file: file.clone() });
+                *self.cache() = Some(Cached { revision, stamp, file: on_disk.clone() });
             }
             stamp = written.stamp;
         }
-        Ok((out, View { file, stamp }))
+        Ok((out, View { file: on_disk.file, stamp }))
     }
 
     /// The version of the file on disk, to skip re-reading an unchanged one.

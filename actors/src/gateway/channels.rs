@@ -5,7 +5,7 @@
 //! feedback verdict.
 
 use super::supervisor::Supervisor;
-use super::turn::{user_turn, Heard, NotHeard};
+use super::turn::{user_turn, Heard, NotHeard, ReplyTo};
 use crate::channels::health::HealthBoard;
 use crate::channels::{hosting, ChannelError, Inbox};
 use crate::config::RavenConfig;
@@ -82,7 +82,7 @@ impl Inbox for GatewayInbox {
     ) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
         Box::pin(async move {
             let text = within_bounds(text);
-            match user_turn(self.supervisor.as_ref(), channel, chat_id, &text).await {
+            match user_turn(self.supervisor.as_ref(), (channel, chat_id), &text, ReplyTo::Channel).await {
                 Ok(Heard::Replied(_)) => Ok(()),
                 // The turn ran and failed: answered there; hearing it again would not help.
                 Ok(Heard::Failed(message)) => {

@@ -14,7 +14,8 @@ use std::time::Duration;
 /// What one client may hold of the gateway.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Limits {
-    /// Connections open at once; past it a new one is closed at once.
+    /// Connections open at once; past it the oldest idle one makes room (see
+    /// [`super::slots`]).
     pub max_connections: usize,
     /// From a connection's start (or the end of its last answer) to a whole request head.
     pub header_timeout: Duration,

@@ -17,6 +17,7 @@ mod orphan;
 mod outlets;
 mod secret;
 mod serve;
+mod slots;
 mod supervisor;
 mod tap;
 #[cfg(test)]

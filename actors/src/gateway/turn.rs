@@ -6,11 +6,20 @@ use crate::sessions::file_name::{self, SessionNameError};
 use raven_proto::control::{ControlRequest, ControlResponse};
 use raven_proto::TurnRequest;
 
+/// Where the reply of a user's message goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ReplyTo {
+    /// Back to the caller only: `POST /inbound` answers it as its HTTP answer.
+    Caller,
+    /// Through the conversation's channel as well: a chat channel's message.
+    Channel,
+}
+
 /// What became of a turn the supervisor took.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Heard {
     /// The reply (none when the turn says nothing), delivered through the conversation's
-    /// channel as well.
+    /// channel as well when asked ([`ReplyTo::Channel`]).
     Replied(Option<String>),
     /// The turn ran and failed; the supervisor says why.
     Failed(String),
@@ -29,16 +38,17 @@ pub(super) enum NotHeard {
 }
 
 /// Runs `text` from `chat_id` of `channel` as a USER turn on the supervisor, its reply
-/// delivered to the conversation.
+/// returned, and delivered to the conversation too when `reply` says so.
 pub(super) async fn user_turn(
     supervisor: &dyn Supervisor,
-    channel: &str,
-    chat_id: &str,
+    (channel, chat_id): (&str, &str),
     text: &str,
+    reply: ReplyTo,
 ) -> Result<Heard, NotHeard> {
     file_name::validate(channel, chat_id).map_err(NotHeard::Chat)?;
     let turn = inbound_turn(channel, chat_id, text);
-    match supervisor.ask(ControlRequest::Inbound { turn, deliver: true }).await.map_err(NotHeard::Supervisor)? {
+    let deliver = reply == ReplyTo::Channel;
+    match supervisor.ask(ControlRequest::Inbound { turn, deliver }).await.map_err(NotHeard::Supervisor)? {
         ControlResponse::Reply { text } => Ok(Heard::Replied(text)),
         ControlResponse::Error { message } => Ok(Heard::Failed(message)),
         other => Err(NotHeard::Unexpected(Box::new(other))),

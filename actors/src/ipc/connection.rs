@@ -66,8 +66,6 @@ pub(super) enum Closed {
     Handshake(Duration),
     #[error("idle for {0:?} with nothing in flight")]
     Idle(Duration),
-    #[error("too many connections are open; a kept slot is for a client that subscribes or hosts outlets")]
-    Full,
 }
 
 impl From<std::io::Error> for Closed {
@@ -195,15 +193,13 @@ impl<'a> Requests<'a> {
         Ok(())
     }
 
-    /// One request. A connection in a kept slot must subscribe or host with its first;
-    /// `Subscribe` and `HostOutlets` are answered here, and start pushing; any other goes to
-    /// the handler. `Break`: read no more.
+    /// One request. A connection in a kept slot whose request neither subscribes nor hosts
+    /// waits for an ordinary slot first; `Subscribe` and `HostOutlets` are answered here, and
+    /// start pushing; any other goes to the handler. `Break`: read no more.
     async fn serve(&mut self, frame: ClientFrame) -> Result<ControlFlow<()>, Closed> {
         let opens_long_lived = matches!(frame.request, ControlRequest::Subscribe | ControlRequest::HostOutlets { .. });
-        if self.slot.kept() && !self.long_lived && !opens_long_lived {
-            let response = ControlResponse::Error { message: Closed::Full.to_string() };
-            let _ = self.out.send(ServerFrame::Response { id: frame.id, response }).await;
-            return Err(Closed::Full);
+        if !self.long_lived && !opens_long_lived {
+            self.slot.become_ordinary().await;
         }
         self.long_lived |= opens_long_lived;
         let response = match &frame.request {

@@ -1,15 +1,18 @@
 //! What one local client may hold of the supervisor. Every connection takes a slot: 128
 //! ordinary ones, and 8 kept for the long-lived connections of an attached REPL (which
-//! subscribes to events) and the gateway (which hosts outlets). Past both, a connection is
-//! closed at once. A connection admitted into a kept slot must subscribe or host as its
-//! first request. Each connection has at most 32 requests in flight: past that the server
-//! stops reading it, so a client that pipelines requests and reads no answer only fills its
-//! own socket buffer. A peer must say hello within 5 s, and an ordinary connection with
-//! nothing in flight is closed after 60 s of silence; a long-lived one never is.
+//! subscribes to events) and the gateway (which hosts outlets). While every slot is taken the
+//! server accepts no connection: the newer ones wait in the socket's listen queue and are
+//! served in turn, none closed unanswered. A connection admitted into a kept slot whose first
+//! request neither subscribes nor hosts waits for an ordinary slot, then is served. Each
+//! connection has at most 32 requests in flight: past that the server stops reading it, so a
+//! client that pipelines requests and reads no answer only fills its own socket buffer. A peer
+//! must say hello within 5 s, and an ordinary connection with nothing in flight is closed after
+//! 60 s of silence; a long-lived one never is.
 
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
+use tokio::sync::Notify;
 
 pub const MAX_CONNECTIONS: usize = 128;
 pub const KEPT_FOR_LONG_LIVED: usize = 8;
@@ -22,13 +25,15 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct Slots {
     ordinary: Cell<usize>,
     kept: Cell<usize>,
+    /// Told when a slot is given back.
+    freed: Notify,
 }
 
 /// One connection's slot, given back when the connection ends.
 #[derive(Debug)]
 pub struct Slot {
     slots: Rc<Slots>,
-    kept: bool,
+    kept: Cell<bool>,
 }
 
 impl Slots {
@@ -42,21 +47,53 @@ impl Slots {
             return None;
         };
         counter.set(counter.get() + 1);
-        Some(Slot { slots: self.clone(), kept })
+        Some(Slot { slots: self.clone(), kept: Cell::new(kept) })
+    }
+
+    /// Returns once a slot of either kind is free.
+    pub async fn room(&self) {
+        self.freed_until(|s| s.ordinary.get() < MAX_CONNECTIONS || s.kept.get() < KEPT_FOR_LONG_LIVED).await
+    }
+
+    /// Returns once `free` holds, checked again each time a slot is given back.
+    async fn freed_until(&self, free: impl Fn(&Self) -> bool) {
+        loop {
+            // Registered before the check, so a slot given back in between is not missed.
+            let freed = self.freed.notified();
+            if free(self) {
+                return;
+            }
+            freed.await;
+        }
     }
 }
 
 impl Slot {
     /// Admitted into a slot kept for long-lived connections.
     pub fn kept(&self) -> bool {
-        self.kept
+        self.kept.get()
+    }
+
+    /// A connection in a kept slot that turned out ordinary: waits for an ordinary slot and
+    /// moves into it, giving the kept one back.
+    pub async fn become_ordinary(&self) {
+        if !self.kept.get() {
+            return;
+        }
+        let slots = &self.slots;
+        slots.freed_until(|s| s.ordinary.get() < MAX_CONNECTIONS).await;
+        slots.ordinary.set(slots.ordinary.get() + 1);
+        slots.kept.set(slots.kept.get().saturating_sub(1));
+        self.kept.set(false);
+        slots.freed.notify_waiters();
     }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let counter = if self.kept { &self.slots.kept } else { &self.slots.ordinary };
+        let counter = if self.kept.get() { &self.slots.kept } else { &self.slots.ordinary };
         counter.set(counter.get().saturating_sub(1));
+        self.slots.freed.notify_waiters();
     }
 }
 
@@ -74,5 +111,19 @@ mod tests {
         assert!(slots.admit().is_none(), "full");
         drop(ordinary);
         assert!(!slots.admit().unwrap().kept(), "an ordinary slot is free again");
+    }
+
+    #[actix_rt::test]
+    async fn a_kept_slot_becomes_ordinary_once_one_is_free_and_the_kept_one_comes_back() {
+        let slots = Rc::new(Slots::default());
+        let mut ordinary: Vec<Slot> = (0..MAX_CONNECTIONS).map(|_| slots.admit().unwrap()).collect();
+        let kept = slots.admit().unwrap();
+        let waiting = kept.become_ordinary();
+        futures_util::pin_mut!(waiting);
+        assert!(futures_util::poll!(waiting.as_mut()).is_pending(), "no ordinary slot yet");
+        ordinary.pop();
+        waiting.await;
+        assert!(!kept.kept());
+        assert_eq!((slots.ordinary.get(), slots.kept.get()), (MAX_CONNECTIONS, 0));
     }
 }

@@ -2,7 +2,7 @@
 //! owner's processes, each served by [`super::connection`].
 
 use super::connection::{connection, Closed};
-use super::limits::Slots;
+use super::limits::{Slot, Slots};
 use super::IpcError;
 use futures_util::future::LocalBoxFuture;
 use interprocess::local_socket::tokio::{prelude::*, Listener, Stream};
@@ -92,15 +92,18 @@ pub(crate) fn peer_allowed(stream: &Stream, owner: Option<u32>) -> Result<(), No
 const ACCEPT_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Accepts connections for the life of the process; each is served on its own local task.
+/// While every slot is taken it accepts none, so a burst of clients waits in the socket's
+/// listen queue and each is served in turn.
 /// A failed accept (out of descriptors, say, while a client holds thousands of connections)
 /// pauses the loop, 10 ms doubling up to a second, and it goes on: once the descriptors are
 /// back, so is the socket. `path` is the socket's path (its owner is the only uid served).
 pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: std::path::PathBuf) {
     let owner = owner_uid(&path);
     let slots = Rc::new(Slots::default());
-    let mut refused = 0u64;
     let mut backoff = crate::supervise::backoff::Backoff::new(std::time::Duration::from_millis(10), ACCEPT_BACKOFF_MAX);
     loop {
+        // With every slot taken, accept nothing: newer clients wait in the listen queue.
+        slots.room().await;
         match listener.accept().await {
             Ok(stream) => {
                 backoff.reset();
@@ -108,13 +111,7 @@ pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: st
                     tracing::warn!("control connection refused: {why}");
                     continue;
                 }
-                let Some(slot) = slots.admit() else {
-                    refused += 1;
-                    if refused.is_power_of_two() {
-                        tracing::warn!("control connection refused: too many connections are open ({refused} so far)");
-                    }
-                    continue;
-                };
+                let slot = admitted(&slots).await;
                 let h = handler.clone();
                 actix_rt::spawn(async move {
                     match connection(stream, h, slot).await {
@@ -133,5 +130,16 @@ pub async fn serve(listener: Listener, handler: Rc<dyn ControlHandler>, path: st
                 actix_rt::time::sleep(backoff.next_wait()).await;
             }
         }
+    }
+}
+
+/// A slot for a connection just accepted: free by now, but taken in between by a kept one
+/// becoming ordinary, it waits for the next one.
+async fn admitted(slots: &Rc<Slots>) -> Slot {
+    loop {
+        if let Some(slot) = slots.admit() {
+            return slot;
+        }
+        slots.room().await;
     }
 }

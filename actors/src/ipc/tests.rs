@@ -204,3 +204,41 @@ async fn concurrent_large_requests_on_one_client_never_interleave_their_frames()
         }
     }
 }
+
+/// Answers each request after a short while, so a burst of clients holds every slot at once.
+struct Slow;
+
+impl ControlHandler for Slow {
+    fn handle(&self, _req: ControlRequest) -> LocalBoxFuture<'static, ControlResponse> {
+        Box::pin(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            ControlResponse::Pong { pid: std::process::id() }
+        })
+    }
+}
+
+#[actix_rt::test]
+async fn a_burst_of_clients_past_every_slot_waits_its_turn_and_each_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raven.sock");
+    let listener = bind(&path).await.unwrap();
+    actix_rt::spawn(serve(listener, Rc::new(Slow), path.clone()));
+    let clients = limits::MAX_CONNECTIONS + limits::KEPT_FOR_LONG_LIVED + 64;
+    let asked: Vec<_> = (0..clients)
+        .map(|_| {
+            let path = path.clone();
+            actix_rt::spawn(async move {
+                let mut c = ControlClient::connect(&path).await.map_err(|e| e.to_string())?;
+                c.request(ControlRequest::Ping).await.map_err(|e| e.to_string())
+            })
+        })
+        .collect();
+    let mut unanswered = Vec::new();
+    for a in asked {
+        match a.await.unwrap() {
+            Ok(ControlResponse::Pong { .. }) => {}
+            other => unanswered.push(format!("{other:?}")),
+        }
+    }
+    assert!(unanswered.is_empty(), "{} of {clients} not answered: {:?}", unanswered.len(), unanswered.first());
+}

@@ -190,6 +190,15 @@ fn reminder_due(d: &crate::context::deadlines::Deadline, now: chrono::DateTime<c
     !d.all_day && d.is_imminent(now) && now - d.due < late
 }
 
+/// The embedded agent's answer to what a tool said: done, or (a tool's `error: …`) not done
+/// and why.
+fn tool_said(result: &str) -> String {
+    match result.strip_prefix("error:") {
+        Some(why) => format!("That was not done: {}.", why.trim().trim_end_matches('.')),
+        None => format!("Done: {}.", result.trim_end_matches('.')),
+    }
+}
+
 pub const NO_MODEL: &str = "No language model is configured, so I handle reminders and commands only: \
 /remind tomorrow at 9 dentist, /remind every weekday at 8:30 standup, /list, /help. \
 To talk about anything else, the owner of this Raven sets [llm] base_url in its config.";
@@ -205,7 +214,7 @@ fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder, model: NoModel
     let system = req.messages.iter().find(|m| m.role == Role::System).map(|m| m.content.as_str()).unwrap_or("");
     let Some(last) = req.messages.last() else { return ProviderReply::Text(model.unhandled().into()) };
     if last.role == Role::Tool {
-        return ProviderReply::Text(format!("Done: {}.", last.content.trim_end_matches('.')));
+        return ProviderReply::Text(tool_said(&last.content));
     }
     let text = last.content.trim();
     if system.contains("turn origin: CRON") {
@@ -289,6 +298,15 @@ mod agent_tests {
         for bad in ["/remind in ten call", "/remind at 25:99 x", "/remind blursday x", "/remind in 10m"] {
             assert!(matches!(reply(&request("turn origin: USER", bad, true)), ProviderReply::Text(_)), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_tool_that_failed_is_not_done() {
+        assert_eq!(tool_said("scheduled job ab12cd."), "Done: scheduled job ab12cd.");
+        assert_eq!(
+            tool_said("error: no outlet delivers to `webhook`."),
+            "That was not done: no outlet delivers to `webhook`."
+        );
     }
 
     #[test]

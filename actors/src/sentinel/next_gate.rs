@@ -37,8 +37,9 @@ pub enum NextGateError {
 pub fn next_gate(dir: &DataDir, config: &RavenConfig, now: DateTime<Utc>) -> Result<NextGate, NextGateError> {
     let tz = config.general.timezone;
     let mut policy = NudgePolicy::new(config.policy.clone(), tz);
-    let notes = apply_preferences(&mut policy, ProactivityPreferencesReader::for_data_dir(dir));
-    let state = read_ledger(dir)?;
+    let mut notes = apply_preferences(&mut policy, ProactivityPreferencesReader::for_data_dir(dir));
+    let (state, unreadable) = read_ledger(dir)?;
+    notes.extend(unreadable);
     let fires = state.fires.len();
     policy.replace_state(state);
     let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz);
@@ -58,10 +59,10 @@ fn apply_preferences(policy: &mut NudgePolicy, mut reader: ProactivityPreference
     notes
 }
 
-/// The ledger as on disk (a corrupt file is kept aside and reported by the store).
-fn read_ledger(dir: &DataDir) -> Result<PolicyState, StoreError> {
-    let store = owners::open(dir, Owner::Policy)?;
-    Ok(store.read::<PolicyState>(Owner::Policy.name())?.0)
+/// The ledger as on disk, read only: a corrupt file is left where it is (the supervisor keeps
+/// it aside when it next writes), read as empty, with a note that says so.
+fn read_ledger(dir: &DataDir) -> Result<(PolicyState, Option<String>), StoreError> {
+    owners::read_only(dir, Owner::Policy).peek::<PolicyState>(Owner::Policy.name())
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod edits;
 pub mod files;
 pub mod jsonl;
 pub mod owners;
+mod peek;
 mod unknown;
 
 pub use atomic::{

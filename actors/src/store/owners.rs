@@ -58,6 +58,13 @@ pub fn open(dir: &DataDir, owner: Owner) -> Result<JsonStateStore, StoreError> {
     Ok(JsonStateStore::new(owner.path(dir)))
 }
 
+/// The store of one owner for a command that only reads: its file, or the one-file layout's
+/// while that is not split yet (splitting is a write, left to a writer).
+pub fn read_only(dir: &DataDir, owner: Owner) -> JsonStateStore {
+    let (path, legacy) = (owner.path(dir), dir.legacy_state());
+    JsonStateStore::new(if !path.exists() && legacy.exists() { legacy } else { path })
+}
+
 /// Moves every section of `legacy` into the file `target_of` names (a section already there
 /// is kept, the legacy copy dropped), then renames `legacy` to `<name>.split-<UTC timestamp>` so no byte of
 /// it is lost. Under the legacy file's lock, so two processes split it once. A corrupt legacy

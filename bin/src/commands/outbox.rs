@@ -36,9 +36,9 @@ enum OutboxCommand {
 
 pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), CliError> {
     let tz = load_config(dir)?.general.timezone;
-    let store = owners::open(dir, Owner::Outbox)?;
     if let Some(OutboxCommand::Drop { id, dead }) = a.command {
         dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
+        let store = owners::open(dir, Owner::Outbox)?;
         let dropped = store.update(SECTION, |o: &mut Outbox| match &id {
             Some(id) => usize::from(o.drop_id(id)),
             None => std::mem::take(&mut o.dead).len(),
@@ -52,7 +52,11 @@ pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), CliError> {
         }
         return Ok(());
     }
-    let (outbox, _) = store.read::<Outbox>(SECTION)?;
+    // Read only: a corrupt file is said and left where it is.
+    let (outbox, unreadable) = owners::read_only(dir, Owner::Outbox).peek::<Outbox>(SECTION)?;
+    if let Some(note) = unreadable {
+        eprintln!("note: {note}");
+    }
     let shown = |t| raven_actors::time::local(t, tz);
     if a.json {
         let v = if a.dead { serde_json::to_value(&outbox.dead) } else { serde_json::to_value(&outbox.entries) };

@@ -66,7 +66,7 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), CliError> {
         Some(s) => parse_instant(&s, Utc::now(), g.timezone, g.date_order).map_err(CliError::bad_time("--at"))?,
         None => Utc::now(),
     };
-    // Recovery notices (a corrupt ledger kept aside) are logged by the store on stderr.
+    // Read only: a corrupt ledger is left where it is and said in the notes.
     let gate = next_gate(dir, &config, now)?;
     let req = CheckRequest {
         action: action.into(),

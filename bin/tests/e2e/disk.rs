@@ -109,3 +109,49 @@ fn an_append_the_disk_cannot_take_leaves_no_torn_line() {
     let text = std::fs::read_to_string(dir.join("out.jsonl")).unwrap();
     assert!(text.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()), "{text}");
 }
+
+#[test]
+fn a_log_the_disk_cannot_take_stops_nothing_and_says_what_it_dropped_once_it_can_write() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let config = "[gateway]\nlisten = \"127.0.0.1:0\"\n[cron]\nmax_sleep_s = 1\n\
+                  [delivery]\njsonl_path = \"out.jsonl\"\n";
+    support::write_config(dir, config);
+    let out = support::raven(dir, &["cron", "add", "--every", "1s", "Stretch now", "--to", "jsonl:me"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The log already past the limit below (32 KiB): every line it is given fails to be written.
+    std::fs::write(dir.join("up.stderr"), vec![b'.'; 40 << 10]).unwrap();
+    let log = std::fs::OpenOptions::new().append(true).open(dir.join("up.stderr")).unwrap();
+    let script = format!(
+        "trap '' XFSZ; ulimit -S -f 64; exec '{}' --data-dir '{}' up",
+        support::raven_bin().display(),
+        dir.display()
+    );
+    let up = support::Killed(
+        Command::new("sh")
+            .args(["-c", &script])
+            .env_remove("RAVEN_HOME")
+            .env("TZ", "UTC")
+            .env("RAVEN_LOG", "debug")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+    support::wait_ready(dir);
+    // Fires go on while the log cannot be written.
+    let first = delivered(dir, "Stretch now");
+    support::eventually("reminders while the log is full", || delivered(dir, "Stretch now") >= first + 2);
+
+    let lifted = Command::new("prlimit").args(["--fsize=unlimited", "--pid", &up.0.id().to_string()]).status().unwrap();
+    assert!(lifted.success());
+    let before = delivered(dir, "Stretch now");
+    support::eventually("a reminder after space returned", || delivered(dir, "Stretch now") > before);
+    let log = || std::fs::read_to_string(dir.join("up.stderr")).unwrap_or_default();
+    support::eventually("the log to say what it dropped", || log().contains("log lines were dropped"));
+    assert!(!log().contains("panicked"), "{}", log());
+    let status = support::raven(dir, &["status"]);
+    let status = String::from_utf8_lossy(&status.stdout);
+    let cron = status.lines().find(|l| l.trim_start().starts_with("Cron")).unwrap_or_default();
+    assert!(!cron.contains("restart"), "the Cron actor never died: {status}");
+}

@@ -1,7 +1,9 @@
 //! The gateway under clients that hold connections: a slow request head does not delay a
 //! normal POST and is closed after `header_timeout_s`; a body that stops coming is a 408 after
 //! `body_timeout_s`; a flood of idle connections past `max_connections` neither stops the
-//! gateway nor makes it think its supervisor is gone, and it serves again once they time out.
+//! gateway nor makes it think its supervisor is gone, and it serves again once they time out;
+//! at the cap a complete request is served, the oldest idle connection closed to make room
+//! (never one whose request is being served).
 
 use crate::support;
 
@@ -74,7 +76,8 @@ fn a_flood_of_idle_connections_neither_stops_the_gateway_nor_orphans_it() {
     for s in &mut flood {
         let _ = s.write_all(b"GET /metrics HTTP/1.1\r\n");
     }
-    // Past the cap a connection is closed at once; the rest time out on their heads.
+    // Past the cap the oldest idle connections make room for the newer ones; the rest time
+    // out on their heads.
     support::eventually("every idle connection to be closed", || flood.iter_mut().all(closed));
     let (code, body) = post(&addr);
     assert_eq!(code, 200, "{body}");
@@ -125,4 +128,34 @@ fn a_gateway_out_of_descriptors_does_not_take_its_supervisor_for_gone() {
     support::eventually("a POST to be served", || post(&addr).0 == 200);
     let (_, now) = support::gateway(dir);
     assert_eq!(now, pid, "the same gateway serves");
+}
+
+#[test]
+fn at_the_cap_a_complete_request_is_served_and_the_oldest_idle_connection_makes_room() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let config =
+        "[gateway]\nlisten = \"127.0.0.1:0\"\nheader_timeout_s = 30\nbody_timeout_s = 30\nmax_connections = 8\n\
+                  [delivery]\njsonl_path = \"out.jsonl\"\n";
+    let _up = Killed(support::up(dir, config, &[("RAVEN_GATEWAY_SECRET", SECRET)]));
+    support::wait_ready(dir);
+    let (addr, _) = support::gateway(dir);
+
+    // The oldest connection has a complete head and a body still coming: it is being served.
+    let mut serving = TcpStream::connect(&addr).unwrap();
+    let head =
+        format!("POST /inbound HTTP/1.1\r\nhost: x\r\nx-raven-secret: {SECRET}\r\ncontent-length: 100\r\n\r\n{{");
+    serving.write_all(head.as_bytes()).unwrap();
+    // A request answered after it was sent: the gateway has read that head by now.
+    assert_eq!(post(&addr).0, 200);
+    // Then idle ones fill the other slots, each holding half a head.
+    let mut idle: Vec<TcpStream> = (0..7).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+    for s in &mut idle {
+        s.write_all(b"GET /health HTTP/1.1\r\n").unwrap();
+    }
+    let (code, body) = post(&addr);
+    assert_eq!(code, 200, "a complete request at the cap is served: {body}");
+    support::eventually("the oldest idle connection to be closed", || closed(&mut idle[0]));
+    assert!(!closed(&mut serving), "the connection being served is kept");
+    assert!(!idle[1..].iter_mut().any(closed), "only the oldest idle connection made room");
 }

@@ -13,6 +13,7 @@ mod cron;
 mod disk;
 mod email;
 mod faults;
+mod faults_readonly;
 mod feedback;
 mod gate;
 mod gateway;

@@ -144,3 +144,21 @@ fn unknown_fields_of_a_job_and_of_its_state_survive_a_write_back() {
     assert_eq!(written["jobs"][1]["id"], "b");
     assert!(written["jobs"][1].get("note").is_none(), "nothing is added to a job that had none");
 }
+
+/// A field written by hand at the top of the file, beside `jobs`, survives a write-back, and
+/// so does one of a job.
+#[test]
+fn an_unknown_top_level_field_survives_a_write_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("jobs.json");
+    let text = r#"{"note": "mine", "jobs": [{"id": "w", "message": "water", "target": "cli:local", "colour": "red",
+        "created_at": "2026-12-01T08:00:00Z", "schedule": {"kind": "cron", "expr": "0 9 * * *", "tz": "UTC"}}]}"#;
+    std::fs::write(&path, text).unwrap();
+    let s = JobsStore::new(&path);
+    s.update(|f| f.jobs[0].state.runs += 1).unwrap();
+    s.update(|f| f.jobs.push(job("b"))).unwrap();
+    let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(written["note"], "mine", "{written}");
+    assert_eq!(written["jobs"][0]["colour"], "red", "{written}");
+    assert_eq!(written["jobs"][0]["state"]["runs"], 1, "{written}");
+}
