@@ -96,8 +96,10 @@ impl Gateway {
         if secret.is_none() {
             tracing::warn!("no {} set: POST /inbound and /feedback answer 503 until one is", g.secret_env);
         }
-        let feedback =
-            Arc::new(NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), config.general.timezone));
+        // A verdict from a button, a reaction, a tap or POST /feedback is journaled like one
+        // given anywhere else: `raven log` and `raven why` show it.
+        let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), config.general.timezone);
+        let feedback = Arc::new(tracker.with_journal(crate::journal::Journal::in_data_dir(dir)));
         let taps = TapLinks::open(dir)?;
         let shared = Arc::new(app::Shared { supervisor, secret, metrics_public: g.metrics_public, feedback, taps });
         let limits = limits::Limits {

@@ -324,6 +324,13 @@ fn check_decision(args: &Value) -> Result<(), TestCaseError> {
                 prop_assert_eq!(d.proactivity_score, s);
             }
         }
+        // An inject with no conversation to ride is routed as a nudge, through the same gate.
+        Some(Action::NudgeInject) if d.action == Action::Nudge => {
+            prop_assert_eq!(&d.target_session, &None);
+            prop_assert!(d.reason.starts_with("as_nudge:nudge_inject_without_target_session"), "{}", d.reason);
+            let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
+            prop_assert_eq!(d.nudge_message.as_deref(), text("nudge_message"));
+        }
         Some(a) => {
             prop_assert_eq!(d.action, Action::Skip, "{} became {}", a, d.action);
             let prefix = format!("downgraded:{a}_without_");

@@ -108,4 +108,7 @@ fn post_feedback_records_a_verdict_by_id_or_by_session_behind_the_secret() {
     let (code, body) = post(Some(SECRET), &format!(r#"{{"nudge_id": "{short}", "verdict": "accepted"}}"#));
     assert_eq!(code, 200, "{body}");
     assert!(explain(dir, "Stretch your legs").contains("verdict: allow"), "the latest verdict wins");
+    // Both verdicts are in the decision journal, as one given on the command line would be.
+    let log = text(&support::raven(dir, &["log"]).stdout);
+    assert!(log.contains("dismissed") && log.contains("accepted"), "{log}");
 }
