@@ -42,15 +42,16 @@ impl Paused {
     pub fn notice(&self, job: &Job) -> Option<String> {
         let Paused::Strikes { fires } = self else { return None };
         Some(format!(
-            "⏸ Paused the reminder \"{}\": it went unanswered {fires} times in a row. Reply here, or run \
-             `raven cron resume {}`, to resume it.",
-            job.message, job.id
+            "⏸ Paused the reminder “{}”: it went unanswered {fires} times in a row. Reply here, or send \
+             /resume {}, to resume it (raven cron resume {} on the machine).",
+            job.message, job.id, job.id
         ))
     }
 
     /// The strike text for `text`, when that is exactly what a strike pause writes.
     fn strikes_in(text: &str) -> Option<Paused> {
-        let n = text.strip_prefix("paused after ")?.strip_suffix(" fires with no reply")?;
+        let n = text.strip_prefix("paused after ")?;
+        let n = n.strip_suffix(" fires with no reply").or_else(|| n.strip_suffix(" fire with no reply"))?;
         let strikes = Paused::Strikes { fires: n.parse().ok()? };
         (strikes.to_string() == text).then_some(strikes)
     }
@@ -59,6 +60,7 @@ impl Paused {
 impl std::fmt::Display for Paused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Paused::Strikes { fires: 1 } => f.write_str("paused after 1 fire with no reply"),
             Paused::Strikes { fires } => write!(f, "paused after {fires} fires with no reply"),
             Paused::Unschedulable(why) | Paused::Stopped(why) => f.write_str(why),
         }

@@ -136,7 +136,7 @@ pub fn describe(job: &Job, tz: Tz) -> String {
         Schedule::Every { every_s, .. } => {
             format!("every {}", humantime::format_duration(std::time::Duration::from_secs(*every_s)))
         }
-        Schedule::Cron { expr, tz } => format!("cron `{expr}` {tz}"),
+        Schedule::Cron { .. } => super::words::in_words(&job.schedule, tz),
     };
     let to = match (&job.target, job.broadcast.is_empty()) {
         (_, false) => format!("broadcast {}", job.broadcast.join(",")),
@@ -144,6 +144,7 @@ pub fn describe(job: &Job, tz: Tz) -> String {
         (None, true) => "silent".into(),
     };
     let state = match (&job.state.paused, job.enabled) {
+        (Some(why), _) if why.to_string().starts_with("paused") => why.to_string(),
         (Some(why), _) => format!("paused: {why}"),
         (None, false) => "disabled".into(),
         (None, true) => match job.state.next_run_at {

@@ -248,7 +248,10 @@ fn cron_add_list_rm_round_trip_and_bad_input_is_named() {
     assert!(add.status.success(), "{}", text(&add.stderr));
     let id = text(&add.stdout).split_whitespace().next().unwrap().to_owned();
     let list = text(&raven(dir.path(), &["cron", "list"]).stdout);
-    assert!(list.contains(&id) && list.contains("cron `30 2 * * *` Europe/Berlin") && list.contains("next "), "{list}");
+    assert!(
+        list.contains(&id) && list.contains("every day at 02:30 (Europe/Berlin)") && list.contains("next "),
+        "{list}"
+    );
     for (args, says) in [
         (vec!["cron", "add", "--in", "soon", "x"], "`soon`"),
         (vec!["cron", "add", "--cron", "* * *", "x"], "`* * *`"),

@@ -42,7 +42,7 @@ fn a_job_paused_by_strikes_is_resumed_and_listed_live() {
     let tmp = with_jobs();
     let dir = tmp.path();
     let before = listed(dir, "stretch");
-    assert!(before.contains("paused: paused after 5 fires with no reply"), "{before}");
+    assert!(before.contains("  paused after 5 fires with no reply"), "{before}");
     let o = support::raven(dir, &["cron", "resume", "stretch"]);
     assert!(o.status.success(), "{}", out(&o));
     assert!(out(&o).contains("resumed stretch"), "{}", out(&o));

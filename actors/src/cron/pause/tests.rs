@@ -96,3 +96,11 @@ fn only_a_strike_pause_has_a_notice_and_it_names_the_count_and_both_ways_back() 
     assert_eq!(Paused::Stopped("paused by /stop".into()).notice(&j), None);
     assert_eq!(Paused::no_future_time().notice(&j), None);
 }
+
+#[test]
+fn one_fire_is_said_in_the_singular_and_read_back() {
+    let one = Paused::Strikes { fires: 1 };
+    assert_eq!(one.to_string(), "paused after 1 fire with no reply");
+    assert_eq!(Paused::from(one.to_string()), one);
+    assert_eq!(Paused::from("paused after 3 fires with no reply".to_owned()), Paused::Strikes { fires: 3 });
+}

@@ -3,7 +3,7 @@
 
 use super::ChatCommands;
 use crate::cron::pause::PauseOutcome;
-use crate::cron::store::Job;
+use crate::cron::store::{Job, Schedule};
 use crate::cron::words::{day_and_time, in_words};
 use chrono::{DateTime, Utc};
 
@@ -22,7 +22,11 @@ impl ChatCommands {
         let tz = self.jobs.tz;
         let mut out = format!("Your reminders ({tz}), soonest first:");
         for j in live {
-            let next = j.state.next_run_at.map(|t| format!("; next {}", day_and_time(t, tz))).unwrap_or_default();
+            let next = match (&j.schedule, j.state.next_run_at) {
+                // A one-shot's schedule already says when.
+                (Schedule::At { .. }, _) | (_, None) => String::new(),
+                (_, Some(t)) => format!("; next {}", day_and_time(t, tz)),
+            };
             out.push_str(&format!("\n• {}: “{}”, {}{next}", j.id, j.message, in_words(&j.schedule, tz)));
         }
         if !paused.is_empty() {

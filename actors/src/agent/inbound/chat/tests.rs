@@ -107,7 +107,7 @@ fn list_cancel_pause_and_resume_from_the_chat() {
     let list = say(&c, "/list").unwrap();
     let (stretch, dentist) = (list.find("stretch").unwrap(), list.find("dentist").unwrap());
     assert!(stretch < dentist, "soonest first: {list}");
-    assert!(list.contains(&ids[0]) && list.contains("next Sat 5 Dec at 09:00"), "{list}");
+    assert!(list.contains(&ids[0]) && list.contains("once, on Sat 5 Dec at 09:00"), "{list}");
     assert!(say(&c, &format!("/pause {}", ids[0])).unwrap().starts_with(&format!("Paused {}", ids[0])));
     assert!(say(&c, "/list").unwrap().contains("Paused:"));
     assert!(say(&c, &format!("/resume {}", ids[0])).unwrap().contains("Next: Sat 5 Dec at 09:00"));
