@@ -21,6 +21,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Write a starter data dir: config.toml with the Sentinel on and the usual choices
+    /// commented, MEMORY.md and HEARTBEAT.md examples (a file that exists is kept).
+    Init,
+    /// Keep `raven up` running for this user: `install` writes a systemd user unit (a launchd
+    /// agent on macOS) and says how to turn it on.
+    #[command(subcommand)]
+    Service(commands::service::ServiceCommand),
     /// Inspect the configuration.
     #[command(subcommand)]
     Config(commands::config::ConfigCommand),
@@ -139,6 +146,8 @@ fn main() -> ExitCode {
     }
     let dir = raven_actors::data_dir::DataDir::resolve(cli.data_dir).map_err(CliError::from);
     let result = dir.and_then(|dir| match cli.command {
+        Command::Init => commands::init::run(&dir),
+        Command::Service(c) => commands::service::run(c, &dir),
         Command::Config(c) => commands::config::run(c, &dir),
         Command::Policy(c) => commands::policy::run(c, &dir),
         Command::Cron(c) => commands::cron::run(c, &dir),

@@ -21,6 +21,7 @@ mod gateway_limits;
 mod heartbeat;
 mod honesty;
 mod idle;
+mod init;
 mod journal;
 mod live_config;
 mod llm_breaker;
