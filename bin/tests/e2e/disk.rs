@@ -15,19 +15,8 @@ fn delivered(dir: &Path, text: &str) -> usize {
 }
 
 fn temp_files(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n.to_string_lossy().contains(".tmp-")) {
-                out.push(p.display().to_string());
-            }
-        }
-    }
-    out
+    let temp = |p: &std::path::PathBuf| p.file_name().is_some_and(|n| n.to_string_lossy().contains(".tmp-"));
+    support::files_under(dir).into_iter().filter(temp).map(|p| p.display().to_string()).collect()
 }
 
 #[test]

@@ -9,20 +9,8 @@ use std::path::Path;
 
 /// Every file under `dir`, with its bytes.
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((p.display().to_string(), std::fs::read(&p).unwrap_or_default()));
-            }
-        }
-    }
-    out.sort();
-    out
+    let read = |p: std::path::PathBuf| (p.display().to_string(), std::fs::read(&p).unwrap_or_default());
+    support::files_under(dir).into_iter().map(read).collect()
 }
 
 #[test]

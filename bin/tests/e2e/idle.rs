@@ -10,19 +10,12 @@ use std::time::Duration;
 
 /// Every file under `root` but the test's own capture of stderr: (inode, mtime ns, length).
 fn snapshot(root: &Path) -> BTreeMap<PathBuf, (u64, i64, u64)> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let (p, m) = (e.path(), e.metadata().unwrap());
-            if m.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n != "up.stderr") {
-                out.insert(p, (m.ino(), m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.len()));
-            }
-        }
-    }
-    out
+    let kept = |p: &PathBuf| p.file_name().is_some_and(|n| n != "up.stderr");
+    let stat = |p: PathBuf| {
+        let m = std::fs::metadata(&p).unwrap();
+        (p, (m.ino(), m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.len()))
+    };
+    support::files_under(root).into_iter().filter(kept).map(stat).collect()
 }
 
 #[test]

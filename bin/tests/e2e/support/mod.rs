@@ -234,3 +234,20 @@ pub fn gateway(dir: &Path) -> (String, u32) {
     eventually("the gateway", || read().is_some_and(|(a, _)| std::net::TcpStream::connect(a).is_ok()));
     read().unwrap()
 }
+
+/// Every file under `root` (not the dirs), in path order.
+#[allow(dead_code)]
+pub fn files_under(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match e.file_type().is_ok_and(|t| t.is_dir()) {
+                true => stack.push(e.path()),
+                false => out.push(e.path()),
+            }
+        }
+    }
+    out.sort();
+    out
+}
