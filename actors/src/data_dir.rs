@@ -60,6 +60,11 @@ impl DataDir {
         self.sentinel_dir().join("state.json")
     }
 
+    /// The engine's own state: one SQLite database (see `store::db`).
+    pub fn state_db(&self) -> PathBuf {
+        self.root.join("state.db")
+    }
+
     /// The Sentinel's skip cache and last decision (a dry run's copy leaves it out).
     pub fn decision_cache(&self) -> PathBuf {
         self.sentinel_dir().join(DECISION_CACHE_FILE)

@@ -49,6 +49,9 @@ enum Command {
     },
     /// What waits in the outbox for an outlet (`--dead`: the dead letters); `drop` takes them.
     Outbox(commands::outbox::OutboxArgs),
+    /// The engine's state database: `export` prints what it holds, `check` checks its integrity.
+    #[command(subcommand)]
+    State(commands::state::StateCommand),
     /// The user's scheduled jobs (cron/jobs.json).
     #[command(subcommand)]
     Cron(commands::cron::CronCommand),
@@ -153,6 +156,7 @@ fn main() -> ExitCode {
         Command::Cron(c) => commands::cron::run(c, &dir),
         Command::Feedback(a) => commands::feedback::run(a, &dir),
         Command::Outbox(a) => commands::outbox::run(a, &dir),
+        Command::State(c) => commands::state::run(c, &dir),
         Command::Channels { command } => commands::channels::run(command, &dir),
         Command::Log(a) => commands::log::run(a, &dir),
         Command::Why { item } => commands::why::run(item, &dir),

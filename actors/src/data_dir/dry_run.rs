@@ -3,7 +3,8 @@
 //! whole engine and saves nothing in the real one.
 //!
 //! Everything the engine reads is copied (config.toml, workspace/, user_memory/, sentinel/,
-//! cron/, sessions/, the outbox). Never copied: the control socket and every lock file, so
+//! cron/, sessions/; the state database as one consistent snapshot, whatever a running
+//! supervisor is writing meanwhile). Never copied: the control socket and every lock file, so
 //! the copy neither reaches nor looks held by a running supervisor; and the decision cache
 //! (the skip cache and the last decision), which a dry run neither reads nor writes. Links are followed and
 //! their targets copied: a write in the copy can never land in a file the link points at.
@@ -26,6 +27,8 @@ pub enum DryRunError {
         #[source]
         source: std::io::Error,
     },
+    #[error("dry run: the state database was not copied: {0}")]
+    Database(#[from] crate::store::db::DbError),
     #[error("dry run: {} nests more than {MAX_DEPTH} dirs deep (a link into itself?)", .0.display())]
     TooDeep(PathBuf),
 }
@@ -43,6 +46,10 @@ impl DryRun {
         let copy = tempfile::Builder::new().prefix("raven-dry-run-").tempdir().map_err(DryRunError::TempDir)?;
         if real.root().is_dir() {
             copy_tree(real.root(), copy.path(), 0)?;
+            let dry = DataDir::new(copy.path());
+            if let Some(db) = crate::store::db::Database::open_read_only(&real.state_db())? {
+                db.copy_to(&dry.state_db())?;
+            }
         }
         Ok(DryRun { dir: DataDir::new(copy.path()), _copy: copy })
     }
@@ -58,10 +65,13 @@ fn failed(path: &Path) -> impl FnOnce(std::io::Error) -> DryRunError {
     move |source| DryRunError::Copy { path, source }
 }
 
-/// The supervisor's socket and lock, every lock file beside a store, and the decision cache
+/// The state database (copied whole by SQLite, not file by file), the supervisor's socket
+/// and lock, every lock file beside a store, and the decision cache
 /// (a dry run neither reads nor changes the real skip cache and last decision).
 fn skipped(name: &OsStr) -> bool {
-    name == "raven.sock"
+    let state_db = name.to_string_lossy().starts_with("state.db");
+    state_db
+        || name == "raven.sock"
         || name == "raven.lock"
         || name == super::DECISION_CACHE_FILE
         || name.to_string_lossy().ends_with(".lock")

@@ -1,6 +1,6 @@
 //! DeliveryHub (spec §6): the registry of channel outlets and the non-turn post path. A
-//! message no outlet accepted goes to a persisted outbox (`sentinel/state/outbox.json`)
-//! and is retried with backoff; its delivery id lets the receiver drop a redelivery. A
+//! message no outlet accepted goes to the persisted outbox (in the state database) and is
+//! retried with backoff; its delivery id lets the receiver drop a redelivery. A
 //! proactive message (one posted with a [`Dispatch`]) is written into its conversation, with
 //! its `dispatched` record, when an outlet accepts it: now, or later from the outbox.
 
@@ -10,14 +10,14 @@ use crate::clock::SharedClock;
 use crate::feedback::Dispatch;
 use crate::journal::Journal;
 use crate::policy::{Nudge, NudgePolicyService};
-use crate::store::JsonStateStore;
+use crate::store::db::off_thread;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::OutboundText;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-pub use super::outbox::{Outbox, OutboxEntry, SECTION};
+pub use super::outbox::{Outbox, OutboxEntry, OutboxStore, SECTION};
 pub use retry::{RetryOutbox, RetryReport, Watching};
 
 mod retry;
@@ -27,7 +27,7 @@ pub struct DeliveryHubService {
     outlets: HashMap<String, Arc<dyn Outlet>>,
     /// Records the fires of messages the outbox delivers late.
     policy: Option<Handle<NudgePolicyService>>,
-    store: Arc<JsonStateStore>,
+    store: Arc<dyn OutboxStore>,
     clock: SharedClock,
     backoff: Duration,
     max_backoff: Duration,
@@ -46,7 +46,7 @@ pub struct DeliveryHubService {
 
 impl DeliveryHubService {
     pub fn new(
-        store: Arc<JsonStateStore>,
+        store: Arc<dyn OutboxStore>,
         clock: SharedClock,
         backoff: Duration,
         policy: Option<Handle<NudgePolicyService>>,
@@ -253,15 +253,16 @@ impl ServeAsync<Post> for DeliveryHubService {
                 // Refused for good by the service (a 5xx from a mail server, say): kept as a
                 // dead letter, where `raven outbox` shows it, not dropped unseen.
                 let dead = entry.journal_event("dead_letter", Some(error.to_string()));
-                store
-                    .update(SECTION, |o: &mut Outbox| o.refused(entry, now, error.to_string()))
+                let why = error.to_string();
+                off_thread(move || store.refuse(entry, now, why))
+                    .await
                     .map_err(|e| PostError::Dropped(format!("{error}; and the outbox failed: {e}")))?;
                 journal.record(now, source, dead);
                 return Err(PostError::Dropped(error.to_string()));
             }
             let queued = entry.journal_event("queued", Some(error.to_string()));
-            store
-                .update(SECTION, |o: &mut Outbox| o.admit(entry, max, now))
+            off_thread(move || store.admit(entry, max, now))
+                .await
                 .map_err(|e| PostError::Dropped(format!("{error}; and the outbox failed: {e}")))?;
             journal.record(now, source, queued);
             Err(PostError::Queued(error.to_string()))
@@ -269,15 +270,33 @@ impl ServeAsync<Post> for DeliveryHubService {
     }
 }
 
-/// What waits in the outbox.
+/// What waits in the outbox, and the dead letters.
 pub struct OutboxSnapshot;
 
 impl Request for OutboxSnapshot {
     type Reply = Result<Outbox, crate::store::StoreError>;
 }
 
-impl Serve<OutboxSnapshot> for DeliveryHubService {
-    fn serve(&mut self, _: OutboxSnapshot) -> Result<Outbox, crate::store::StoreError> {
-        self.store.read::<Outbox>(SECTION).map(|(o, _)| o)
+impl ServeAsync<OutboxSnapshot> for DeliveryHubService {
+    fn serve_async(&mut self, _: OutboxSnapshot) -> LocalBoxFuture<'static, Result<Outbox, crate::store::StoreError>> {
+        let store = self.store.clone();
+        Box::pin(off_thread(move || store.snapshot()))
+    }
+}
+
+/// How many messages wait, and how many dead letters are kept (the metrics' gauges).
+pub struct OutboxLevels;
+
+impl Request for OutboxLevels {
+    type Reply = Result<super::outbox::Levels, crate::store::StoreError>;
+}
+
+impl ServeAsync<OutboxLevels> for DeliveryHubService {
+    fn serve_async(
+        &mut self,
+        _: OutboxLevels,
+    ) -> LocalBoxFuture<'static, Result<super::outbox::Levels, crate::store::StoreError>> {
+        let store = self.store.clone();
+        Box::pin(off_thread(move || store.levels()))
     }
 }

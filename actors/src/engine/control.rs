@@ -6,7 +6,7 @@ use crate::agent::broker::QuestionBroker;
 use crate::agent::{dispatch_inbound, Inbound};
 use crate::clock::SharedClock;
 use crate::cron::service::{CronService, NextCronFire};
-use crate::delivery::hub::{DeliveryHubService, OutboxSnapshot, Post};
+use crate::delivery::hub::{DeliveryHubService, OutboxLevels as Levels, Post};
 use crate::llm::breaker::Breaker;
 use crate::sentinel::RunnerService;
 use crate::spine::{Scheduler, TurnOutcome};
@@ -93,9 +93,8 @@ impl EngineControl {
     fn prometheus(&self) -> LocalBoxFuture<'static, ControlResponse> {
         let (metrics, hub) = (self.metrics.clone(), self.hub.clone());
         Box::pin(async move {
-            let outbox = hub.call(OutboxSnapshot).await.ok().and_then(Result::ok);
-            let levels =
-                outbox.map(|o| OutboxLevels { depth: o.entries.len() as u64, dead_letters: o.dead.len() as u64 });
+            let outbox = hub.call_async(Levels).await.ok().and_then(Result::ok);
+            let levels = outbox.map(|o| OutboxLevels { depth: o.waiting, dead_letters: o.dead });
             ControlResponse::Metrics { text: render_prometheus(&metrics, levels) }
         })
     }

@@ -108,7 +108,7 @@ async fn the_loops_retry_the_outbox_and_poll_defers_on_their_own() {
     let loops = engine.spawn_loops(&config);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while std::time::Instant::now() < deadline {
-        if engine.hub.call(OutboxSnapshot).await.unwrap().unwrap().entries.is_empty() {
+        if engine.hub.call_async(OutboxSnapshot).await.unwrap().unwrap().entries.is_empty() {
             break;
         }
         actix_rt::time::sleep(std::time::Duration::from_millis(5)).await;
@@ -116,7 +116,7 @@ async fn the_loops_retry_the_outbox_and_poll_defers_on_their_own() {
     for l in loops {
         l.abort();
     }
-    assert!(engine.hub.call(OutboxSnapshot).await.unwrap().unwrap().entries.is_empty());
+    assert!(engine.hub.call_async(OutboxSnapshot).await.unwrap().unwrap().entries.is_empty());
     assert_eq!(std::fs::read_to_string(dir.root().join("out.jsonl")).unwrap().lines().count(), 1);
 }
 

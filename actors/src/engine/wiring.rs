@@ -15,7 +15,8 @@ use crate::journal::Journal;
 use crate::llm::provider::SharedProvider;
 use crate::planner::{PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService};
-use crate::store::{owners, owners::Owner, JsonStateStore};
+use crate::store::db::Database;
+use crate::store::{owners, owners::Owner, JsonStateStore, StoreError};
 use crate::supervise::{start, Handle, Metrics, RestartPolicy};
 use crate::watch::{watch_file, FileWatch};
 use crate::{clock::SharedClock, data_dir::DataDir};
@@ -38,6 +39,8 @@ pub(super) struct Wiring<'a> {
     pub(super) journal: Journal,
     /// The running config, read at each use by the parts that follow config.toml.
     pub(super) live: LiveConfig,
+    /// The state database, once a part asked for it.
+    database: std::cell::OnceCell<Arc<Database>>,
 }
 
 /// The planner and the context assembler.
@@ -52,7 +55,7 @@ impl<'a> Wiring<'a> {
         let (wake, journal) =
             (WakeHandle::from_config(&config.heartbeat), Journal::in_data_dir(dir).counting(metrics.counters()));
         let live = LiveConfig::new(config.clone());
-        Wiring { dir, config, clock, metrics, tz, wake, journal, live }
+        Wiring { dir, config, clock, metrics, tz, wake, journal, live, database: Default::default() }
     }
 
     fn restart(&self, actor: &str) -> RestartPolicy {
@@ -62,6 +65,16 @@ impl<'a> Wiring<'a> {
     /// One state file per owner: the ledger, the inject queues, the defer heap, the outbox.
     fn state(&self, owner: Owner) -> Result<JsonStateStore, StartError> {
         Ok(owners::open(self.dir, owner)?)
+    }
+
+    /// The state database, opened once per engine (a corrupt one moved aside and reported).
+    fn database(&self) -> Result<Arc<Database>, StartError> {
+        if let Some(db) = self.database.get() {
+            return Ok(db.clone());
+        }
+        let (db, _corrupt) = Database::open(&self.dir.state_db()).map_err(StoreError::from)?;
+        let db = Arc::new(db);
+        Ok(self.database.get_or_init(|| db).clone())
     }
 
     /// A menu pick is answered before the LLM is called (spec §12).

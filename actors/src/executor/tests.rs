@@ -127,7 +127,7 @@ async fn an_outlet_failure_charges_no_quota_lands_in_the_outbox_and_a_retry_deli
     assert!(result.error.unwrap().contains("outbox"));
     assert_eq!(r.fires(), 0, "no quota charged");
     assert_eq!(r.engine.policy.call(Snapshot).await.unwrap().state.remaining_today, 8);
-    let outbox = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
+    let outbox = r.engine.hub.call_async(OutboxSnapshot).await.unwrap().unwrap();
     assert_eq!(outbox.entries.len(), 1);
     assert_eq!(outbox.entries[0].text.content, "Pay the rent");
 
@@ -155,7 +155,7 @@ async fn a_nudge_the_outlet_never_took_becomes_a_dead_letter_after_its_ttl_and_i
     std::fs::write(r.dir.root().join("blocked"), "in the way").unwrap();
     r.decide("nudge", "jsonl:inbox", "Drink some water");
     assert!(!r.engine.runner.call_async(Tick).await.unwrap().result.unwrap().delivered);
-    let waiting = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
+    let waiting = r.engine.hub.call_async(OutboxSnapshot).await.unwrap().unwrap();
     assert_eq!(waiting.entries[0].expires_at, Some(crate::clock::Clock::now(&r.clock) + Duration::hours(6)));
     // The outlet is back, but only after the nudge's six hours.
     std::fs::remove_file(r.dir.root().join("blocked")).unwrap();
@@ -163,7 +163,7 @@ async fn a_nudge_the_outlet_never_took_becomes_a_dead_letter_after_its_ttl_and_i
     r.clock.advance(Duration::hours(6));
     let report = r.engine.hub.call_async(RetryOutbox).await.unwrap().unwrap();
     assert_eq!((report.delivered, report.still_queued), (0, 0));
-    let outbox = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
+    let outbox = r.engine.hub.call_async(OutboxSnapshot).await.unwrap().unwrap();
     assert_eq!(outbox.dead.len(), 1, "{outbox:?}");
     assert!(outbox.dead[0].why.starts_with("not delivered by"));
     assert!(lines(&r.dir.root().join("blocked/out.jsonl")).is_empty(), "news that late is no news");
@@ -231,7 +231,7 @@ mod webhook {
         r.engine.hub.do_send(crate::delivery::hub::RegisterOutlet(std::sync::Arc::new(outlet(&server, 2))));
         let posted = r.engine.hub.call_async(Post::text(text())).await.unwrap();
         assert!(matches!(posted, Err(PostError::Queued(_))), "{posted:?}");
-        let outbox = r.engine.hub.call(OutboxSnapshot).await.unwrap().unwrap();
+        let outbox = r.engine.hub.call_async(OutboxSnapshot).await.unwrap().unwrap();
         assert_eq!(outbox.entries.len(), 1);
         assert_eq!(outbox.entries[0].text, text());
         assert!(outbox.entries[0].last_error.contains("503"));
@@ -304,7 +304,7 @@ async fn a_nudge_for_a_channel_with_no_outlet_is_refused_not_queued() {
     let t = r.engine.runner.call_async(Tick).await.unwrap();
     let error = t.result.and_then(|x| x.error).unwrap_or_default();
     assert!(error.contains("no outlet delivers to channel `telegram`"), "{error}");
-    let waiting = r.engine.hub.call(crate::delivery::hub::OutboxSnapshot).await.unwrap().unwrap();
+    let waiting = r.engine.hub.call_async(crate::delivery::hub::OutboxSnapshot).await.unwrap().unwrap();
     assert!(waiting.entries.is_empty(), "nothing waits for an outlet that will never come: {waiting:?}");
     assert_eq!(r.fires(), 0, "a refused dispatch charges nothing");
 }

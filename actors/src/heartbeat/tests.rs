@@ -9,7 +9,6 @@ use crate::delivery::outlets::{Outlet, OutletError};
 use crate::llm::provider::{CompletionRequest, Counted, Provider, ProviderError, ProviderReply};
 use crate::planner::rules::RulesProvider;
 use crate::spine::{Inbox, OriginPools, Scheduler, TurnHandler, TurnOutcome};
-use crate::store::JsonStateStore;
 use crate::supervise::{start, Handle, LocalBoxFuture, Metrics, RestartPolicy};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use raven_proto::{BusyPolicy, Origin, OutboundText, TurnRequest};
@@ -120,7 +119,7 @@ async fn rig_with(provider: Option<crate::llm::provider::SharedProvider>, target
     let metrics = Metrics::default();
     let hub = start(
         DeliveryHubService::new(
-            Arc::new(JsonStateStore::new(tmp.path().join("state.json"))),
+            Arc::new(crate::delivery::outbox::MemoryOutbox::default()),
             clock.shared(),
             Duration::seconds(30),
             None,

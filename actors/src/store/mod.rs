@@ -9,6 +9,7 @@
 //! [`unknown`] for the rule).
 
 mod atomic;
+pub mod db;
 pub mod edits;
 pub mod files;
 pub mod jsonl;
@@ -36,6 +37,8 @@ pub enum StoreError {
         "state file {path}: section `{section}` would make it {bytes} bytes (at most {MAX_STATE_BYTES}); not written"
     )]
     TooLarge { path: PathBuf, section: String, bytes: usize },
+    #[error(transparent)]
+    Db(#[from] db::DbError),
 }
 
 /// The largest state file written: a write that would pass it is refused, naming the section
@@ -285,5 +288,7 @@ impl JsonStateStore {
     }
 }
 
+#[cfg(test)]
+mod db_tests;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
 //! The fault suite, part two: 200 SIGKILLs of an engine process at random points while it
-//! fires Sentinel nudges and cron jobs on one data dir. After each kill state.json, jobs.json
-//! and the jsonl outlet's file parse; at the end every cron job has been delivered (no
+//! fires Sentinel nudges and cron jobs on one data dir. After each kill the state files,
+//! jobs.json and the jsonl outlet's file parse, and the state database passes SQLite's
+//! integrity check with its outbox readable; at the end every cron job has been delivered (no
 //! reminder lost), no delivery id was written twice and the Sentinel's nudge went out at
 //! most once (no fire delivered twice), and every delivery acknowledged before a kill is
 //! still there.
@@ -12,8 +13,10 @@ use raven_actors::clock::SystemClock;
 use raven_actors::config::RavenConfig;
 use raven_actors::cron::store::{Job, JobState, JobsStore, Schedule};
 use raven_actors::data_dir::DataDir;
+use raven_actors::delivery::outbox::{OutboxStore, SqliteOutbox};
 use raven_actors::engine::Engine;
 use raven_actors::sentinel::Tick;
+use raven_actors::store::db::Database;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -29,7 +32,11 @@ fn config() -> RavenConfig {
     c.cron.claim_ttl_s = 1;
     c.cron.max_sleep_s = 1;
     c.delivery.jsonl_path = "out.jsonl".into();
-    c.delivery.default_targets = vec!["jsonl:me".into()];
+    // A webhook no one answers as well: each nudge also waits in the outbox and is retried
+    // every second, so the kills land in the state database's transactions too.
+    c.delivery.webhook_url = "http://127.0.0.1:9/hook".into();
+    c.delivery.webhook_attempts = 0;
+    c.delivery.default_targets = vec!["jsonl:me".into(), "webhook:x".into()];
     c.delivery.outbox_backoff_s = 1;
     let midnight = raven_actors::config::TimeOfDay::hm(0, 0);
     c.policy.quiet_hours = raven_actors::config::Window { start: midnight, end: midnight };
@@ -108,6 +115,16 @@ fn files_parse(root: &Path) {
     }
     JobsStore::new(root.join("cron/jobs.json")).load().unwrap_or_else(|e| panic!("{e}"));
     let _ = delivered(root);
+    outbox_of(root);
+}
+
+/// The state database after a kill: whole by SQLite's integrity check, and its outbox read
+/// back row by row; how many messages it holds, waiting or dead.
+fn outbox_of(root: &Path) -> usize {
+    let Some(db) = Database::open_read_only(&root.join("state.db")).unwrap() else { return 0 };
+    assert_eq!(db.check().unwrap(), ["ok"], "the state database after a kill");
+    let outbox = SqliteOutbox::read_only(Arc::new(db)).snapshot().unwrap_or_else(|e| panic!("{e}"));
+    outbox.entries.len() + outbox.dead.len()
 }
 
 #[test]
@@ -166,6 +183,7 @@ fn two_hundred_sigkills_lose_no_reminder_and_deliver_nothing_twice() {
         let text = format!("reminder number {i}");
         assert!(all.iter().any(|(_, c)| c.contains(&text)), "job j{i} was never delivered");
     }
+    assert!(outbox_of(root) > 0, "the outbox was written during the run");
     // A Sentinel nudge is charged before it goes out: a kill in between loses it, but no
     // process ever sends it a second time.
     let nudges = all.iter().filter(|(_, c)| c.contains("Call the bank")).count();

@@ -17,6 +17,7 @@ pub mod say;
 pub mod send;
 pub mod service;
 pub mod simulate;
+pub mod state;
 pub mod status;
 pub mod tick;
 pub mod up;

@@ -1,14 +1,13 @@
 //! `raven outbox`: what waits for an outlet, and the dead letters (messages past their time
-//! or pushed out by the bound); `raven outbox drop` takes them away. It works on state.json
-//! directly, under its lock, with or without a supervisor. What it prints for a person comes
+//! or pushed out by the bound); `raven outbox drop` takes them away. It works on the state
+//! database directly, in one transaction, with or without a supervisor. What it prints for a person comes
 //! from remote services (an error's text) and from the engine: its escape sequences are taken out.
 
 use super::load_config;
 use crate::error::CliError;
 use clap::{Args, Subcommand};
 use raven_actors::data_dir::DataDir;
-use raven_actors::delivery::outbox::{Outbox, SECTION};
-use raven_actors::store::owners::{self, Owner};
+use raven_actors::delivery::outbox::{self, OutboxStore};
 use raven_actors::text::sanitize;
 
 #[derive(Args)]
@@ -38,11 +37,11 @@ pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), CliError> {
     let tz = load_config(dir)?.general.timezone;
     if let Some(OutboxCommand::Drop { id, dead }) = a.command {
         dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
-        let store = owners::open(dir, Owner::Outbox)?;
-        let dropped = store.update(SECTION, |o: &mut Outbox| match &id {
-            Some(id) => usize::from(o.drop_id(id)),
-            None => std::mem::take(&mut o.dead).len(),
-        })?;
+        let store = outbox::open_in(dir)?;
+        let dropped = match &id {
+            Some(id) => usize::from(store.drop_id(id)?),
+            None => store.drop_dead()?,
+        };
         match (id, dead) {
             (Some(id), _) if dropped == 0 => {
                 return Err(CliError::refused(format!("no message {id} in the outbox (see `raven outbox`)")))
@@ -53,7 +52,7 @@ pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), CliError> {
         return Ok(());
     }
     // Read only: a corrupt file is said and left where it is.
-    let (outbox, unreadable) = owners::read_only(dir, Owner::Outbox).peek::<Outbox>(SECTION)?;
+    let (outbox, unreadable) = outbox::peek_in(dir)?;
     if let Some(note) = unreadable {
         eprintln!("note: {note}");
     }

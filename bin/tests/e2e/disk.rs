@@ -26,16 +26,21 @@ fn after_a_full_disk_the_next_reminder_comes_within_five_seconds_of_space_return
     let config = "[gateway]\nlisten = \"127.0.0.1:0\"\n[cron]\nmax_sleep_s = 1\n\
                   [delivery]\njsonl_path = \"out.jsonl\"\ndefault_targets = [\"jsonl:me\"]\n";
     support::write_config(dir, config);
-    // jobs.json outgrows the limit: every claim and write-back of it fails while it holds.
-    for i in 0..60 {
+    // jobs.json outgrows the limit (40 KiB: room for the state database's files, not for
+    // jobs.json): every claim and write-back of it fails while it holds.
+    for i in 0..200 {
         let out =
             support::raven(dir, &["cron", "add", "--in", "1h", &format!("later job {i}, padded so the file grows")]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     let out = support::raven(dir, &["cron", "add", "--every", "1s", "Stretch now", "--to", "jsonl:me"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The state database is made while there is room (on a disk full from the start, the
+    // supervisor refuses to start, saying so).
+    let out = support::raven(dir, &["outbox", "drop", "--dead"]);
+    assert!(out.status.success() && dir.join("state.db").is_file(), "{}", String::from_utf8_lossy(&out.stderr));
     let script = format!(
-        "trap '' XFSZ; ulimit -S -f 16; exec '{}' --data-dir '{}' up",
+        "trap '' XFSZ; ulimit -S -f 80; exec '{}' --data-dir '{}' up",
         support::raven_bin().display(),
         dir.display()
     );
@@ -74,12 +79,14 @@ fn an_append_the_disk_cannot_take_leaves_no_torn_line() {
     support::write_config(dir, "[delivery]\njsonl_path = \"out.jsonl\"\n");
     let out = support::raven(dir, &["send", "jsonl:me", "first"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    // Up to just under the 1 KiB limit below (`ulimit -f` counts 512-byte blocks): the next line crosses it part way.
-    let pad = format!("{{\"pad\":\"{}\"}}\n", "a".repeat(780));
+    // Up to just under the 64 KiB limit below (`ulimit -f` counts 512-byte blocks; the state
+    // database's files fit under it): the next line crosses it part way.
+    let written = std::fs::metadata(dir.join("out.jsonl")).unwrap().len() as usize;
+    let pad = format!("{{\"pad\":\"{}\"}}\n", "a".repeat(64 * 1024 - written - 200));
     std::fs::OpenOptions::new().append(true).open(dir.join("out.jsonl")).unwrap().write_all(pad.as_bytes()).unwrap();
     let before = std::fs::read(dir.join("out.jsonl")).unwrap();
     let script = format!(
-        "trap '' XFSZ; ulimit -S -f 2; exec '{}' --data-dir '{}' send jsonl:me '{}'",
+        "trap '' XFSZ; ulimit -S -f 128; exec '{}' --data-dir '{}' send jsonl:me '{}'",
         support::raven_bin().display(),
         dir.display(),
         "b".repeat(300)

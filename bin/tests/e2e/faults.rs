@@ -112,26 +112,27 @@ fn a_full_disk_is_a_clear_error_and_leaves_every_file_whole() {
         ok(dir, &["cron", "add", "--in", "1h", &format!("job number {i}, padded to make the file grow")]);
         let _ = support::raven(dir, &["send", "webhook:42", &format!("queued message {i}, padded as well")]);
     }
-    let (jobs, state) = (dir.join("cron/jobs.json"), dir.join("sentinel/state/outbox.json"));
-    let before = (std::fs::read(&jobs).unwrap(), std::fs::read(&state).unwrap());
-    assert!(before.0.len() > 16 * 1024 && before.1.len() > 16 * 1024, "both files outgrow the limit");
+    let jobs = dir.join("cron/jobs.json");
+    let waiting = || ok(dir, &["outbox", "--json"]);
+    let before = (std::fs::read(&jobs).unwrap(), waiting());
+    assert!(before.0.len() > 16 * 1024, "jobs.json outgrows the limit");
+    assert_eq!(serde_json::from_str::<Vec<serde_json::Value>>(&before.1).unwrap().len(), 60);
 
     let add = on_a_full_disk(dir, 16, &["cron", "add", "--in", "2h", "one more"]);
     assert_eq!(add.status.code(), Some(2));
     let err = String::from_utf8_lossy(&add.stderr);
     assert!(err.contains("jobs.json") && err.contains("File too large"), "{err}");
+    // The state database cannot even be opened for writing there: said plainly, nothing sent.
     let send = on_a_full_disk(dir, 16, &["send", "webhook:42", "and another"]);
     assert_eq!(send.status.code(), Some(2));
     let err = String::from_utf8_lossy(&send.stderr);
-    assert!(err.contains("outbox failed") && err.contains("File too large"), "{err}");
+    assert!(err.contains("state.db") && err.contains("is the disk full"), "{err}");
 
-    assert_eq!((std::fs::read(&jobs).unwrap(), std::fs::read(&state).unwrap()), before, "no file was torn");
-    let stray: Vec<_> = std::fs::read_dir(dir.join("cron"))
-        .unwrap()
-        .chain(std::fs::read_dir(dir.join("sentinel")).unwrap())
-        .chain(std::fs::read_dir(dir.join("sentinel/state")).unwrap())
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+    assert_eq!((std::fs::read(&jobs).unwrap(), waiting()), before, "no file was torn, nothing was lost");
+    assert!(ok(dir, &["state", "check"]).starts_with("ok: "), "the database is whole");
+    let stray: Vec<_> = support::files_under(dir)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains(".tmp-")))
         .collect();
     assert!(stray.is_empty(), "no temp file left behind: {stray:?}");
     assert!(ok(dir, &["cron", "list"]).contains("job number 59"), "and the data is still all there");

@@ -64,14 +64,22 @@ fn the_outbox_and_an_error_line_print_no_escape_sequence() {
     let sent = support::raven(dir, &["send", "webhook:ann", "hello there"]);
     assert!(text(&sent.stderr).contains("kept in the outbox"), "{}", text(&sent.stderr));
 
-    let file = dir.join("sentinel/state/outbox.json");
-    let mut state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let outbox = &mut state["outbox"];
-    outbox["entries"][0]["last_error"] = ESCAPES.into();
-    let dead =
-        serde_json::json!([{"entry": outbox["entries"][0].clone(), "at": "2026-01-01T00:00:00Z", "why": ESCAPES}]);
-    outbox["dead"] = dead;
-    std::fs::write(&file, serde_json::to_vec(&state).unwrap()).unwrap();
+    // What waits, as an earlier version kept it (`outbox.json`), with escapes written in;
+    // the next writer imports it into the state database.
+    let mut entries: serde_json::Value =
+        serde_json::from_str(&text(&support::raven(dir, &["outbox", "--json"]).stdout)).unwrap();
+    let id = entries[0]["text"]["delivery_id"].as_str().unwrap().to_owned();
+    assert!(support::raven(dir, &["outbox", "drop", &id]).status.success());
+    entries[0]["last_error"] = ESCAPES.into();
+    let dead = serde_json::json!([{"entry": entries[0].clone(), "at": "2026-01-01T00:00:00Z", "why": ESCAPES}]);
+    let state = serde_json::json!({"outbox": {"entries": entries, "dead": dead}});
+    std::fs::create_dir_all(dir.join("sentinel/state")).unwrap();
+    std::fs::write(dir.join("sentinel/state/outbox.json"), serde_json::to_vec(&state).unwrap()).unwrap();
+    let imported = support::raven(dir, &["outbox", "drop", "no-such-id"]);
+    assert!(text(&imported.stderr).contains("no message no-such-id"), "{}", text(&imported.stderr));
+    assert!(
+        dir.join("sentinel/state/outbox.json.migrated").is_file() && !dir.join("sentinel/state/outbox.json").exists()
+    );
     for args in [&["outbox"][..], &["outbox", "--dead"][..]] {
         let listed = text(&support::raven(dir, args).stdout);
         assert!(listed.contains("oops RED done"), "{args:?}: {listed}");

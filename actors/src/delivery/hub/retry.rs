@@ -2,13 +2,15 @@
 //! someone just started watching. A late delivery goes through the gate again; one for a
 //! terminal no one watches goes to the user's chat channel once there is one.
 
-use super::{backoff_after, record_said, DeliveryHubService, Outbox, OutboxEntry, SECTION};
+use super::{backoff_after, record_said, DeliveryHubService, OutboxEntry, OutboxStore};
 use crate::delivery::conversation::Conversations;
+use crate::delivery::outbox::Settled;
 use crate::delivery::outlets::{Outlet, OutletError};
 use crate::delivery::watched::Watched;
 use crate::journal::Journal;
 use crate::policy::{release, NudgePolicyService, Reservation, Reserve};
-use crate::store::{JsonStateStore, StoreError};
+use crate::store::db::off_thread;
+use crate::store::StoreError;
 use crate::supervise::{Handle, LocalBoxFuture, Request, ServeAsync};
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::OutboundText;
@@ -36,13 +38,13 @@ impl ServeAsync<RetryOutbox> for DeliveryHubService {
         let pass = Pass::of(self);
         Box::pin(async move {
             // Nothing due: read, not locked, not written.
-            if !pass.has_work()? {
+            if !pass.has_work().await? {
                 return Ok(RetryReport::default());
             }
-            // Lease the due entries under the lock, deliver outside it, settle under it.
-            let leased = pass.lease()?;
+            // Lease the due entries in one step, deliver outside it, settle in another.
+            let leased = pass.lease().await?;
             let results = pass.deliver(&leased).await;
-            pass.settle(&results)
+            pass.settle(&leased, &results).await
         })
     }
 }
@@ -58,7 +60,7 @@ struct Pass {
     sent: super::sent::SentLately,
     policy: Option<Handle<NudgePolicyService>>,
     conversations: Option<Conversations>,
-    store: Arc<JsonStateStore>,
+    store: Arc<dyn OutboxStore>,
     journal: Journal,
     now: DateTime<Utc>,
     /// The first wait after a failed try, and the longest.
@@ -80,34 +82,24 @@ impl Pass {
         }
     }
 
-    fn has_work(&self) -> Result<bool, StoreError> {
-        Ok(self.store.read::<Outbox>(SECTION)?.0.has_work(self.now))
+    async fn has_work(&self) -> Result<bool, StoreError> {
+        let (store, now) = (self.store.clone(), self.now);
+        off_thread(move || store.has_work(now)).await
     }
 
-    /// Under the lock: expires what waited too long (each burial a journal line) and leases
+    /// In one step: expires what waited too long (each burial a journal line) and leases
     /// every due entry no live lease holds, for five minutes.
-    fn lease(&self) -> Result<Vec<OutboxEntry>, StoreError> {
-        let (now, journal, pid) = (self.now, &self.journal, std::process::id());
-        let lease_until = now + Duration::minutes(5);
-        self.store.update(SECTION, |o: &mut Outbox| {
-            o.expire(now);
-            // Buried by this expiry: their `at` is this retry's now.
-            for d in o.dead.iter().filter(|d| d.at == now) {
-                journal.record(now, source_of(&d.entry), d.entry.journal_event("dead_letter", Some(d.why.clone())));
-            }
-            let mut out = Vec::new();
-            for e in o.entries.iter_mut() {
-                let free = e.lease.is_none_or(|(_, until)| until <= now);
-                if free && e.next_attempt_at <= now {
-                    e.lease = Some((pid, lease_until));
-                    out.push(e.clone());
-                }
-            }
-            out
-        })
+    async fn lease(&self) -> Result<Vec<OutboxEntry>, StoreError> {
+        let (store, now, pid) = (self.store.clone(), self.now, std::process::id());
+        let until = now + Duration::minutes(5);
+        let leased = off_thread(move || store.lease(now, pid, until)).await?;
+        for d in &leased.buried {
+            self.journal.record(now, source_of(&d.entry), d.entry.journal_event("dead_letter", Some(d.why.clone())));
+        }
+        Ok(leased.due)
     }
 
-    /// Outside the lock: each leased entry tried in turn, and what went out now written into
+    /// Outside any transaction: each leased entry tried in turn, and what went out now written into
     /// its conversation and the journal.
     async fn deliver(&self, leased: &[OutboxEntry]) -> Tried {
         let mut results = Vec::new();
@@ -132,47 +124,37 @@ impl Pass {
         results
     }
 
-    /// Under the lock: a delivered entry leaves the outbox, a refused one becomes a dead
-    /// letter, a failed one waits for its next attempt; an entry this pass did not try stays.
-    fn settle(&self, results: &Tried) -> Result<RetryReport, StoreError> {
-        let (now, journal, (base, max)) = (self.now, &self.journal, self.backoff);
-        self.store.update(SECTION, |o: &mut Outbox| {
-            let mut report = RetryReport::default();
-            let mut refused = Vec::new();
-            o.entries.retain_mut(|e| {
-                let Some((tried, r)) = results.iter().find(|(t, _)| t.delivery_id == e.text.delivery_id) else {
-                    report.still_queued += 1;
-                    return true;
-                };
-                e.lease = None;
-                // What was routed to a chat channel waits for (or is buried by) it.
-                e.text = tried.clone();
-                match r {
-                    Ok(_) => {
-                        report.delivered += 1;
-                        false
-                    }
-                    Err(OutletError::Refused(why)) => {
-                        journal.record(now, source_of(e), e.journal_event("dead_letter", Some(why.clone())));
-                        refused.push((e.clone(), why.clone()));
-                        false
-                    }
-                    Err(err) => {
-                        e.attempts += 1;
-                        e.last_error =
-                            raven_proto::limits::cut(&err.to_string(), raven_proto::limits::ERROR_TEXT_BYTES)
-                                .into_owned();
-                        e.next_attempt_at = now + backoff_after(e.attempts - 1, base, max);
-                        report.still_queued += 1;
-                        true
-                    }
+    /// In one step: a delivered entry leaves the outbox, a refused one becomes a dead letter,
+    /// a failed one waits for its next attempt; an entry this pass did not try stays.
+    async fn settle(&self, leased: &[OutboxEntry], results: &Tried) -> Result<RetryReport, StoreError> {
+        let (now, (base, max)) = (self.now, self.backoff);
+        let mut report = RetryReport::default();
+        let mut tries = Vec::new();
+        for (e, (tried, r)) in leased.iter().zip(results) {
+            // What was routed to a chat channel waits for (or is buried by) it.
+            let mut e = OutboxEntry { text: tried.clone(), lease: None, ..e.clone() };
+            tries.push(match r {
+                Ok(_) => {
+                    report.delivered += 1;
+                    Settled::Delivered(e)
+                }
+                Err(OutletError::Refused(why)) => {
+                    self.journal.record(now, source_of(&e), e.journal_event("dead_letter", Some(why.clone())));
+                    Settled::Refused(e, why.clone())
+                }
+                Err(err) => {
+                    e.attempts += 1;
+                    e.last_error =
+                        raven_proto::limits::cut(&err.to_string(), raven_proto::limits::ERROR_TEXT_BYTES).into_owned();
+                    e.next_attempt_at = now + backoff_after(e.attempts - 1, base, max);
+                    Settled::Failed(e)
                 }
             });
-            for (e, why) in refused {
-                o.refused(e, now, format!("refused: {why}"));
-            }
-            report
-        })
+        }
+        let store = self.store.clone();
+        let left = off_thread(move || store.settle(tries, now).and_then(|()| store.levels())).await?;
+        report.still_queued = left.waiting as usize;
+        Ok(report)
     }
 }
 
@@ -261,12 +243,12 @@ impl ServeAsync<Watching> for DeliveryHubService {
         if self.watched.falls_back_to_one_of(&channels) {
             channels.push("cli".to_owned());
         }
-        let due = self.store.update(SECTION, |o: &mut Outbox| {
-            o.entries.iter_mut().filter(|e| channels.contains(&e.text.channel)).for_each(|e| e.next_attempt_at = now)
-        });
-        match due {
-            Ok(()) => self.serve_async(RetryOutbox),
-            Err(e) => Box::pin(futures_util::future::ready(Err(e))),
-        }
+        let store = self.store.clone();
+        let due = off_thread(move || store.make_due(&channels, now));
+        let retry = self.serve_async(RetryOutbox);
+        Box::pin(async move {
+            due.await?;
+            retry.await
+        })
     }
 }

@@ -5,6 +5,7 @@
 use super::{Hub, Policy, Wiring};
 use crate::cron::store::JobsStore;
 use crate::delivery::hub::{DeliveryHubService, RegisterOutlet};
+use crate::delivery::outbox::SqliteOutbox;
 use crate::delivery::remote::{GatewayLink, RemoteOutlet};
 use crate::delivery::{conversation::Conversations, outlets::Outlet, targets::Channels};
 use crate::engine::configured_outlets;
@@ -45,7 +46,7 @@ impl Wiring<'_> {
         let jobs = JobsStore::new(dir.jobs());
         let sessions = SessionStore::new(dir.sessions());
         let conversations = Conversations::new(sessions, tracker.clone()).with_journal(journal.clone());
-        let outbox = Arc::new(self.state(Owner::Outbox)?);
+        let outbox = Arc::new(SqliteOutbox::open(self.database()?, &Owner::Outbox.path(dir))?);
         let hub = DeliveryHubService::new(outbox, self.clock.clone(), backoff, Some(policy.clone()))
             .with_conversations(conversations.clone())
             .with_channels(Channels::of(config))

@@ -1,8 +1,17 @@
-//! The outbox (`sentinel/state/outbox.json`): what no outlet took yet, with its lifetime,
-//! a bound, and the dead letters. A Sentinel message waits `delivery.outbox_ttl_nudge_h`
+//! The outbox: what no outlet took yet, with its lifetime, a bound, and the dead letters. A Sentinel message waits `delivery.outbox_ttl_nudge_h`
 //! (6 h): news that late is no news; a cron reminder waits until its job's next slot (a
 //! one-shot: 24 h); a message past its time, or pushed out when `delivery.outbox_max` are
 //! waiting, becomes a dead letter: kept for `raven outbox --dead`, never delivered.
+//!
+//! [`Outbox`] states these rules on a value; the [`OutboxStore`] trait keeps them where
+//! every process on the data dir shares them: in the state database ([`SqliteOutbox`], a row
+//! per message, so a change writes that row, not the outbox) or in memory ([`MemoryOutbox`]).
+
+mod sqlite;
+mod store;
+
+pub use sqlite::{open_in, peek_in, SqliteOutbox};
+pub use store::{Leased, Levels, MemoryOutbox, OutboxStore, Settled};
 
 use crate::feedback::Dispatch;
 use crate::journal::{Event, OutboxMove};
@@ -68,17 +77,9 @@ impl Outbox {
     /// Queues `entry` (one copy per target and text); past `max` waiting, the oldest becomes a
     /// dead letter.
     /// A message over [`OUTBOX_TEXT_BYTES`] waits cut, with a note saying how much.
-    pub fn admit(&mut self, mut entry: OutboxEntry, max: usize, now: DateTime<Utc>) {
-        if cut_in_place(&mut entry.text.content, OUTBOX_TEXT_BYTES) {
-            tracing::warn!(delivery = %entry.text.delivery_id, "outbox: a long message waits cut to {OUTBOX_TEXT_BYTES} bytes");
-        }
-        cut_in_place(&mut entry.last_error, ERROR_TEXT_BYTES);
-        let same = |e: &OutboxEntry| {
-            e.text.channel == entry.text.channel
-                && e.text.chat_id == entry.text.chat_id
-                && e.text.content == entry.text.content
-        };
-        if self.entries.iter().any(same) {
+    pub fn admit(&mut self, entry: OutboxEntry, max: usize, now: DateTime<Utc>) {
+        let entry = entry.cut();
+        if self.entries.iter().any(|e| e.is_same(&entry)) {
             return;
         }
         self.entries.push(entry);
@@ -88,29 +89,23 @@ impl Outbox {
         }
     }
 
-    /// Moves what is past its time (and not leased) to the dead letters.
     /// Whether a retry at `now` has anything to do: an entry due and free, or one expired.
     pub fn has_work(&self, now: DateTime<Utc>) -> bool {
-        self.entries.iter().any(|e| {
-            let free = e.lease.is_none_or(|(_, until)| until <= now);
-            free && (e.next_attempt_at <= now || e.expires_at.is_some_and(|t| t <= now))
-        })
+        self.entries.iter().any(|e| e.is_free(now) && (e.next_attempt_at <= now || e.is_expired(now)))
     }
 
-    pub fn expire(&mut self, now: DateTime<Utc>) {
-        let (expired, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.entries)
-            .into_iter()
-            .partition(|e| e.expires_at.is_some_and(|t| t <= now) && e.lease.is_none_or(|(_, until)| until <= now));
+    /// Moves what is past its time (and not leased) to the dead letters; what it buried.
+    pub fn expire(&mut self, now: DateTime<Utc>) -> Vec<DeadLetter> {
+        let (expired, kept): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.entries).into_iter().partition(|e| e.is_expired(now) && e.is_free(now));
         self.entries = kept;
+        let mut buried = Vec::new();
         for e in expired {
-            let why = format!(
-                "not delivered by {} ({} attempts; last: {})",
-                e.expires_at.unwrap_or(now),
-                e.attempts,
-                e.last_error
-            );
+            let why = e.expired_why(now);
+            buried.push(DeadLetter { entry: e.clone(), at: now, why: why.clone() });
             self.bury(e, now, why);
         }
+        buried
     }
 
     /// Drops the waiting entry (or dead letter) with this delivery id; whether one was found.
@@ -123,6 +118,42 @@ impl Outbox {
 }
 
 impl OutboxEntry {
+    /// The entry as it waits: a message over [`OUTBOX_TEXT_BYTES`] cut, with a note saying
+    /// how much, and its error cut to [`ERROR_TEXT_BYTES`].
+    pub fn cut(mut self) -> Self {
+        if cut_in_place(&mut self.text.content, OUTBOX_TEXT_BYTES) {
+            tracing::warn!(delivery = %self.text.delivery_id, "outbox: a long message waits cut to {OUTBOX_TEXT_BYTES} bytes");
+        }
+        cut_in_place(&mut self.last_error, ERROR_TEXT_BYTES);
+        self
+    }
+
+    /// The same text for the same target: one copy waits.
+    pub fn is_same(&self, other: &OutboxEntry) -> bool {
+        self.text.channel == other.text.channel
+            && self.text.chat_id == other.text.chat_id
+            && self.text.content == other.text.content
+    }
+
+    /// No live lease holds it.
+    pub fn is_free(&self, now: DateTime<Utc>) -> bool {
+        self.lease.is_none_or(|(_, until)| until <= now)
+    }
+
+    pub fn is_expired(&self, now: DateTime<Utc>) -> bool {
+        self.expires_at.is_some_and(|t| t <= now)
+    }
+
+    /// Why an expired entry is a dead letter.
+    pub fn expired_why(&self, now: DateTime<Utc>) -> String {
+        format!(
+            "not delivered by {} ({} attempts; last: {})",
+            self.expires_at.unwrap_or(now),
+            self.attempts,
+            self.last_error
+        )
+    }
+
     /// The journal's line for this entry's move at `step` (`queued`, `delivered`,
     /// `dead_letter`), with why.
     pub fn journal_event(&self, step: &str, why: Option<String>) -> Event {
