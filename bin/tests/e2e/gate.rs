@@ -41,7 +41,9 @@ fn delivered(dir: &Path) -> Vec<(String, String, u32)> {
     let Ok(entries) = std::fs::read_dir(dir.join("sessions")) else { return Vec::new() };
     let mut out = Vec::new();
     for e in entries {
-        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        // A file that went between the listing and the read (a lock, a replaced temp file)
+        // holds no line of a conversation.
+        let Ok(text) = std::fs::read_to_string(e.unwrap().path()) else { continue };
         for line in text.lines() {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             if v["proactive"] == true && v["source"] != "cron" {
