@@ -56,6 +56,10 @@ pub struct CalendarEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PolicySnapshot {
     pub in_quiet_hours: bool,
+    /// A high-priority nudge may still go out in quiet hours (the bypass is not withdrawn for
+    /// a low acceptance of high-priority nudges).
+    #[serde(default)]
+    pub quiet_bypass_open: bool,
     pub quiet_hours: String,
     pub remaining_today: u32,
     pub remaining_this_hour: u32,
@@ -71,6 +75,7 @@ impl Default for PolicySnapshot {
     fn default() -> Self {
         PolicySnapshot {
             in_quiet_hours: false,
+            quiet_bypass_open: true,
             quiet_hours: String::new(),
             remaining_today: 0,
             remaining_this_hour: 0,

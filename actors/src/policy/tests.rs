@@ -227,10 +227,12 @@ fn the_quiet_hours_bypass_is_withdrawn_when_high_priority_acceptance_is_low() {
     let mut p = policy();
     let night = noon() + Duration::hours(12);
     assert!(ask(&p, MSG, Priority::High, night).allow);
+    assert!(p.snapshot_state(night).quiet_bypass_open);
     with_feedback(&mut p, |s| s.high_priority = Rate { accepted: 1, dismissed: 5 });
     let v = ask(&p, MSG, Priority::High, night);
     assert_denied_by(&v, PolicyLayer::QuietHours);
     assert!(v.reason.contains("withdrawn"), "{}", v.reason);
+    assert!(!p.snapshot_state(night).quiet_bypass_open, "what the Sentinel's fast path reads");
     // Too few verdicts to judge: the bypass stays.
     with_feedback(&mut p, |s| s.high_priority = Rate { accepted: 0, dismissed: 2 });
     assert!(ask(&p, MSG, Priority::High, night).allow);

@@ -4,7 +4,7 @@ mod chores;
 mod fast_path;
 mod route;
 
-pub use fast_path::{context_signature, deadline_phase};
+pub use fast_path::{context_signature, deadline_phase, high_priority_due};
 use route::slot_decision;
 
 use super::decision_cache::{DecisionCache, Remembered, SkipCache};
@@ -75,6 +75,8 @@ pub struct SentinelRunner {
     cache: DecisionCache,
     /// Where this tick's dated items stand (see [`deadline_phase`]), part of the skip signature.
     phase: u64,
+    /// A high-priority item of this tick is within its notice (see [`high_priority_due`]).
+    high_due: bool,
     stats: RunnerStats,
     preferences: Option<ProactivityPreferencesReader>,
     behaviors: Option<BehaviorsExtractor>,
@@ -94,6 +96,7 @@ impl SentinelRunner {
             skip_cache: None,
             cache: DecisionCache::default(),
             phase: 0,
+            high_due: false,
             stats: RunnerStats::default(),
             preferences: None,
             behaviors: None,

@@ -121,6 +121,24 @@ async fn quiet_hours_skip_without_calling_the_provider() {
     assert_eq!(r.runner.stats().skipped_quiet_hours, 2);
 }
 
+/// Quiet hours give way only to a high-priority item within its notice (spec: high priority
+/// may bypass quiet hours): the Planner is asked then, and the gate has the last word.
+#[actix_rt::test]
+async fn a_high_priority_deadline_within_its_notice_opens_quiet_hours_to_the_planner() {
+    for (note, asked) in [
+        ("- [ ] Pick up the test results due: 2026-03-02 03:30 !high", true),
+        ("- [ ] Pick up the test results due: 2026-03-02 03:30", false),
+        ("- [ ] Pick up the test results due: 2026-03-02 05:30 !high", false),
+        ("- [ ] Pick up the test results due: 2026-03-02 01:30 !high", false),
+    ] {
+        let mut r = rig(at(3, 0));
+        std::fs::write(r.dir.memory(), format!("{note}\n")).unwrap();
+        let out = r.runner.tick_once().await;
+        assert_eq!(r.calls.get(), u32::from(asked), "{note}: {:?}", out.decision);
+        assert_eq!(out.decision.reason == "fast_path:quiet_hours", !asked, "{note}: {:?}", out.decision);
+    }
+}
+
 #[actix_rt::test]
 async fn an_unchanged_context_skips_the_second_call_until_the_ttl() {
     let mut r = rig(at(9, 0));

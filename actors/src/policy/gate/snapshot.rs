@@ -14,6 +14,7 @@ impl NudgePolicy {
         let remaining = |limit: u32, sent: u32| limit.saturating_sub(sent);
         PolicySnapshot {
             in_quiet_hours: self.quiet_hours(local.time()).is_err(),
+            quiet_bypass_open: self.quiet_bypass_withdrawn().is_none(),
             quiet_hours: {
                 let all = std::iter::once(&self.cfg.quiet_hours).chain(&self.cfg.extra_quiet_hours);
                 format!("{} ({})", all.map(ToString::to_string).collect::<Vec<_>>().join(", "), self.tz)

@@ -15,6 +15,7 @@ impl SentinelRunner {
         let summary = self.maybe_retune_policy(now, notes).await;
         let deadlines = deadlines_in(ctx, self.d.tz, self.d.order);
         self.phase = super::deadline_phase(&deadlines, now);
+        self.high_due = super::high_priority_due(&deadlines, now);
         let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines);
         self.maybe_daily_analysis(ctx, notes).await;
         self.refresh_memory_state(ctx, summary, &plan, notes).await;

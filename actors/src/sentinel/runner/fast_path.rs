@@ -18,9 +18,13 @@ impl SentinelRunner {
         context_signature(ctx) ^ self.phase
     }
 
-    /// The skip-only rules: quiet hours, and an unchanged context after a skip.
+    /// The skip-only rules: quiet hours, and an unchanged context after a skip. Quiet hours
+    /// skip unless a high-priority item is within its notice and the gate would still let a
+    /// high-priority nudge through them (spec: layer 2, bypassable by high priority): the
+    /// Planner decides then, and the gate has the last word.
     pub(super) fn fast_path_rules(&mut self, ctx: &PlannerContext) -> Option<PlannerDecision> {
-        if ctx.nudge_policy_state.in_quiet_hours {
+        let policy = &ctx.nudge_policy_state;
+        if policy.in_quiet_hours && !(self.high_due && policy.quiet_bypass_open) {
             self.stats.skipped_quiet_hours += 1;
             return Some(PlannerDecision::skip("fast_path:quiet_hours"));
         }
@@ -50,6 +54,14 @@ pub fn deadline_phase(deadlines: &[crate::context::deadlines::Deadline], now: Da
         (d.due, &d.title, stage).hash(&mut h);
     }
     h.finish()
+}
+
+/// Whether a high-priority item is within its notice (an hour unless its alarm says
+/// otherwise) and not past by more than an hour: what may break quiet hours.
+pub fn high_priority_due(deadlines: &[crate::context::deadlines::Deadline], now: DateTime<Utc>) -> bool {
+    deadlines
+        .iter()
+        .any(|d| d.priority == raven_proto::Priority::High && d.is_imminent(now) && now - d.due <= Duration::hours(1))
 }
 
 /// Memory, history and the active session keys: what makes a new LLM call worthwhile.
