@@ -16,6 +16,7 @@ bench tick "Sentinel tick (baseline: reading MEMORY.md and history.md)"
 bench spine "Spine: 1,000 conversations x 10 turns (baseline: the same turns run directly)"
 bench socket "Control socket (baseline: a raw Unix stream ping-pong of the same frame)"
 bench cron "Cron at 10,000 jobs (baselines: 100 jobs; a full parse; fires with no jobs waiting)"
+bench outbox "Outbox bytes written and time per operation, 1,000 dead letters and 10,000 waiting (baseline: an empty outbox)"
 bench prompt_budget "Planner request bodies of the month scenario with a 1 MB MEMORY.md, bounded (baseline: unbounded)"
 
 cargo build -q --release -p raven-bin
