@@ -1,5 +1,5 @@
 //! Cron (spec §10): the user's scheduled jobs: the schedules, the jobs.json store and its
-//! claims, the timer actor, the fire path into the spine, pausing and resuming (strike decay,
+//! claims, the jobs' run state in the state database, the timer actor, the fire path into the spine, pausing and resuming (strike decay,
 //! a reply on a job's conversation), and the agent's cron tool.
 
 pub mod claims;
@@ -7,6 +7,7 @@ pub mod fire;
 pub mod ids;
 pub mod pause;
 pub mod reply;
+mod run_state;
 pub mod schedule;
 pub mod service;
 pub mod store;

@@ -14,7 +14,6 @@ use super::claims::{Claimer, Completion, Reached};
 use super::pause::Paused;
 use super::store::{Job, JobState, JobsError, JobsFile, JobsStore};
 use crate::clock::SharedClock;
-use crate::store::Stamp;
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Utc};
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -69,8 +68,8 @@ struct Inner {
     /// Fires done from memory while the file was malformed, written back once it parses
     /// (`None`: a one-shot that fired, to remove).
     pending: HashMap<String, Option<JobState>>,
-    /// The file version the cached wake was computed from.
-    seen: Option<Option<Stamp>>,
+    /// The version of the jobs the cached wake was computed from.
+    seen: Option<super::store::Version>,
     next_wake: Option<DateTime<Utc>>,
     error: Option<String>,
     /// After a failed write: no run before this time (the claim is retried then).
@@ -166,7 +165,7 @@ impl Inner {
     /// The file as a locked update just left it: what the next wake is computed from.
     fn seen_now(&mut self, view: super::store::View) {
         self.loaded = view.file;
-        self.seen = Some(view.stamp);
+        self.seen = Some(view.version);
     }
 
     fn failed(&mut self, e: &JobsError) {
@@ -242,7 +241,7 @@ impl ServeAsync<RunDue> for CronService {
             let claimed = {
                 let mut i = inner.borrow_mut();
                 // Nothing changed on disk and nothing is due: no lock, no read.
-                let unchanged = i.seen == Some(i.store.stamp()) && i.error.is_none();
+                let unchanged = i.seen == Some(i.store.version()) && i.error.is_none();
                 if unchanged && i.next_wake.is_none_or(|t| t > now) {
                     return CronRun { fired: Vec::new(), next_wake: i.next_wake, error: None };
                 }

@@ -1,9 +1,18 @@
 //! `cron/jobs.json`: the user's scheduled jobs, under its own lock (`jobs.json.lock`) with
 //! atomic replace. A file that does not parse is an error naming the file and the position;
 //! it is left untouched and nothing writes over it until it parses again. Fields of a job
-//! (or of its `state`) that this version does not know are written back as they were read.
+//! that this version does not know are written back as they were read.
+//!
+//! What the timer keeps of a job (its `state`) lives in the state database, a row per job
+//! (see [`super::run_state`]): a fire writes that row, and jobs.json is rewritten only when
+//! the jobs themselves change (added, removed, enabled, a one-shot done). Every write, of
+//! either, happens under the jobs.json lock and bumps its write counter, so a process's cached
+//! copy is current exactly when the counter and the file's version are the ones it saw. The
+//! `state` an earlier version wrote into jobs.json is moved to the database by the first write.
 
 use super::pause::Paused;
+use super::run_state::{self, RunStates};
+use crate::store::db::DbError;
 use crate::store::edits::{replace_unless_edited, Replaced, Snapshot, RACY};
 use crate::store::{lock_path_for, FileLock, Stamp};
 use chrono::{DateTime, Utc};
@@ -39,8 +48,9 @@ pub struct Job {
     pub enabled: bool,
     #[serde(default)]
     pub topic: Option<String>,
-    /// What the timer keeps: absent on a hand-written job, filled on first sight.
-    #[serde(default)]
+    /// What the timer keeps: absent on a hand-written job, filled on first sight. Kept in the
+    /// state database, not in jobs.json (where only an earlier version wrote it).
+    #[serde(default, skip_serializing_if = "JobState::is_unset")]
     pub state: JobState,
     /// Fields this version does not know (the user's own, or a newer version's): kept and
     /// written back with the job.
@@ -80,7 +90,27 @@ fn yes() -> bool {
     true
 }
 
+impl JobState {
+    /// Nothing kept yet: a job never armed.
+    pub fn is_unset(&self) -> bool {
+        *self == JobState::default()
+    }
+}
+
 impl Job {
+    /// The same job as `other`, whatever either's run state: what jobs.json holds of it.
+    fn same_definition(&self, other: &Job) -> bool {
+        self.id == other.id
+            && self.message == other.message
+            && self.schedule == other.schedule
+            && self.target == other.target
+            && self.broadcast == other.broadcast
+            && self.created_at == other.created_at
+            && self.enabled == other.enabled
+            && self.topic == other.topic
+            && self.extra == other.extra
+    }
+
     /// The channels the job delivers to, as written (before fire-time resolution).
     pub fn channels(&self) -> Vec<String> {
         self.target.iter().chain(&self.broadcast).map(|t| raven_proto::split_target(t).0).collect()
@@ -101,6 +131,19 @@ struct OnDisk {
     file: JobsFile,
     #[serde(flatten)]
     extra: Map<String, Value>,
+    /// jobs.json itself holds some job's run state (an earlier version's file): the next
+    /// write moves it to the database.
+    #[serde(skip)]
+    legacy_state: bool,
+}
+
+impl OnDisk {
+    /// The file as jobs.json keeps it: the jobs without their run state.
+    fn as_written(&self) -> OnDisk {
+        let mut out = self.clone();
+        out.file.jobs.iter_mut().for_each(|j| j.state = JobState::default());
+        out
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,13 +154,20 @@ pub enum JobsError {
     Malformed { path: PathBuf, line: usize, column: usize, message: String },
     #[error("{path} was edited while it was being updated; the edit was kept, try again")]
     Conflict { path: PathBuf },
+    /// The jobs' run state could not be read or kept.
+    #[error("the jobs' run state: {0}")]
+    State(#[from] DbError),
 }
 
-/// The file as an update left it, and its version on disk.
+/// Which version of the jobs a process saw: jobs.json's, and the store's write counter (a
+/// fire changes the latter only).
+pub type Version = (Option<Stamp>, Option<u64>);
+
+/// The file as an update left it, and its version.
 #[derive(Debug, Clone)]
 pub struct View {
     pub file: JobsFile,
-    pub stamp: Option<Stamp>,
+    pub version: Version,
 }
 
 /// The last version this process read or wrote, so an unchanged file is not parsed again
@@ -134,13 +184,15 @@ pub struct JobsStore {
     path: PathBuf,
     lock_path: PathBuf,
     cache: Arc<Mutex<Option<Cached>>>,
+    states: Arc<RunStates>,
 }
 
 impl JobsStore {
     pub fn new(path: impl Into<PathBuf>) -> Self {
         let path = path.into();
         let lock_path = lock_path_for(&path);
-        JobsStore { path, lock_path, cache: Default::default() }
+        let states = Arc::new(RunStates::of_jobs(&path));
+        JobsStore { path, lock_path, cache: Default::default(), states }
     }
 
     pub fn path(&self) -> &Path {
@@ -181,30 +233,41 @@ impl JobsStore {
     /// The file under `lock`: the cached copy when both the store's write counter and the
     /// file's version are the ones it was taken at (a hand edit changes the version, a
     /// peer's write through a store the counter), else parsed anew.
-    fn read_locked(&self, lock: &FileLock) -> Result<OnDisk, JobsError> {
+    ///
+    /// `take`: an update about to replace the cache takes the cached copy instead of cloning
+    /// it (at 10,000 jobs a clone is milliseconds).
+    /// Also says whether the copy came from the cache.
+    fn read_locked(&self, lock: &FileLock, take: bool) -> Result<(OnDisk, bool), JobsError> {
         let (revision, stamp) = (lock.revision(), Stamp::of(&self.path));
         if let (Some(revision), Some(stamp)) = (revision, stamp) {
-            if let Some(c) = self.cache().as_ref().filter(|c| c.revision == revision && c.stamp == stamp) {
-                return Ok(c.file.clone());
+            let mut cache = self.cache();
+            if cache.as_ref().is_some_and(|c| c.revision == revision && c.stamp == stamp) {
+                let file = match take {
+                    true => cache.take().map(|c| c.file),
+                    false => cache.as_ref().map(|c| c.file.clone()),
+                };
+                return Ok((file.unwrap_or_default(), true));
             }
         }
-        let file = match std::fs::read(&self.path) {
+        let mut file = match std::fs::read(&self.path) {
             Ok(b) => self.parse(&b)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => OnDisk::default(),
             Err(e) => return Err(self.io(e)),
         };
+        file.legacy_state = file.file.jobs.iter().any(|j| !j.state.is_unset());
+        self.states.overlay(&mut file.file.jobs)?;
         // A file changed by something other than a store (a hand edit) is only known by its
         // version, whose mtime ticks coarsely: one written this very moment could change again
         // within the same tick unseen, so it is not cached until it has been still a while.
         if let (Some(revision), Some(stamp)) = (revision, stamp.filter(|s| s.age() > RACY)) {
             *self.cache() = Some(Cached { revision, stamp, file: file.clone() });
         }
-        Ok(file)
+        Ok((file, false))
     }
 
     pub fn load(&self) -> Result<JobsFile, JobsError> {
         let lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
-        self.read_locked(&lock).map(|on_disk| on_disk.file)
+        self.read_locked(&lock, false).map(|(on_disk, _)| on_disk.file)
     }
 
     /// Read-modify-write under the lock; a malformed file is never written over, and a
@@ -229,35 +292,94 @@ impl JobsStore {
         let lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
         // The file as read, held open: an edit saved in place lands in it (see `store::edits`).
         let snapshot = Snapshot::take(&self.path);
-        let mut on_disk = self.read_locked(&lock)?;
+        let (mut on_disk, cached) = self.read_locked(&lock, true)?;
         let before = on_disk.file.clone();
         let out = f(&mut on_disk.file);
         // The version the view describes: the one read, or the one written below.
-        let mut stamp = Stamp::of(&self.path);
+        let (mut stamp, mut revision) = (Stamp::of(&self.path), lock.revision());
         if on_disk.file != before {
-            let bytes = serde_json::to_vec_pretty(&on_disk).map_err(|e| self.io(e.into()))?;
-            let revision = lock.bump();
+            revision = lock.bump();
             *self.cache() = None;
-            // A hand edit takes no lock: if one landed since the read, replacing the file now
-            // would throw it away. Leave it; the caller tries again on the edited file.
-            let written = match replace_unless_edited(&self.path, &snapshot, &bytes, between).map_err(|e| self.io(e))? {
-                Replaced::Written(w) => w,
-                Replaced::Edited => return Err(JobsError::Conflict { path: self.path.clone() }),
+            let jobs = &on_disk.file.jobs;
+            let moved: Vec<usize> = match on_disk.legacy_state {
+                true => (0..jobs.len()).filter(|&i| !jobs[i].state.is_unset()).collect(),
+                false => changed_states(&before, &on_disk.file),
             };
+            let rewrite = on_disk.legacy_state || !same_jobs(&before, &on_disk.file);
+            // Run state an earlier version kept in jobs.json goes to the database before the
+            // file loses it; otherwise the file comes first, so an error writing it (a full disk,
+            // a read-only dir) is the one said, and the state of a job not in it is never kept.
+            if on_disk.legacy_state || !rewrite {
+                self.states.save(jobs, &moved, &[])?;
+            }
+            if rewrite {
+                let bytes = serde_json::to_vec_pretty(&on_disk.as_written()).map_err(|e| self.io(e.into()))?;
+                // A hand edit takes no lock: if one landed since the read, replacing the file
+                // now would throw it away. Leave it; the caller tries again on the edited file.
+                let written =
+                    match replace_unless_edited(&self.path, &snapshot, &bytes, between).map_err(|e| self.io(e))? {
+                        Replaced::Written(w) => w,
+                        Replaced::Edited => return Err(JobsError::Conflict { path: self.path.clone() }),
+                    };
+                stamp = written.stamp;
+                let kept: std::collections::HashSet<_> = run_state::keys(&on_disk.file.jobs).into_iter().collect();
+                let gone: Vec<_> = run_state::keys(&before.jobs).into_iter().filter(|k| !kept.contains(k)).collect();
+                let moved: &[usize] = if on_disk.legacy_state { &[] } else { &moved };
+                self.states.save(&on_disk.file.jobs, moved, &gone)?;
+                on_disk.legacy_state = false;
+            }
             // Cached under the version written, not the path's: an edit saved in place since
             // the rename has another version, so the cache cannot hide it.
-            if let (Some(revision), Some(stamp)) = (revision, written.stamp) {
+            if let (Some(revision), Some(stamp)) = (revision, stamp) {
                 *self.cache() = Some(Cached { revision, stamp, file: on_disk.clone() });
             }
-            stamp = written.stamp;
         }
-        Ok((out, View { file: on_disk.file, stamp }))
+        if on_disk.file == before && cached {
+            // Unchanged: the copy taken from the cache goes back, as it was.
+            if let (Some(revision), Some(stamp)) = (revision, stamp) {
+                let file = OnDisk { file: before, extra: on_disk.extra.clone(), legacy_state: on_disk.legacy_state };
+                *self.cache() = Some(Cached { revision, stamp, file });
+            }
+        }
+        Ok((out, View { file: on_disk.file, version: (stamp, revision) }))
     }
 
     /// The version of the file on disk, to skip re-reading an unchanged one.
     pub fn stamp(&self) -> Option<crate::store::Stamp> {
         crate::store::Stamp::of(&self.path)
     }
+
+    /// The version of the jobs now: jobs.json's and the write counter's (a fire, a pause or a
+    /// resume changes the counter only), read without the lock.
+    pub fn version(&self) -> Version {
+        (self.stamp(), crate::store::revision_of(&self.lock_path))
+    }
+}
+
+/// Whether `a` and `b` hold the same jobs in the same order, whatever their run state.
+fn same_jobs(a: &JobsFile, b: &JobsFile) -> bool {
+    a.jobs.len() == b.jobs.len() && a.jobs.iter().zip(&b.jobs).all(|(x, y)| x.same_definition(y))
+}
+
+/// The positions of the jobs of `after` whose run state differs from the same job's in
+/// `before` (a new job with nothing kept yet has nothing to say).
+fn changed_states(before: &JobsFile, after: &JobsFile) -> Vec<usize> {
+    let aligned =
+        before.jobs.len() == after.jobs.len() && before.jobs.iter().zip(&after.jobs).all(|(b, a)| b.id == a.id);
+    if aligned {
+        return (0..after.jobs.len()).filter(|&i| before.jobs[i].state != after.jobs[i].state).collect();
+    }
+    let was: std::collections::HashMap<(String, i64), &JobState> =
+        run_state::keys(&before.jobs).into_iter().zip(before.jobs.iter().map(|j| &j.state)).collect();
+    run_state::keys(&after.jobs)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, key)| match was.get(key) {
+            Some(state) => **state != after.jobs[*i].state,
+            None => !after.jobs[*i].state.is_unset(),
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 #[cfg(test)]

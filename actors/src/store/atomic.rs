@@ -95,6 +95,27 @@ impl Drop for FileLock {
     }
 }
 
+/// The write counter kept in the lock file at `lock_path` (see [`FileLock::revision`]), read
+/// without taking the lock: a cheap way to tell that a peer wrote through a store. `None`
+/// when there is no lock file or no positional IO.
+pub fn revision_of(lock_path: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let file = File::open(lock_path).ok()?;
+        let mut b = [0u8; 8];
+        match std::os::unix::fs::FileExt::read_at(&file, &mut b, 0) {
+            Ok(8) => Some(u64::from_le_bytes(b)),
+            Ok(_) => Some(0),
+            Err(_) => None,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = lock_path;
+        None
+    }
+}
+
 /// `<path>.lock`
 pub fn lock_path_for(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();

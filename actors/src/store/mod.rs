@@ -18,8 +18,8 @@ mod peek;
 mod unknown;
 
 pub use atomic::{
-    fnv1a, keep_aside, keep_aside_once, lock_path_for, replaces_on_this_thread, write_atomic, write_atomic_if,
-    write_atomic_private, FileLock, Written,
+    fnv1a, keep_aside, keep_aside_once, lock_path_for, replaces_on_this_thread, revision_of, write_atomic,
+    write_atomic_if, write_atomic_private, FileLock, Written,
 };
 
 use serde::{de::DeserializeOwned, Serialize};

@@ -32,8 +32,8 @@ fn config() -> RavenConfig {
     c.cron.claim_ttl_s = 1;
     c.cron.max_sleep_s = 1;
     c.delivery.jsonl_path = "out.jsonl".into();
-    // A webhook no one answers as well: each nudge also waits in the outbox and is retried
-    // every second, so the kills land in the state database's transactions too.
+    // A webhook no one answers as well: what goes to it waits in the outbox and is retried
+    // every second.
     c.delivery.webhook_url = "http://127.0.0.1:9/hook".into();
     c.delivery.webhook_attempts = 0;
     c.delivery.default_targets = vec!["jsonl:me".into(), "webhook:x".into()];
@@ -142,8 +142,10 @@ fn two_hundred_sigkills_lose_no_reminder_and_deliver_nothing_twice() {
                 id: format!("j{i}"),
                 message: format!("reminder number {i}"),
                 schedule: Schedule::At { at: now + chrono::Duration::milliseconds(100 * i as i64) },
-                target: Some("jsonl:me".into()),
-                broadcast: Vec::new(),
+                // The webhook too: each fire also waits in the outbox, so the kills land in
+                // the state database's transactions.
+                target: None,
+                broadcast: vec!["jsonl:me".into(), "webhook:x".into()],
                 created_at: now,
                 enabled: true,
                 topic: Some(format!("topic {i}")),

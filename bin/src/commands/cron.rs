@@ -17,7 +17,8 @@ pub enum CronCommand {
     Add(AddArgs),
     /// List the jobs: schedule, target, next fire or why paused, strikes.
     List {
-        /// The jobs as jobs.json holds them, one JSON array.
+        /// The jobs as jobs.json holds them, each with its run state (`state`: next and last
+        /// run, runs, strikes, a pause), one JSON array.
         #[arg(long)]
         json: bool,
     },

@@ -1,5 +1,6 @@
 //! What the engine does not understand is kept, through the real binary: a job's unknown
-//! fields survive a write-back of jobs.json; a feedback record's unknown field survives the
+//! fields survive a write-back of jobs.json, and those of its run state the move of that
+//! state into the state database; a feedback record's unknown field survives the
 //! daily trim byte for byte; a garbage line and a line with a byte that is not UTF-8 end up in
 //! `feedback.jsonl.rejected`, not lost; and the bad byte leaves the rest of the log readable,
 //! so what was learned (a mute) still holds.
@@ -28,7 +29,13 @@ fn a_job_s_unknown_fields_survive_a_write_back() {
         serde_json::from_slice(&std::fs::read(dir.join("cron/jobs.json")).unwrap()).unwrap();
     assert_eq!(written["jobs"].as_array().unwrap().len(), 2, "{written}");
     assert_eq!(written["jobs"][0]["note"], "mine", "{written}");
-    assert_eq!(written["jobs"][0]["state"]["streak"]["days"], 4, "{written}");
+    // The run state an earlier version kept in jobs.json now lives in the state database,
+    // its unknown fields with it.
+    assert!(written["jobs"][0].get("state").is_none(), "{written}");
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&raven(dir, &["cron", "list", "--json"]))).unwrap();
+    let water = listed.as_array().unwrap().iter().find(|j| j["id"] == "w").unwrap().clone();
+    assert_eq!(water["state"]["streak"]["days"], 4, "{listed}");
+    assert_eq!(water["state"]["runs"], 3, "{listed}");
 }
 
 #[test]

@@ -125,7 +125,8 @@ fn a_hand_written_job_without_state_parses() {
 }
 
 /// A field this version does not know, on a job and in its state, survives a write-back of
-/// the whole file (here: another job added).
+/// the whole file (here: another job added): the job's in jobs.json, the state's with the
+/// state, in the database.
 #[test]
 fn unknown_fields_of_a_job_and_of_its_state_survive_a_write_back() {
     let dir = tempfile::tempdir().unwrap();
@@ -139,8 +140,9 @@ fn unknown_fields_of_a_job_and_of_its_state_survive_a_write_back() {
     let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let w = &written["jobs"][0];
     assert_eq!(w["note"], "mine", "{written}");
-    assert_eq!(w["state"]["streak"], serde_json::json!({"days": 4}), "{written}");
-    assert_eq!(w["state"]["runs"], 3);
+    let state = &JobsStore::new(&path).load().unwrap().jobs[0].state;
+    assert_eq!(state.extra["streak"], serde_json::json!({"days": 4}), "{state:?}");
+    assert_eq!(state.runs, 3);
     assert_eq!(written["jobs"][1]["id"], "b");
     assert!(written["jobs"][1].get("note").is_none(), "nothing is added to a job that had none");
 }
@@ -160,5 +162,62 @@ fn an_unknown_top_level_field_survives_a_write_back() {
     let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(written["note"], "mine", "{written}");
     assert_eq!(written["jobs"][0]["colour"], "red", "{written}");
-    assert_eq!(written["jobs"][0]["state"]["runs"], 1, "{written}");
+    assert_eq!(JobsStore::new(&path).load().unwrap().jobs[0].state.runs, 1, "{written}");
+}
+
+fn armed(job: &mut Job, at: DateTime<Utc>) {
+    job.state.next_run_at = Some(at);
+    job.state.claim = Some(Claim { pid: 7, at, slot: at });
+}
+
+/// A fire changes its job's run state only: that goes to the state database, a row for the
+/// job, and jobs.json is left byte for byte; another process's store reads it back.
+#[test]
+fn a_fire_writes_its_run_state_to_the_database_and_leaves_jobs_json_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cron/jobs.json");
+    let s = JobsStore::new(&path);
+    s.update(|f| f.jobs.extend([job("a"), job("b")])).unwrap();
+    let written = std::fs::read(&path).unwrap();
+    let at = Utc.with_ymd_and_hms(2026, 3, 2, 12, 10, 0).unwrap();
+    let (_, view) = s.update_viewed(|f| armed(&mut f.jobs[1], at)).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), written, "jobs.json untouched by a change of run state");
+    assert!(dir.path().join("state.db").is_file());
+    assert_eq!(view.version, s.version(), "the version a fire leaves is the one read after it");
+    let peer = JobsStore::new(&path);
+    let seen = peer.load().unwrap();
+    assert_eq!(seen.jobs[1].state.claim.map(|c| c.pid), Some(7));
+    assert!(seen.jobs[0].state.is_unset());
+    // Its own store's cached copy follows a peer's change of run state too.
+    peer.update(|f| f.jobs[1].state.runs = 5).unwrap();
+    assert_eq!(s.load().unwrap().jobs[1].state.runs, 5);
+    // Removing the job removes its row: a job added later under the same id starts afresh.
+    s.update(|f| f.jobs.remove(1)).unwrap();
+    let mut again = job("b");
+    again.created_at += chrono::Duration::seconds(1);
+    s.update(|f| f.jobs.push(again.clone())).unwrap();
+    assert_eq!(JobsStore::new(&path).load().unwrap().jobs[1], again);
+}
+
+/// The state an earlier version wrote into jobs.json moves to the database at the first write,
+/// unknown fields and all; the jobs themselves stay as they were written.
+#[test]
+fn run_state_in_an_earlier_jobs_json_moves_to_the_database_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cron/jobs.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let earlier = r#"{"jobs": [{"id": "w", "message": "water", "target": "cli:local", "note": "mine",
+        "created_at": "2026-03-01T08:00:00Z", "schedule": {"kind": "cron", "expr": "0 9 * * *", "tz": "UTC"},
+        "state": {"runs": 3, "strikes": 1, "streak": {"days": 4}}}], "owner": "me"}"#;
+    std::fs::write(&path, earlier).unwrap();
+    let s = JobsStore::new(&path);
+    assert_eq!(s.load().unwrap().jobs[0].state.runs, 3, "read from the file until moved");
+    assert!(!dir.path().join("state.db").exists(), "a read makes no database");
+    s.update(|f| f.jobs[0].state.strikes = 0).unwrap();
+    let file: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert!(file["jobs"][0].get("state").is_none(), "{file}");
+    assert_eq!((&file["jobs"][0]["note"], &file["owner"]), (&Value::from("mine"), &Value::from("me")));
+    let state = JobsStore::new(&path).load().unwrap().jobs[0].state.clone();
+    assert_eq!((state.runs, state.strikes), (3, 0));
+    assert_eq!(state.extra["streak"]["days"], 4);
 }

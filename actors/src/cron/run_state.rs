@@ -1,0 +1,154 @@
+//! The jobs' run state (next run, last run, runs, strikes, a pause, a claim) in the state
+//! database, a row per job, so a fire writes its job's row and never rewrites jobs.json: that
+//! file stays the user's, their jobs as they wrote them.
+//!
+//! A row belongs to the job with its id *and* creation time: a job removed and another added
+//! later under the same id by hand starts afresh. Two jobs a hand edit gave one id are told
+//! apart by their order among the jobs of that id (`nth`). A job with no row takes the `state` that
+//! jobs.json holds (written by an earlier version, or by hand), and the first write moves it
+//! here. Reads from a process that has not written open the database read-only and leave no
+//! trace; none is made until a job has state to keep.
+
+use super::store::{Job, JobState};
+use crate::store::db::{Database, DbError};
+use rusqlite::params;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS cron_state (
+    job_id TEXT NOT NULL,
+    nth INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    PRIMARY KEY (job_id, nth)
+) WITHOUT ROWID;
+";
+
+/// A job's key among the rows: its id, and its place among the jobs of that id.
+type Key = (String, i64);
+
+/// The rows read back: by key, the job's creation time (ms) and its state.
+type Rows = HashMap<Key, (i64, JobState)>;
+
+/// Where the rows of one jobs.json are kept.
+#[derive(Debug)]
+pub(super) struct RunStates {
+    /// `state.db` of the data dir jobs.json is in.
+    path: PathBuf,
+    /// The connection this process writes through, once it has written.
+    writer: Mutex<Option<Arc<Database>>>,
+}
+
+impl RunStates {
+    /// The rows of the jobs in `jobs`: for `<data dir>/cron/jobs.json`, in
+    /// `<data dir>/state.db`; for a jobs file anywhere else, in a `state.db` beside it.
+    pub(super) fn of_jobs(jobs: &Path) -> Self {
+        let beside = jobs.parent().unwrap_or(Path::new("."));
+        let root = match beside.file_name() {
+            Some(name) if name == "cron" => beside.parent().unwrap_or(beside),
+            _ => beside,
+        };
+        RunStates { path: crate::data_dir::DataDir::new(root).state_db(), writer: Mutex::new(None) }
+    }
+
+    fn writer(&self) -> Result<Arc<Database>, DbError> {
+        let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(db) = writer.as_ref() {
+            return Ok(db.clone());
+        }
+        let (db, _) = Database::open(&self.path)?;
+        db.ensure_schema(SCHEMA)?;
+        let db = Arc::new(db);
+        *writer = Some(db.clone());
+        Ok(db)
+    }
+
+    /// Every job's row (by id and `nth`: its creation time in ms, its state), read through
+    /// this process's writer, else a read-only connection; none when there is no database yet.
+    fn rows(&self) -> Result<Rows, DbError> {
+        let writer = self.writer.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let db = match writer {
+            Some(db) => db,
+            None => match Database::open_read_only(&self.path)? {
+                Some(db) => Arc::new(db),
+                None => return Ok(HashMap::new()),
+            },
+        };
+        if !db.has_table("cron_state")? {
+            return Ok(HashMap::new());
+        }
+        db.read(|c| {
+            let sql = "SELECT job_id, nth, created_at, state FROM cron_state";
+            let mut stmt = c.prepare_cached(sql).map_err(|e| db.error(e))?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, String>(3)?))
+                })
+                .map_err(|e| db.error(e))?;
+            let mut out = HashMap::new();
+            for row in rows {
+                let (id, nth, created, state) = row.map_err(|e| db.error(e))?;
+                let state: JobState = serde_json::from_str(&state).map_err(|e| db.decode(e))?;
+                out.insert((id, nth), (created, state));
+            }
+            Ok(out)
+        })
+    }
+
+    /// Puts each job's kept state on it (a job with no row of its own keeps what it has).
+    pub(super) fn overlay(&self, jobs: &mut [Job]) -> Result<(), DbError> {
+        let mut rows = self.rows()?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let keys = keys(jobs);
+        for (job, key) in jobs.iter_mut().zip(keys) {
+            match rows.remove(&key) {
+                Some((created, state)) if created == job.created_at.timestamp_millis() => job.state = state,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the state of the jobs of `all` at the positions `changed`, and drops the rows of
+    /// `gone` (keys from [`keys`]), in one transaction; nothing at all (not even a database
+    /// made) when there is nothing to keep or drop.
+    pub(super) fn save(&self, all: &[Job], changed: &[usize], gone: &[Key]) -> Result<(), DbError> {
+        if changed.is_empty() && gone.is_empty() {
+            return Ok(());
+        }
+        let keys = keys(all);
+        let db = self.writer()?;
+        db.write(|tx| {
+            let sql = "INSERT OR REPLACE INTO cron_state (job_id, nth, created_at, state) VALUES (?1, ?2, ?3, ?4)";
+            let mut put = tx.prepare_cached(sql).map_err(|e| db.error(e))?;
+            for &i in changed {
+                let (job, (id, nth)) = (&all[i], &keys[i]);
+                let state = serde_json::to_string(&job.state).map_err(|e| db.decode(e))?;
+                put.execute(params![id, nth, job.created_at.timestamp_millis(), state]).map_err(|e| db.error(e))?;
+            }
+            let sql = "DELETE FROM cron_state WHERE job_id = ?1 AND nth = ?2";
+            let mut drop = tx.prepare_cached(sql).map_err(|e| db.error(e))?;
+            for (id, nth) in gone {
+                drop.execute(params![id, nth]).map_err(|e| db.error(e))?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Each job's key: its id, and how many jobs before it have that id (0 but after a hand edit
+/// that gave two jobs one id).
+pub(super) fn keys(jobs: &[Job]) -> Vec<Key> {
+    let mut seen: HashMap<&str, i64> = HashMap::new();
+    jobs.iter()
+        .map(|j| {
+            let nth = seen.entry(j.id.as_str()).or_insert(0);
+            *nth += 1;
+            (j.id.clone(), *nth - 1)
+        })
+        .collect()
+}
