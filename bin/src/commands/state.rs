@@ -1,9 +1,11 @@
 //! `raven state`: a look inside the engine's state database (`state.db` in the data dir).
-//! `export` prints what it holds (for a person, or `--json` for a script); `check` runs
-//! SQLite's full integrity check. Both only read: nothing is created, moved or written.
+//! `export` prints what it holds (for a person, or `--json` for a script): the outbox and its
+//! dead letters, and each cron job's run state; `check` runs SQLite's full integrity check.
+//! Both only read: nothing is created, moved or written.
 
 use crate::error::CliError;
 use clap::Subcommand;
+use raven_actors::cron::store::JobsStore;
 use raven_actors::data_dir::DataDir;
 use raven_actors::delivery::outbox;
 use raven_actors::store::db::Database;
@@ -12,7 +14,8 @@ use raven_actors::text::sanitize;
 
 #[derive(Subcommand)]
 pub enum StateCommand {
-    /// Print what the state database holds: the outbox (waiting and dead letters).
+    /// Print what the state database holds: the outbox (waiting and dead letters) and each
+    /// cron job's run state.
     Export {
         /// As JSON (times in RFC 3339), for a script.
         #[arg(long)]
@@ -32,13 +35,19 @@ pub fn run(command: StateCommand, dir: &DataDir) -> Result<(), CliError> {
 fn export(dir: &DataDir, json: bool) -> Result<(), CliError> {
     let path = dir.state_db();
     let (outbox, note) = outbox::peek_in(dir)?;
+    // The jobs' run state, by job (a jobs.json that does not parse is said, not fatal).
+    let (jobs, jobs_note) = match JobsStore::new(dir.jobs()).load() {
+        Ok(file) => (file.jobs, None),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
+    let cron: Vec<_> = jobs.iter().map(|j| serde_json::json!({ "id": j.id, "state": j.state })).collect();
     if json {
-        let out = serde_json::json!({ "path": path, "outbox": outbox });
+        let out = serde_json::json!({ "path": path, "outbox": outbox, "cron": cron });
         println!("{out}");
         return Ok(());
     }
-    if let Some(note) = note {
-        eprintln!("note: {note}");
+    for note in note.iter().chain(&jobs_note) {
+        eprintln!("note: {}", sanitize(note));
     }
     let shown = if path.exists() { path.display().to_string() } else { format!("{} (not made yet)", path.display()) };
     println!("state database: {}", sanitize(&shown));
@@ -61,6 +70,19 @@ fn export(dir: &DataDir, json: bool) -> Result<(), CliError> {
             t.channel,
             sanitize(&t.chat_id),
             d.at.to_rfc3339()
+        );
+    }
+    println!("cron: {} jobs", jobs.len());
+    for j in &jobs {
+        let s = &j.state;
+        let next = s.next_run_at.map(|t| t.to_rfc3339()).unwrap_or_else(|| "-".into());
+        let paused = s.paused.as_ref().map(|p| format!("  paused: {p}")).unwrap_or_default();
+        println!(
+            "  job      {}  runs {}  strikes {}  next {next}{}",
+            sanitize(&j.id),
+            s.runs,
+            s.strikes,
+            sanitize(&paused)
         );
     }
     Ok(())

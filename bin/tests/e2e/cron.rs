@@ -82,3 +82,31 @@ fn a_malformed_jobs_file_is_named_left_alone_and_the_loaded_jobs_keep_firing() {
     let log = std::fs::read_to_string(dir.join("up.stderr")).unwrap();
     assert!(log.contains("is malformed at line 2"), "the supervisor logged it: {log}");
 }
+
+/// A fire keeps its job's run state in the state database: jobs.json is left byte for byte,
+/// and `raven state export` and `raven cron list --json` show the state.
+#[test]
+fn a_fire_leaves_jobs_json_alone_and_its_run_state_is_exported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let config = "[cron]\nmax_sleep_s = 1\n[delivery]\njsonl_path = \"out.jsonl\"\n";
+    support::write_config(dir, config);
+    let added = support::raven(dir, &["cron", "add", "--every", "1s", "stretch", "--to", "jsonl:me"]);
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let jobs = std::fs::read(dir.join("cron/jobs.json")).unwrap();
+    let up = support::Killed(support::up(dir, config, &[]));
+    support::wait_ready(dir);
+    let fired = || std::fs::read_to_string(dir.join("out.jsonl")).unwrap_or_default().matches("stretch").count();
+    support::eventually("two fires", || fired() >= 2);
+    drop(up);
+    assert_eq!(std::fs::read(dir.join("cron/jobs.json")).unwrap(), jobs, "jobs.json left as it was");
+    let export = support::raven(dir, &["state", "export", "--json"]);
+    let export: serde_json::Value = serde_json::from_slice(&export.stdout).unwrap();
+    let state = &export["cron"][0]["state"];
+    assert!(state["runs"].as_u64().is_some_and(|n| n >= 2) && state["last_run_at"].is_string(), "{export}");
+    let listed: serde_json::Value =
+        serde_json::from_slice(&support::raven(dir, &["cron", "list", "--json"]).stdout).unwrap();
+    assert_eq!(&listed[0]["state"], state);
+    let text = String::from_utf8_lossy(&support::raven(dir, &["state", "export"]).stdout).into_owned();
+    assert!(text.contains("cron: 1 jobs") && text.contains(&format!("runs {}", state["runs"])), "{text}");
+}

@@ -88,6 +88,7 @@ fn an_earlier_versions_outbox_is_imported_once_by_the_first_writer() {
         serde_json::from_slice(&support::raven(dir, &["state", "export", "--json"]).stdout).unwrap();
     assert_eq!(export["outbox"]["entries"], before[0]);
     assert_eq!(export["outbox"]["dead"], before[1]);
+    assert_eq!(export["cron"], serde_json::json!([]), "no job, no run state");
     let check = support::raven(dir, &["state", "check"]);
     assert!(check.status.success() && text(&check.stdout).starts_with("ok: "), "{}", text(&check.stdout));
     // A second writer finds nothing left to import, and imports nothing twice.
