@@ -24,6 +24,9 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// The database's page size (set when it is created): the unit every change is written in.
 const PAGE_SIZE: i64 = 1024;
 
+/// Each connection's page cache, in KiB.
+const CACHE_KIB: i64 = 256;
+
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     #[error("state database {path}: another process held it for over {:.1} s; nothing was changed", waited.as_secs_f64())]
@@ -97,10 +100,13 @@ impl Database {
         conn.pragma_update(None, "page_size", PAGE_SIZE).map_err(|e| sqlite(path, e))?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(|e| sqlite(path, e))?;
         conn.pragma_update(None, "synchronous", "FULL").map_err(|e| sqlite(path, e))?;
-        let check: String = conn.query_row("PRAGMA quick_check(1)", [], |r| r.get(0)).map_err(|e| sqlite(path, e))?;
-        if check != "ok" {
-            return Err(sqlite(path, corrupt(check)));
-        }
+        // A small page cache: the engine's rows are few and small, and every connection has one.
+        conn.pragma_update(None, "cache_size", -CACHE_KIB).map_err(|e| sqlite(path, e))?;
+        // The schema is read whole: a file damaged there is caught now. (A full check reads every
+        // page, and costs memory, at every start: `raven state check` runs it on request, and a
+        // damaged page met later fails its operation with SQLite's "malformed" error.)
+        conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
+            .map_err(|e| sqlite(path, e))?;
         crate::data_dir::make_private(path).map_err(|source| DbError::Io { path: path.to_owned(), source })?;
         Ok(Database { path: path.to_owned(), conn: Mutex::new(conn), read_only: false, busy: BUSY_TIMEOUT })
     }
@@ -215,10 +221,6 @@ fn sqlite(path: &Path, source: rusqlite::Error) -> DbError {
         }
         _ => DbError::Sqlite { path: path.to_owned(), source },
     }
-}
-
-fn corrupt(message: String) -> rusqlite::Error {
-    rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT), Some(message))
 }
 
 /// Whether SQLite found the file is not a database, or a damaged one.
