@@ -68,9 +68,12 @@ pub fn run(dir: &DataDir) -> Result<(), CliError> {
         for l in loops {
             l.abort();
         }
-        // State is written through on every change; closing the socket is what is left.
+        // State is written through on every change; closing the socket is what is left, and
+        // the files that name this supervisor's processes (the zone it published, the
+        // gateway's address).
         let _ = std::fs::remove_file(&socket);
         let _ = std::fs::remove_file(dir.zone());
+        let _ = std::fs::remove_file(dir.gateway_addr());
         Ok(())
     })
 }

@@ -73,10 +73,14 @@ fn up_serves_status_refuses_a_second_and_stops_on_sigterm() {
     let err = String::from_utf8_lossy(&second.stderr);
     assert!(err.contains(&format!("already running (pid {})", first.id())), "{err}");
 
+    let gateway = wait_for_gateway_pid(dir);
     let term = Command::new("kill").args(["-TERM", &first.id().to_string()]).status().unwrap();
     assert!(term.success());
     assert!(wait_exit(&mut first).success(), "SIGTERM exits 0");
     assert!(!dir.join("raven.sock").exists(), "the socket was closed");
+    // Nothing names a process that is gone: the gateway's address file goes with it.
+    support::eventually("the gateway to stop", || !alive(gateway));
+    assert!(!dir.join("gateway.addr").exists(), "gateway.addr was left after the stop");
 }
 
 /// A running process: a zombie (dead, not yet reaped by whoever adopted it) is not.
