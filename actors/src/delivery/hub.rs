@@ -270,13 +270,17 @@ impl ServeAsync<Post> for DeliveryHubService {
     }
 }
 
-/// What waits in the outbox, and the dead letters.
+/// What waits in the outbox, and the dead letters: what a test of the engine reads back (a
+/// person reads them with `raven outbox`, straight from the store).
+#[cfg(test)]
 pub struct OutboxSnapshot;
 
+#[cfg(test)]
 impl Request for OutboxSnapshot {
     type Reply = Result<Outbox, crate::store::StoreError>;
 }
 
+#[cfg(test)]
 impl ServeAsync<OutboxSnapshot> for DeliveryHubService {
     fn serve_async(&mut self, _: OutboxSnapshot) -> LocalBoxFuture<'static, Result<Outbox, crate::store::StoreError>> {
         let store = self.store.clone();

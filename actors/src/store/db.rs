@@ -8,8 +8,9 @@
 //! failing with a clear error that changed nothing. Commits are durable (`synchronous=FULL`):
 //! what a transaction promised survives a crash or a power cut.
 //!
-//! A connection is not shared across threads: the process's one connection sits behind a
-//! mutex, and an actor runs its work on a blocking thread ([`off_thread`]), never its own.
+//! A connection is not shared across threads: each owner's store holds its own connection
+//! behind a mutex (the outbox one, the cron run state one, opened when first needed), and an
+//! actor runs its work on a blocking thread ([`off_thread`]), never its own.
 //! A file that is not a readable database is moved aside (`state.db.corrupt-<UTC time>`),
 //! reported, and the engine starts from an empty one.
 
