@@ -9,10 +9,11 @@ pub struct Button {
     pub verdict: &'static str,
 }
 
-/// 👍 records `accepted`, "later" `neutral` (seen, not now), "stop" `dismissed`.
+/// 👍 records `accepted`, "later" puts the message off and sends it again
+/// ([`crate::cron::later`]), "stop" records `dismissed`.
 pub const BUTTONS: [Button; 3] = [
     Button { label: "👍", verdict: "accepted" },
-    Button { label: "⏰ later", verdict: "neutral" },
+    Button { label: "⏰ later", verdict: "later" },
     Button { label: "🛑 stop", verdict: "dismissed" },
 ];
 
@@ -20,7 +21,7 @@ pub const BUTTONS: [Button; 3] = [
 pub fn verdict_of_reaction(key: &str) -> Option<&'static str> {
     match key.trim_end_matches('\u{fe0f}') {
         "👍" | "✅" | "❤" | "❤️" => Some("accepted"),
-        "⏰" | "🕐" => Some("neutral"),
+        "⏰" | "🕐" => Some("later"),
         "👎" | "🛑" | "❌" => Some("dismissed"),
         _ => None,
     }
@@ -72,6 +73,8 @@ impl Tapped {
         let (what, id) = rest.split_once(':')?;
         match kind {
             "v" => {
+                // A button sent by an earlier version: its "later" carried `neutral`.
+                let what = if what == "neutral" { "later" } else { what };
                 let verdict = BUTTONS.iter().find(|b| b.verdict == what)?.verdict;
                 (!id.is_empty()).then(|| Tapped::Verdict { verdict, nudge: id.to_owned() })
             }

@@ -151,6 +151,9 @@ pub struct FeedbackConfig {
     pub ignore_weight: f64,
     /// How long `/stop <topic>` mutes the topic.
     pub stop_mute_days: i64,
+    /// "Later" on a message (the ⏰ button, reaction or tap): it comes again after this many
+    /// minutes (past the quiet hours if it would land in them).
+    pub later_minutes: i64,
 }
 
 impl Default for FeedbackConfig {
@@ -165,6 +168,7 @@ impl Default for FeedbackConfig {
             ignore_after_h: 6,
             ignore_weight: 0.25,
             stop_mute_days: 30,
+            later_minutes: 60,
         }
     }
 }

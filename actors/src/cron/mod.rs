@@ -5,6 +5,7 @@
 pub mod claims;
 pub mod fire;
 pub mod ids;
+pub mod later;
 pub mod pause;
 pub mod reply;
 mod run_state;

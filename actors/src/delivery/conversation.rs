@@ -46,7 +46,7 @@ impl Conversations {
         }
         let session = format!("{channel}:{chat_id}");
         self.journal.record(at, Some(d.source.name()), d.delivered_event(session.clone()));
-        if let Err(e) = self.tracker.record_dispatched(d, Some(&session), visible, at) {
+        if let Err(e) = self.tracker.record_said(d, Some(&session), visible, content, at) {
             tracing::warn!(nudge_id = %d.nudge_id, "dispatched record not written: {e}");
         }
     }

@@ -116,7 +116,22 @@ impl NudgeFeedbackTracker {
         visible: bool,
         at: DateTime<Utc>,
     ) -> Result<(), FeedbackError> {
+        self.record_said(d, session, visible, "", at)
+    }
+
+    /// [`Self::record_dispatched`], keeping the message's `text` (cut to [`record::KEPT_TEXT`]
+    /// characters) for a "later" to send again.
+    pub fn record_said(
+        &self,
+        d: &Dispatch,
+        session: Option<&str>,
+        visible: bool,
+        text: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), FeedbackError> {
+        let text = text.trim();
         self.append(&FeedbackRecord {
+            text: (!text.is_empty()).then(|| text.chars().take(record::KEPT_TEXT).collect()),
             topic: Some(d.topic.clone()),
             priority: Some(d.priority),
             session: session.map(str::to_owned),
@@ -150,16 +165,36 @@ impl NudgeFeedbackTracker {
         Ok(event)
     }
 
-    /// The dispatched record of `id` (a full id or a short one), refusing a cron reminder.
-    pub fn rated_message(&self, id: &str) -> Result<FeedbackRecord, FeedbackError> {
+    /// "Later" on `sent`: put off until `until`, when job `job` sends it again. It settles the
+    /// message's no-reply timer and rates it neither way.
+    pub fn record_later(
+        &self,
+        sent: &FeedbackRecord,
+        until: DateTime<Utc>,
+        job: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), FeedbackError> {
+        self.append(&FeedbackRecord {
+            until: Some(until),
+            reason: Some(format!("sent again by job {job}")),
+            ..sent.following(Lifecycle::Later, at)
+        })
+    }
+
+    /// The dispatched record of `id` (a full id or a short one), whatever its source.
+    pub fn dispatched_message(&self, id: &str) -> Result<FeedbackRecord, FeedbackError> {
         let id = id.trim();
-        let found = self
-            .records()?
+        self.records()?
             .into_iter()
             .find(|r| r.event == Lifecycle::Dispatched && (r.nudge_id == id || short_id(&r.nudge_id) == id))
-            .ok_or_else(|| FeedbackError::UnknownId(id.to_owned()))?;
+            .ok_or_else(|| FeedbackError::UnknownId(id.to_owned()))
+    }
+
+    /// The dispatched record of `id` (a full id or a short one), refusing a cron reminder.
+    pub fn rated_message(&self, id: &str) -> Result<FeedbackRecord, FeedbackError> {
+        let found = self.dispatched_message(id)?;
         if !found.source.is_rated() {
-            return Err(FeedbackError::CronId(id.to_owned()));
+            return Err(FeedbackError::CronId(id.trim().to_owned()));
         }
         Ok(found)
     }

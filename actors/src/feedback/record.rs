@@ -26,6 +26,9 @@ pub enum Lifecycle {
     Unmuted,
     /// `/snooze <duration>`: nothing proactive but cron until `until`.
     Snoozed,
+    /// "Later" on one message: put off until `until`, when it is sent again (see
+    /// [`crate::feedback::give`]). An answer about the message that rates it neither way.
+    Later,
 }
 
 impl Lifecycle {
@@ -41,7 +44,7 @@ impl Lifecycle {
 
     /// An explicit answer about one message (the user's or the tool's).
     pub fn is_verdict(self) -> bool {
-        matches!(self, Lifecycle::Accepted | Lifecycle::Dismissed | Lifecycle::Neutral)
+        matches!(self, Lifecycle::Accepted | Lifecycle::Dismissed | Lifecycle::Neutral | Lifecycle::Later)
     }
 
     /// Anything that ends a message's no-reply timer.
@@ -55,6 +58,7 @@ impl Lifecycle {
             Lifecycle::Accepted => "accepted",
             Lifecycle::Dismissed => "dismissed",
             Lifecycle::Neutral => "neutral",
+            Lifecycle::Later => "later",
             Lifecycle::Engaged => "engaged",
             Lifecycle::Ignored => "ignored",
             Lifecycle::Muted => "muted",
@@ -92,10 +96,16 @@ pub struct FeedbackRecord {
     /// The cron job a reminder came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<String>,
-    /// Where a mute or a snooze ends.
+    /// Where a mute or a snooze ends, or when a message put off `later` comes again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<DateTime<Utc>>,
+    /// A dispatched message's text (cut to [`KEPT_TEXT`] characters): what "later" sends again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
+
+/// The most of a message's text its dispatched record keeps.
+pub const KEPT_TEXT: usize = 2_000;
 
 impl FeedbackRecord {
     /// A record of `event` on `nudge_id` with every optional field empty.
@@ -113,6 +123,7 @@ impl FeedbackRecord {
             visible: false,
             job: None,
             until: None,
+            text: None,
         }
     }
 }
@@ -169,6 +180,7 @@ impl FeedbackRecord {
             Lifecycle::Accepted => "accepted",
             Lifecycle::Dismissed => "dismissed",
             Lifecycle::Neutral => "neutral",
+            Lifecycle::Later => "later",
             Lifecycle::Engaged => "engaged",
             Lifecycle::Ignored => "ignored",
             Lifecycle::Dispatched | Lifecycle::Muted | Lifecycle::Unmuted | Lifecycle::Snoozed => return None,

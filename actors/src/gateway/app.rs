@@ -6,7 +6,6 @@ use super::limits::{read_body_within, Limits};
 use super::supervisor::{Supervisor, SupervisorError};
 use super::{feedback, inbound, observe, tap};
 use crate::channels::taps::TapLinks;
-use crate::feedback::NudgeFeedbackTracker;
 use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -23,7 +22,7 @@ pub(super) struct Shared {
     pub metrics_public: bool,
     /// `POST /feedback` and `/tap` write here (the supervisor's next tick, and `raven policy
     /// explain`, read it), and so do the chat channels.
-    pub feedback: Arc<NudgeFeedbackTracker>,
+    pub feedback: Arc<super::feedback::Feedback>,
     /// The signed single-use links of push notifications' feedback buttons.
     pub taps: TapLinks,
 }

@@ -11,8 +11,7 @@ use crate::channels::{hosting, ChannelError, Inbox};
 use crate::config::RavenConfig;
 use crate::data_dir::DataDir;
 use crate::delivery::outlets::Outlet;
-use crate::feedback::give::{give, GiveFeedback};
-use crate::feedback::NudgeFeedbackTracker;
+use crate::feedback::give::GiveFeedback;
 use crate::supervise::LocalBoxFuture;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -29,7 +28,7 @@ pub(super) fn start(
     dir: &DataDir,
     config: &RavenConfig,
     supervisor: Arc<dyn Supervisor>,
-    feedback: Arc<NudgeFeedbackTracker>,
+    feedback: Arc<super::feedback::Feedback>,
 ) -> Channels {
     let health = HealthBoard::new(dir);
     let inbox: Rc<dyn Inbox> = Rc::new(GatewayInbox { supervisor, feedback, health: health.clone() });
@@ -69,7 +68,7 @@ fn within_bounds(text: &str) -> std::borrow::Cow<'_, str> {
 pub(super) struct GatewayInbox {
     pub supervisor: Arc<dyn Supervisor>,
     /// The one tracker the gateway's `POST /feedback` and `/tap` write through, too.
-    pub feedback: Arc<NudgeFeedbackTracker>,
+    pub feedback: Arc<super::feedback::Feedback>,
     pub health: HealthBoard,
 }
 
@@ -101,8 +100,8 @@ impl Inbox for GatewayInbox {
 
     fn verdict(&self, nudge: &str, verdict: &str) -> Result<String, ChannelError> {
         let req = GiveFeedback { nudge_id: Some(nudge.to_owned()), verdict: verdict.to_owned(), ..Default::default() };
-        match give(&self.feedback, &req, chrono::Utc::now()) {
-            Ok(given) => Ok(format!("Noted: {} ({}).", given.verdict, given.topic.unwrap_or(given.short_id))),
+        match self.feedback.give(&req, chrono::Utc::now()) {
+            Ok(given) => Ok(crate::cron::later::said(&given, self.feedback.verdicts.tz())),
             Err(e) => Err(ChannelError::Refused(e.to_string())),
         }
     }

@@ -99,7 +99,9 @@ impl Gateway {
         // A verdict from a button, a reaction, a tap or POST /feedback is journaled like one
         // given anywhere else: `raven log` and `raven why` show it.
         let tracker = NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), config.general.timezone);
-        let feedback = Arc::new(tracker.with_journal(crate::journal::Journal::in_data_dir(dir)));
+        let tracker = tracker.with_journal(crate::journal::Journal::in_data_dir(dir));
+        let feedback =
+            Arc::new(feedback::Feedback { tracker, verdicts: crate::cron::later::Verdicts::of(dir, &config) });
         let taps = TapLinks::open(dir)?;
         let shared = Arc::new(app::Shared { supervisor, secret, metrics_public: g.metrics_public, feedback, taps });
         let limits = limits::Limits {

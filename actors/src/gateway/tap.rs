@@ -5,7 +5,7 @@
 
 use super::app::{error, Shared};
 use crate::channels::taps::{Tap, TapError};
-use crate::feedback::give::{give, GiveFeedback};
+use crate::feedback::give::GiveFeedback;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -18,7 +18,7 @@ pub(super) async fn tap(State(g): State<Arc<Shared>>, Path(token): Path<String>)
     let record = |tap: &Tap| {
         let req =
             GiveFeedback { nudge_id: Some(tap.nudge.clone()), verdict: tap.verdict.clone(), ..Default::default() };
-        give(&g.feedback, &req, now)
+        g.feedback.give(&req, now)
     };
     match g.taps.take(&token, now, record) {
         Ok(given) => (StatusCode::OK, Json(json!({"recorded": given}))).into_response(),

@@ -98,7 +98,9 @@ fn fixture_with(
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());
     let fake = Arc::new(Fake { answer, asked: Mutex::default() });
-    let feedback = Arc::new(NudgeFeedbackTracker::new(dir.feedback(), Default::default(), chrono_tz::UTC));
+    let tracker = NudgeFeedbackTracker::new(dir.feedback(), Default::default(), chrono_tz::UTC);
+    let verdicts = crate::cron::later::Verdicts::of(&dir, &Default::default());
+    let feedback = Arc::new(super::feedback::Feedback { tracker, verdicts });
     let shared = Arc::new(Shared {
         supervisor: fake.clone(),
         secret: secret.map(str::to_owned),
@@ -258,7 +260,7 @@ async fn a_body_that_stalls_is_408_after_the_body_timeout() {
 /// A rated message `nudge-1` that reached `webhook:alice`.
 fn dispatched(f: &Fixture) {
     let d = Dispatch::new("nudge-1", "water", Priority::Low, Source::Sentinel);
-    f.shared.feedback.record_dispatched(&d, Some("webhook:alice"), true, chrono::Utc::now()).unwrap();
+    f.shared.feedback.tracker.record_dispatched(&d, Some("webhook:alice"), true, chrono::Utc::now()).unwrap();
 }
 
 #[tokio::test]
@@ -278,6 +280,23 @@ async fn feedback_records_a_verdict_and_refuses_what_it_cannot_record() {
     let (status, _) = call(&f.app, post("/feedback", json!({"verdict": "accepted", "mood": "good"}))).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(f.fake.asked().is_empty(), "feedback is written here, not asked of the supervisor");
+}
+
+#[tokio::test]
+async fn later_sends_the_message_again_and_says_when_or_why_not() {
+    let f = fixture(running);
+    dispatched(&f);
+    let (status, body) = call(&f.app, post("/feedback", json!({"nudge_id": "nudge-1", "verdict": "later"}))).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "no webhook is set up to send it again: {body}");
+    let d = Dispatch::new("nudge-2", "water", Priority::Low, Source::Sentinel);
+    f.shared.feedback.tracker.record_said(&d, Some("cli:local"), true, "Drink some water", chrono::Utc::now()).unwrap();
+    let (status, body) = call(&f.app, post("/feedback", json!({"session": "cli:local", "verdict": "later"}))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let job = body["recorded"]["again_job"].as_str().unwrap().to_owned();
+    assert!(
+        body["recorded"]["again_at"].is_string()
+            && body["recorded"]["undo"].as_str() == Some(&format!("raven cron rm {job}"))
+    );
 }
 
 #[tokio::test]

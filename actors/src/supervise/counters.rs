@@ -21,7 +21,7 @@ fn labels<const N: usize>(pairs: [(&str, &str); N]) -> Labels {
 /// no series at all is left out of the output).
 const TICK_OUTCOMES: [&str; 4] = ["skipped", "delivered", "denied", "failed"];
 const OUTBOX_MOVES: [&str; 4] = ["queued", "delivered", "dropped", "dead_letter"];
-const VERDICTS: [&str; 5] = ["accepted", "dismissed", "neutral", "engaged", "ignored"];
+const VERDICTS: [&str; 6] = ["accepted", "dismissed", "neutral", "later", "engaged", "ignored"];
 
 /// Cheap to clone: every clone counts into the same families.
 #[derive(Debug, Clone)]

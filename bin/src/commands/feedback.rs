@@ -6,8 +6,9 @@ use super::load_config;
 use crate::error::CliError;
 use clap::Args;
 use raven_actors::agent::inbound::commands::{CommandCtx, FeedbackCommand};
+use raven_actors::cron::later::Verdicts;
 use raven_actors::data_dir::DataDir;
-use raven_actors::feedback::give::{give, GiveFeedback};
+use raven_actors::feedback::give::GiveFeedback;
 use raven_actors::feedback::NudgeFeedbackTracker;
 use raven_actors::journal::Journal;
 
@@ -17,7 +18,8 @@ pub struct FeedbackArgs {
     /// The message: the short id shown beside it (`[raven ⏰ 3fa2c1]`) or its full id.
     #[arg(requires = "verdict")]
     id: Option<String>,
-    /// accepted, dismissed or neutral.
+    /// accepted, dismissed, neutral, or later (put it off: it is sent again after
+    /// `feedback.later_minutes`).
     verdict: Option<String>,
     /// Why (a dismissal whose reason says "stop" weighs more).
     #[arg(long)]
@@ -38,7 +40,7 @@ pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), CliError> {
     dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
     let tz = config.general.timezone;
     let tracker =
-        NudgeFeedbackTracker::new(dir.feedback(), config.feedback, tz).with_journal(Journal::in_data_dir(dir));
+        NudgeFeedbackTracker::new(dir.feedback(), config.feedback.clone(), tz).with_journal(Journal::in_data_dir(dir));
     let now = chrono::Utc::now();
     let command = match (&a.stop, &a.ok, &a.snooze) {
         (Some(t), _, _) => Some(FeedbackCommand::Stop(Some(t.trim().to_lowercase()))),
@@ -58,9 +60,12 @@ pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), CliError> {
         return Ok(());
     }
     let req = GiveFeedback { nudge_id: a.id, session: None, verdict: a.verdict.unwrap_or_default(), reason: a.reason };
-    let given = give(&tracker, &req, now)?;
-    let topic = given.topic.map(|t| format!(" (topic `{t}`)")).unwrap_or_default();
+    let given = Verdicts::of(dir, &config).give(&tracker, &req, now)?;
+    let topic = given.topic.clone().map(|t| format!(" (topic `{t}`)")).unwrap_or_default();
     println!("recorded {} for [{}] {}{topic}", given.verdict, given.short_id, given.nudge_id);
+    if let (Some(at), Some(job)) = (given.again_at, &given.again_job) {
+        println!("it comes again at {} ({tz}), sent by job {job}", raven_actors::time::local(at, tz));
+    }
     println!("to undo: {}", given.undo);
     Ok(())
 }

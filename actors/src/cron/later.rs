@@ -1,0 +1,130 @@
+//! "Later" on a proactive message (the ⏰ button under it, a ⏰ reaction, a push notification's
+//! later tap, `POST /feedback {"verdict": "later"}`, `raven feedback <id> later`): no rating,
+//! a request to be told again. The message is recorded `later` in the feedback log (it settles
+//! its no-reply timer and counts neither for nor against its topic), and a one-shot job sends
+//! its text again to the same conversation after `feedback.later_minutes` (60), or at the end
+//! of the quiet hours when that would land in them. The job is an ordinary reminder: `/list`
+//! shows it and `/cancel` removes it.
+//!
+//! Every surface gives its verdicts through [`Verdicts::give`]: `later` here, the others
+//! through [`crate::feedback::give`].
+
+use super::store::Schedule;
+use super::tool::{JobsCron, NewJob};
+use crate::config::{RavenConfig, Window};
+use crate::data_dir::DataDir;
+use crate::feedback::give::{give, message_of, GiveError, GiveFeedback, Given};
+use crate::feedback::{short_id, FeedbackRecord, NudgeFeedbackTracker};
+use chrono::{DateTime, Duration, Utc};
+use chrono_tz::Tz;
+
+/// The verdict that puts a message off.
+pub const LATER: &str = "later";
+
+/// What giving a verdict needs beyond the feedback log: the user's jobs, for `later`.
+pub struct Verdicts {
+    jobs: JobsCron,
+    after: Duration,
+    quiet: Vec<Window>,
+}
+
+impl Verdicts {
+    /// The jobs of `dir`, and the wait and the quiet hours of `config`.
+    pub fn of(dir: &DataDir, config: &RavenConfig) -> Verdicts {
+        let jobs = JobsCron {
+            store: super::store::JobsStore::new(dir.jobs()),
+            tz: config.general.timezone,
+            order: config.general.date_order,
+            channels: crate::delivery::targets::Channels::of(config),
+        };
+        let quiet = std::iter::once(config.policy.quiet_hours).chain(config.policy.extra_quiet_hours.clone()).collect();
+        Verdicts { jobs, after: Duration::minutes(config.feedback.later_minutes.max(1)), quiet }
+    }
+
+    pub fn tz(&self) -> Tz {
+        self.jobs.tz
+    }
+
+    /// Records `req`'s verdict; `later` also schedules the message again.
+    pub fn give(
+        &self,
+        tracker: &NudgeFeedbackTracker,
+        req: &GiveFeedback,
+        now: DateTime<Utc>,
+    ) -> Result<Given, GiveError> {
+        if req.verdict.trim() != LATER {
+            return give(tracker, req, now);
+        }
+        let sent = message_of(tracker, req, now, true)?;
+        let at = self.again_at(now);
+        let job = self.schedule_again(&sent, at, now)?;
+        tracker.record_later(&sent, at, &job, now)?;
+        let short = short_id(&sent.nudge_id);
+        Ok(Given {
+            nudge_id: sent.nudge_id,
+            short_id: short,
+            verdict: LATER.to_owned(),
+            topic: sent.topic,
+            undo: format!("raven cron rm {job}"),
+            again_at: Some(at),
+            again_job: Some(job),
+        })
+    }
+
+    /// `now` plus the wait, moved to the end of the quiet hours it would land in.
+    fn again_at(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        let mut at = now + self.after;
+        // Five-minute steps through at most a day: the end of the quiet window(s) at `at`.
+        for _ in 0..288 {
+            let local = at.with_timezone(&self.jobs.tz).time();
+            if !self.quiet.iter().any(|w| w.contains(local)) {
+                break;
+            }
+            at += Duration::minutes(5);
+        }
+        at
+    }
+
+    /// The one-shot job that sends `sent`'s text again at `at`, to its conversation.
+    fn schedule_again(
+        &self,
+        sent: &FeedbackRecord,
+        at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<String, GiveError> {
+        let Some(session) = sent.session.clone() else {
+            return Err(GiveError::NotPutOff("it reached no conversation to send it again to".into()));
+        };
+        let message = match (&sent.text, &sent.topic) {
+            (Some(text), _) => text.clone(),
+            (None, Some(topic)) => format!("Later, as you asked: {topic}"),
+            (None, None) => return Err(GiveError::NotPutOff("its text was not kept".into())),
+        };
+        let new = NewJob {
+            message,
+            schedule: Schedule::At { at },
+            target: Some(session),
+            broadcast: Vec::new(),
+            topic: sent.topic.clone(),
+        };
+        self.jobs.insert(new, now).map(|job| job.id).map_err(|e| GiveError::NotPutOff(e.to_string()))
+    }
+}
+
+/// What a chat answers to a verdict given by a button, a reaction or a tap.
+pub fn said(given: &Given, tz: Tz) -> String {
+    let about = given.topic.clone().unwrap_or_else(|| given.short_id.clone());
+    match (given.again_at, &given.again_job) {
+        (Some(at), Some(job)) => {
+            format!(
+                "Later, then: I'll send it again at {} (job {job}; /cancel {job} to drop it).",
+                crate::time::local_hm(at, tz)
+            )
+        }
+        _ => format!("Noted: {} ({about}).", given.verdict),
+    }
+}
+
+#[cfg(test)]
+#[path = "later_tests.rs"]
+mod tests;
