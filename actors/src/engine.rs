@@ -82,6 +82,8 @@ pub struct Engine {
     /// The outside-facing channels this process hosts itself.
     own_channels: Vec<String>,
     journal: crate::journal::Journal,
+    /// The verdicts the gateway and `raven feedback` record, counted at each metrics read.
+    pub others: Option<Rc<crate::journal::OthersVerdicts>>,
     /// Kept alive: dropping them stops the attention.md, jobs.json and config.toml watches.
     _watches: Vec<FileWatch>,
 }
@@ -259,7 +261,9 @@ impl Engine {
         if cron.is_some() {
             watches.extend(w.watch_jobs(jobs_changed.clone()));
         }
+        let others = crate::journal::OthersVerdicts::follow(&w.journal, w.metrics.counters()).map(Rc::new);
         Ok(Engine {
+            others,
             metrics: w.metrics,
             policy,
             planner: planning.planner,

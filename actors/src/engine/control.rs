@@ -18,6 +18,8 @@ use std::rc::Rc;
 /// The control socket's handler on a running engine.
 pub struct EngineControl {
     pub metrics: Metrics,
+    /// Verdicts recorded by other processes, counted before the metrics are read.
+    pub others: Option<Rc<crate::journal::OthersVerdicts>>,
     pub scheduler: Scheduler,
     pub questions: Rc<QuestionBroker>,
     pub hub: Handle<DeliveryHubService>,
@@ -48,6 +50,7 @@ impl EngineControl {
     pub fn of(engine: &Engine) -> Self {
         EngineControl {
             metrics: engine.metrics.clone(),
+            others: engine.others.clone(),
             scheduler: engine.scheduler.clone(),
             questions: engine.questions.clone(),
             hub: engine.hub.clone(),
@@ -92,6 +95,9 @@ impl EngineControl {
     /// The metrics in the Prometheus text format, the outbox read when they are asked for.
     fn prometheus(&self) -> LocalBoxFuture<'static, ControlResponse> {
         let (metrics, hub) = (self.metrics.clone(), self.hub.clone());
+        if let Some(others) = &self.others {
+            others.count();
+        }
         Box::pin(async move {
             let outbox = hub.call_async(Levels).await.ok().and_then(Result::ok);
             let levels = outbox.map(|o| OutboxLevels { depth: o.waiting, dead_letters: o.dead });

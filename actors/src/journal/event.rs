@@ -14,6 +14,9 @@ pub struct Entry {
     /// sentinel, defer, cron, heartbeat, discovery, user…: where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The process that recorded it (the supervisor, the gateway, a command).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
     #[serde(flatten)]
     pub event: Event,
 }

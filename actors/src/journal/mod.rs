@@ -13,9 +13,11 @@
 //! what was being recorded.
 //!
 //! Every event recorded is also counted in the engine's [`Counters`] (written or not), so
-//! `raven metrics` sees each decision the journal does.
+//! `raven metrics` sees each decision the journal does; the verdicts other processes record
+//! (the gateway, `raven feedback`) are counted too, through [`OthersVerdicts`].
 
 mod event;
+mod others;
 mod read;
 #[cfg(test)]
 mod tests;
@@ -24,6 +26,7 @@ pub use event::{
     ConfigReload, CronFire, Delivery, DiscoveryRun, Entry, Event, Gate, HeartbeatRun, LlmUsage, OutboxMove, Tick,
     VerdictGiven, CONTENT_CHARS,
 };
+pub use others::OthersVerdicts;
 pub use read::{read_all, rotated, JournalReader};
 
 use crate::store::files::{append_whole, open_append};
@@ -96,7 +99,7 @@ impl Journal {
     pub fn record(&self, at: DateTime<Utc>, source: Option<&str>, event: Event) {
         self.counters.observe(source, &event);
         let Some(inner) = &self.inner else { return };
-        let entry = Entry { at, source: source.map(str::to_owned), event };
+        let entry = Entry { at, source: source.map(str::to_owned), pid: Some(std::process::id()), event };
         if let Err(e) = inner.append(&entry) {
             if !inner.warned.swap(true, Ordering::Relaxed) {
                 tracing::warn!("the decision journal is not written (the engine goes on): {e}");

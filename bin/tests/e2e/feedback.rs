@@ -111,4 +111,19 @@ fn post_feedback_records_a_verdict_by_id_or_by_session_behind_the_secret() {
     // Both verdicts are in the decision journal, as one given on the command line would be.
     let log = text(&support::raven(dir, &["log"]).stdout);
     assert!(log.contains("dismissed") && log.contains("accepted"), "{log}");
+    // The gateway's verdicts are counted by the supervisor's metrics too.
+    let metrics = text(&support::raven(dir, &["metrics"]).stdout);
+    for verdict in ["dismissed", "accepted"] {
+        let line = format!("raven_feedback_verdicts_total{{verdict=\"{verdict}\"}} 1");
+        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
+    }
+
+    // Later: no rating, the message again in its conversation, as a job the user sees.
+    let (code, body) = post(Some(SECRET), &format!(r#"{{"nudge_id": "{short}", "verdict": "later"}}"#));
+    assert_eq!(code, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let job = v["recorded"]["again_job"].as_str().unwrap_or_else(|| panic!("{body}")).to_owned();
+    let jobs = text(&support::raven(dir, &["cron", "list"]).stdout);
+    assert!(jobs.contains(&job) && jobs.contains("Call the bank"), "{jobs}");
+    assert!(explain(dir, "Stretch your legs").contains("verdict: allow"), "later is no dismissal");
 }
