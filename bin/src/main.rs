@@ -38,7 +38,7 @@ enum Command {
     #[command(subcommand)]
     Memory(commands::memory::MemoryCommand),
     /// Say how a proactive message landed, by the id shown beside it: accepted, dismissed or
-    /// neutral. Or mute a topic (`--stop`), unmute it (`--ok`), or hold every proactive
+    /// neutral; or put it off (later: it comes again after `feedback.later_minutes`). Or mute a topic (`--stop`), unmute it (`--ok`), or hold every proactive
     /// message but cron for a while (`--snooze`).
     Feedback(commands::feedback::FeedbackArgs),
     /// The chat channels (Telegram, Matrix, ntfy, email): their health; `test <name>` sends a

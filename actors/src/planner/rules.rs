@@ -3,7 +3,8 @@
 //! same validation as an LLM's).
 //!
 //! In order:
-//! 1. an open deadline due within the hour or overdue → `nudge`, high priority;
+//! 1. an open deadline due within the hour or overdue → `nudge`, high priority, once: the
+//!    earliest not yet reminded in its hour (several close together take turns);
 //! 2. a routine whose hour is now (user's zone) → `nudge_inject` into the most recently
 //!    active session, or a plain `nudge` when no session is active;
 //! 3. a deadline due within 24 hours → `nudge_defer` until the thread settles when the user
@@ -81,7 +82,13 @@ impl RulesProvider {
         let active = raven_proto::planner_context::latest_private(&ctx.active_sessions);
         let deadlines = deadlines_in(ctx, self.tz, self.order);
 
-        if let Some(d) = deadlines.iter().find(|d| reminder_due(d, now)) {
+        // Each timed item is reminded once in its hour: one already reminded makes way for the
+        // next instead of being proposed again every tick.
+        let reminded = |d: &&crate::context::deadlines::Deadline| {
+            let last = ctx.fire_history.get(&d.topic).and_then(|h| h.last_fired);
+            last.is_some_and(|t| d.is_imminent(t))
+        };
+        if let Some(d) = deadlines.iter().filter(|d| reminder_due(d, now)).find(|d| !reminded(d)) {
             let when = match d.due <= now {
                 true if d.due == now => "is due now".to_owned(),
                 true => format!("was due {}", d.when(now, self.tz)),

@@ -217,6 +217,34 @@ mod rules {
     }
 
     #[actix_rt::test]
+    async fn timed_notes_within_the_hour_take_turns_and_one_reminded_is_not_proposed_again() {
+        let mut c = ctx();
+        c.memory_md = "- [ ] Water the geraniums due: 2026-03-02 11:40\n\
+                       - [ ] Phone the accountant due: 2026-03-02 12:10\n\
+                       - [ ] Fetch the parcel due: 2026-03-02 12:25\n\
+                       - [ ] Feed the goldfish due: 2026-03-02 12:55\n"
+            .into();
+        let reminded = |at: chrono::DateTime<Utc>| raven_proto::TopicFireHistory {
+            fired: 1,
+            last_fired: Some(at),
+            ..Default::default()
+        };
+        c.fire_history.insert("geranium".into(), reminded(c.now - D::minutes(75)));
+        c.fire_history.insert("accountant".into(), reminded(c.now - D::minutes(45)));
+        let d = decide(c.clone()).await;
+        assert_eq!((d.action, d.priority), (Action::Nudge, Priority::High));
+        assert!(d.nudge_message.as_deref().unwrap().contains("parcel"), "{:?}", d.nudge_message);
+
+        // Reminded the day before (a heads-up) is not reminded within the hour: that one still comes.
+        c.fire_history.insert("parcel".into(), reminded(c.now - D::hours(20)));
+        assert!(decide(c.clone()).await.nudge_message.unwrap().contains("parcel"));
+        c.fire_history.insert("parcel".into(), reminded(c.now - D::minutes(5)));
+        assert!(decide(c.clone()).await.nudge_message.unwrap().contains("goldfish"));
+        c.fire_history.insert("goldfish".into(), reminded(c.now));
+        assert_eq!(decide(c).await.action, Action::Skip, "each was reminded once");
+    }
+
+    #[actix_rt::test]
     async fn nothing_due_is_a_skip() {
         assert_eq!(decide(ctx()).await.action, Action::Skip);
     }
