@@ -8,7 +8,8 @@
 //! proactive messages, cron reminders and ask_user questions show between prompts, with the
 //! `[raven ⏰]` marker, while the prompt waits. Each line is served on its own task: the
 //! answer to a question can be typed while the turn that asked it waits. Input from a pipe is
-//! served line by line instead, every answer printed before the session ends.
+//! served line by line instead, every answer printed before the session ends, and what reached
+//! it meanwhile (a reminder that waited for the terminal) printed too before it leaves.
 
 use super::load_config;
 use crate::error::CliError;
@@ -199,10 +200,12 @@ async fn session(
     mut lines: tokio::sync::mpsc::UnboundedReceiver<String>,
     mut events: tokio::sync::mpsc::UnboundedReceiver<String>,
 ) {
-    let s = screen.clone();
+    let (s, last_event) = (screen.clone(), Rc::new(std::cell::Cell::new(std::time::Instant::now())));
+    let printed = last_event.clone();
     actix_rt::spawn(async move {
         while let Some(e) = events.recv().await {
             s.print(e);
+            printed.set(std::time::Instant::now());
         }
         s.print("(the supervisor closed the connection)".into());
     });
@@ -212,7 +215,7 @@ async fn session(
     let mut n = 0u64;
     while let Some(line) = lines.recv().await {
         match line.as_str() {
-            "/quit" | "/exit" => return,
+            "/quit" | "/exit" => break,
             l if l.starts_with("/error ") => {
                 screen.print(l.trim_start_matches("/error ").to_owned());
                 return;
@@ -234,7 +237,27 @@ async fn session(
             actix_rt::spawn(served);
         }
     }
+    if piped {
+        settle(&last_event).await;
+    }
 }
+
+/// Waits until no event has come for [`SETTLED`] (at most [`SETTLE_AT_MOST`]): what reached
+/// this REPL counts as delivered, so a piped session prints it before it ends (attaching
+/// hands it what waited for the terminal, which arrives just after).
+async fn settle(last_event: &std::cell::Cell<std::time::Instant>) {
+    let started = std::time::Instant::now();
+    while started.elapsed() < SETTLE_AT_MOST {
+        let quiet = last_event.get().elapsed().min(started.elapsed());
+        if quiet >= SETTLED {
+            return;
+        }
+        actix_rt::time::sleep(SETTLED - quiet).await;
+    }
+}
+
+const SETTLED: std::time::Duration = std::time::Duration::from_millis(300);
+const SETTLE_AT_MOST: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// One line; `Ok(None)` when there is nothing to print (the reply comes as an event).
 async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<Option<String>, CliError> {

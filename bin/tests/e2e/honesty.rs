@@ -74,6 +74,41 @@ fn a_nudge_for_an_unwatched_terminal_waits_and_status_says_how_to_add_a_channel(
     assert!(feedback.contains("dispatched"), "counted once someone saw it: {feedback}");
 }
 
+#[test]
+fn a_piped_repl_prints_what_waited_for_the_terminal_before_it_leaves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let config = "[gateway]\nenabled = false\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
+    let _up = support::Killed(support::up(dir, config, &[("RAVEN_CLI_ALWAYS", "0")]));
+    support::wait_ready(dir);
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
+    let tick = text(&support::raven(dir, &["tick"]).stdout);
+    assert!(tick.contains("no one is watching the terminal"), "{tick}");
+
+    // `printf '/cron\n' | raven repl`: its input ends at once.
+    let mut repl = std::process::Command::new(support::raven_bin())
+        .arg("--data-dir")
+        .arg(dir)
+        .arg("repl")
+        .env_remove("RAVEN_CLI_ALWAYS")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(repl.stdin.as_mut().unwrap(), b"/cron\n").unwrap();
+    drop(repl.stdin.take());
+    let out = repl.wait_with_output().unwrap();
+    let shown = text(&out.stdout);
+    let waiting = text(&support::raven(dir, &["outbox", "--json"]).stdout);
+    assert_eq!(waiting.trim(), "[]", "it was delivered to the REPL: {waiting}");
+    assert!(
+        shown.lines().any(|l| l.starts_with("[raven ⏰ ") && l.contains("Call the bank")),
+        "and printed by it: {shown}"
+    );
+}
+
 /// A system where a nudge waits for an unwatched terminal, then restarted with ntfy added
 /// (at a stand-in answering `status`): the data dir, the running system and the stand-in.
 fn waited_then_ntfy(status: u16) -> (tempfile::TempDir, support::Killed, support::fake_http::FakeHttp) {
