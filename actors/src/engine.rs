@@ -112,9 +112,17 @@ pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvi
         let rules = RulesProvider::new(config.general.timezone).with_order(config.general.date_order);
         return Ok((Rc::new(rules), None));
     }
-    let key = std::env::var(&llm.api_key_env).ok();
+    let key = std::env::var(&llm.api_key_env).ok().filter(|k| !k.trim().is_empty());
+    if key.is_none() {
+        tracing::warn!(
+            "`{}` (llm.api_key_env) is not set: {} is asked without an API key (a hosted API refuses that; a local server may need none)",
+            llm.api_key_env,
+            llm.base_url
+        );
+    }
     let openai = OpenAiProvider::new(&llm.base_url, &llm.model, key, Duration::from_secs(llm.timeout_s))
         .map_err(StartError::Provider)?
+        .with_key_env(&llm.api_key_env)
         .with_max_reply_bytes(llm.max_reply_bytes)
         .with_max_prompt_tokens(llm.max_prompt_tokens)
         .with_params(ModelParams::from_config(llm));

@@ -14,6 +14,8 @@ pub struct OpenAiProvider {
     base_url: String,
     model: String,
     api_key: Option<String>,
+    /// The environment variable the key is read from, named when the API refuses it.
+    key_env: Option<String>,
     timeout: Duration,
     max_reply_bytes: usize,
     params: ModelParams,
@@ -31,11 +33,18 @@ impl OpenAiProvider {
             base_url: base_url.trim_end_matches('/').to_owned(),
             model: model.to_owned(),
             api_key: api_key.filter(|k| !k.is_empty()),
+            key_env: None,
             timeout,
             max_reply_bytes: MAX_REPLY_BYTES,
             params: ModelParams::guess(model, base_url),
             budget: PromptBudget::for_model(model, super::budget::DEFAULT_MAX_PROMPT_TOKENS),
         })
+    }
+
+    /// The key came from the environment variable `name` (`llm.api_key_env`): a refusal says so.
+    pub fn with_key_env(mut self, name: &str) -> Self {
+        self.key_env = Some(name.to_owned());
+        self
     }
 
     /// A reply body over `bytes` is a failure, read no further and never stored.
@@ -95,8 +104,14 @@ impl OpenAiProvider {
         let body = self.read_bounded(resp).await?;
         let text = String::from_utf8_lossy(&body);
         if !status.is_success() {
-            let body: String = text.chars().take(300).collect();
+            let body = self.refusal(status.as_u16(), &text);
             return Err(ProviderError::Http { status: status.as_u16(), body, retry_after });
+        }
+        if is_web_page(&text) {
+            return Err(ProviderError::Decode(format!(
+                "{} answered a web page, not the API's JSON: check `llm.base_url` (an API root, often ending in /v1)",
+                self.base_url
+            )));
         }
         if let Some(usage) = super::usage::Usage::from_body(&text) {
             super::usage::report(usage);
@@ -146,6 +161,28 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
 /// `choices[0].message`: its tool calls in order, each with its id, beside its text, else its
 /// text; a reply cut off at the token limit `limit` (`finish_reason: "length"`) is an error,
 /// whatever it holds.
+impl OpenAiProvider {
+    /// What a refusal's body says, made readable: a web page is not quoted, and a refused key
+    /// names the variable it comes from and whether that is set.
+    fn refusal(&self, status: u16, text: &str) -> String {
+        let mut body: String = match is_web_page(text) {
+            true => "(a web page, not the API's JSON)".to_owned(),
+            false => text.chars().take(300).collect(),
+        };
+        if let (401 | 403, Some(env)) = (status, &self.key_env) {
+            let state = if self.api_key.is_some() { "is set: check the key" } else { "is not set" };
+            body.push_str(&format!(" (the API key comes from the environment variable `{env}`, which {state})"));
+        }
+        body
+    }
+}
+
+/// An HTML page where JSON was expected (a proxy's error page, a wrong `base_url`).
+fn is_web_page(text: &str) -> bool {
+    let head: String = text.trim_start().chars().take(15).collect::<String>().to_ascii_lowercase();
+    head.starts_with("<!doctype html") || head.starts_with("<html")
+}
+
 pub fn parse_reply(text: &str, limit: u32) -> Result<ProviderReply, ProviderError> {
     let v: Value = serde_json::from_str(text).map_err(|e| ProviderError::Decode(format!("body is not JSON: {e}")))?;
     if v.pointer("/choices/0/finish_reason").and_then(Value::as_str) == Some("length") {
@@ -189,3 +226,7 @@ impl Provider for OpenAiProvider {
         Box::pin(self.send(req))
     }
 }
+
+#[cfg(test)]
+#[path = "openai_tests.rs"]
+mod tests;

@@ -97,7 +97,8 @@ async fn every_failure_degrades_to_skip_with_the_reason() {
     let cases: Vec<(ResponseTemplate, Duration, &str)> = vec![
         (ResponseTemplate::new(500).set_body_string("boom"), five_s, "HTTP 500"),
         (ResponseTemplate::new(200).set_body_json(tool_reply(json!({}))).set_delay(Duration::from_secs(3)), Duration::from_millis(200), "timed out"),
-        (ResponseTemplate::new(200).set_body_string("<html>not json</html>"), five_s, "not JSON"),
+        (ResponseTemplate::new(200).set_body_string("<html>not json</html>"), five_s, "web page"),
+        (ResponseTemplate::new(200).set_body_string("{not json"), five_s, "not JSON"),
         (ResponseTemplate::new(200).set_body_json(json!({"choices": [{"message": {"role": "assistant", "content": "I think you should skip."}}]})), five_s, "no_tool_call"),
         (
             ResponseTemplate::new(200).set_body_json(json!({"choices": [{"message": {"tool_calls": [{"function": {"name": "planner_decision", "arguments": "[1,2]"}}]}}]})),
