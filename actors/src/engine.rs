@@ -61,8 +61,6 @@ pub struct Engine {
     pub jobs_changed: Arc<tokio::sync::Notify>,
     /// When the Sentinel ticks next, kept by its loop.
     pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
-    /// `sentinel.enabled`: whether the tick loop runs at all.
-    pub sentinel_enabled: bool,
     /// Where user and proactive turns reach the agent.
     pub scheduler: Scheduler,
     /// The micro-agents still running (a one-shot tick waits for them before it exits).
@@ -173,8 +171,11 @@ fn own_channels(config: &RavenConfig, o: &Overrides) -> Vec<String> {
 
 pub use crate::delivery::targets::hosted_channels;
 
+/// How soon a Sentinel tick loop that is off sees `sentinel.enabled` turned on in config.toml.
+const SENTINEL_OFF_POLL: Duration = Duration::from_secs(5);
+
 impl Engine {
-    /// The long-running loops: the Sentinel tick (only when `sentinel.enabled`), the cron
+    /// The long-running loops: the Sentinel tick (ticking while `sentinel.enabled`), the cron
     /// timer, the heartbeat, the DeferManager poll, the trigger drain and the outbox retry,
     /// each supervised (started again if it ends or panics; `loop:<name>` in the metrics).
     /// Abort the handles to stop them.
@@ -182,13 +183,16 @@ impl Engine {
         use crate::supervise::loops::supervised_loop;
         let m = &self.metrics;
         let mut loops = Vec::new();
-        if config.sentinel.enabled {
+        {
             let (runner, clock, next) = (self.runner.clone(), self.clock.clone(), self.next_tick.clone());
             let live = self.config.clone();
             loops.push(supervised_loop("tick", m, move || {
                 let live = live.clone();
-                let every = move || Duration::from_secs(live.get().sentinel.interval_s);
-                spawn_tick_loop(runner.clone(), every, clock.clone(), next.clone())
+                let every = move || {
+                    let s = &live.get().sentinel;
+                    s.enabled.then(|| Duration::from_secs(s.interval_s))
+                };
+                spawn_tick_loop(runner.clone(), every, SENTINEL_OFF_POLL, clock.clone(), next.clone())
             }));
         }
         if let Some(cron) = &self.cron {
@@ -290,7 +294,6 @@ impl Engine {
             wake: w.wake,
             jobs_changed,
             next_tick: Default::default(),
-            sentinel_enabled: config.sentinel.enabled,
             events: delivery.events,
             gateway: delivery.gateway,
             clock: w.clock,

@@ -1,5 +1,6 @@
 //! The config a running process uses, re-read when `config.toml` changes. What can change
-//! at run time (the policy, `cron.forward_channels`, `[delivery]`, `sentinel.interval_s`) is
+//! at run time (the policy, `cron.forward_channels`, `[delivery]`, `sentinel.enabled` and
+//! `sentinel.interval_s`) is
 //! taken from the new file and used at its next use; every other changed key is named as
 //! needing a restart and keeps its running value; a file that does not parse changes nothing.
 
@@ -9,7 +10,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 
 /// The keys (and key prefixes, before a `.`) that apply without a restart.
-const LIVE: &[&str] = &["policy", "cron.forward_channels", "sentinel.interval_s", "delivery"];
+const LIVE: &[&str] = &["policy", "cron.forward_channels", "sentinel.enabled", "sentinel.interval_s", "delivery"];
 
 /// Delivery keys that add or remove an outlet when they go from empty to set (or back): the
 /// channels a process serves are fixed at its start.
@@ -126,6 +127,9 @@ fn take_live_keys(next: &mut RavenConfig, new: &RavenConfig, reload: &Reload) {
     }
     if reload.touches("sentinel.interval_s") {
         next.sentinel.interval_s = new.sentinel.interval_s;
+    }
+    if reload.touches("sentinel.enabled") {
+        next.sentinel.enabled = new.sentinel.enabled;
     }
     if reload.touches("delivery") {
         next.delivery = delivery_keeping(new, &next.delivery, &reload.needs_restart);

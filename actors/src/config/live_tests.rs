@@ -20,11 +20,15 @@ fn a_live_key_is_taken_and_a_restart_key_keeps_its_running_value() {
     let text = START
         .replace("Europe/Paris", "Asia/Tokyo")
         .replace("forward_channels = []", "forward_channels = [\"jsonl:me\"]")
-        + "[policy]\nmax_per_hour = 1\n[sentinel]\ninterval_s = 60\n";
+        + "[policy]\nmax_per_hour = 1\n[sentinel]\nenabled = true\ninterval_s = 60\n";
     let reload = rewrite(&live, tmp.path(), &text).unwrap();
     assert_eq!(reload.needs_restart, vec!["general.timezone".to_owned()]);
-    assert_eq!(reload.applied, vec!["cron.forward_channels", "policy.max_per_hour", "sentinel.interval_s"]);
+    assert_eq!(
+        reload.applied,
+        vec!["cron.forward_channels", "policy.max_per_hour", "sentinel.enabled", "sentinel.interval_s"]
+    );
     let now = live.get();
+    assert!(now.sentinel.enabled, "the Sentinel tick is turned on without a restart");
     assert_eq!(now.cron.forward_channels, vec!["jsonl:me".to_owned()]);
     assert_eq!((now.policy.max_per_hour, now.sentinel.interval_s), (1, 60));
     assert_eq!(now.general.timezone, chrono_tz::Europe::Paris, "the zone needs a restart");

@@ -29,7 +29,8 @@ pub struct EngineControl {
     pub wake: crate::heartbeat::WakeHandle,
     pub clock: SharedClock,
     pub next_tick: Rc<std::cell::Cell<Option<chrono::DateTime<chrono::Utc>>>>,
-    pub sentinel_enabled: bool,
+    /// The running config (`sentinel.enabled` follows config.toml).
+    pub config: crate::config::LiveConfig,
     pub events: crate::ipc::EventBus,
     pub gateway: Option<crate::delivery::remote::GatewayLink>,
     /// The provider's breaker and the provider's name, for `raven status`.
@@ -60,7 +61,7 @@ impl EngineControl {
             wake: engine.wake.clone(),
             clock: engine.clock.clone(),
             next_tick: engine.next_tick.clone(),
-            sentinel_enabled: engine.sentinel_enabled,
+            config: engine.config.clone(),
             events: engine.events.clone(),
             gateway: engine.gateway.clone(),
             llm: engine.breaker.clone().map(|b| (b, engine.provider_name.clone())),
@@ -70,8 +71,11 @@ impl EngineControl {
     /// When each timer fires next.
     pub fn upcoming(&self) -> LocalBoxFuture<'static, Vec<Upcoming>> {
         let rfc = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339());
-        let what =
-            if self.sentinel_enabled { "sentinel tick" } else { "sentinel tick (off: sentinel.enabled = false)" };
+        let what = if self.config.get().sentinel.enabled {
+            "sentinel tick"
+        } else {
+            "sentinel tick (off: sentinel.enabled = false)"
+        };
         let tick = Upcoming { what: what.into(), at: rfc(self.next_tick.get()) };
         let (cron, heartbeat) = (self.cron.clone(), self.heartbeat.clone());
         Box::pin(async move {

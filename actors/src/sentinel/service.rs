@@ -136,19 +136,27 @@ pub fn spawn_defer_loop(runner: Handle<RunnerService>, every: std::time::Duratio
 
 /// Ticks at once, then every `every()` (asked again after each tick, so a changed
 /// `sentinel.interval_s` holds from the next wait) on the current arbiter until the returned
-/// handle is aborted, keeping `next` (when it ticks next, for `raven status`).
+/// handle is aborted, keeping `next` (when it ticks next, for `raven status`). While `every()`
+/// is `None` (`sentinel.enabled = false`) it does not tick, and asks again each `off_poll`: a
+/// config that turns it on starts it within that.
 pub fn spawn_tick_loop(
     runner: Handle<RunnerService>,
-    every: impl Fn() -> std::time::Duration + 'static,
+    every: impl Fn() -> Option<std::time::Duration> + 'static,
+    off_poll: std::time::Duration,
     clock: SharedClock,
     next: Rc<Cell<Option<DateTime<Utc>>>>,
 ) -> actix_rt::task::JoinHandle<()> {
     actix_rt::spawn(async move {
         loop {
+            if every().is_none() {
+                next.set(None);
+                actix_rt::time::sleep(off_poll).await;
+                continue;
+            }
             if let Err(e) = runner.call_async(Tick).await {
                 tracing::error!("tick failed: {e}");
             }
-            let wait = every();
+            let wait = every().unwrap_or(off_poll);
             next.set(chrono::Duration::from_std(wait).ok().map(|d| clock.now() + d));
             actix_rt::time::sleep(wait).await;
         }

@@ -326,7 +326,8 @@ async fn the_interval_loop_keeps_ticking() {
     let h = start(RunnerService::new(r.runner), &metrics, RestartPolicy::default());
     let next = std::rc::Rc::new(std::cell::Cell::new(None));
     let clock = crate::clock::ManualClock::new(at(12, 0));
-    let loop_task = spawn_tick_loop(h.clone(), || std::time::Duration::from_millis(2), clock.shared(), next.clone());
+    let ms2 = std::time::Duration::from_millis(2);
+    let loop_task = spawn_tick_loop(h.clone(), move || Some(ms2), ms2, clock.shared(), next.clone());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     let mut ticks = 0;
     while std::time::Instant::now() < deadline {
@@ -339,6 +340,29 @@ async fn the_interval_loop_keeps_ticking() {
     loop_task.abort();
     assert!(ticks >= 3, "{ticks} ticks");
     assert_eq!(next.get(), Some(at(12, 0) + chrono::Duration::milliseconds(2)), "the next tick is kept for status");
+}
+
+#[actix_rt::test]
+async fn a_loop_that_is_off_does_not_tick_until_turned_on() {
+    let r = rig(at(12, 0));
+    let metrics = r.metrics.clone();
+    let h = start(RunnerService::new(r.runner), &metrics, RestartPolicy::default());
+    let next = std::rc::Rc::new(std::cell::Cell::new(None));
+    let clock = crate::clock::ManualClock::new(at(12, 0));
+    let on = Rc::new(Cell::new(false));
+    let (ms2, flag) = (std::time::Duration::from_millis(2), on.clone());
+    let loop_task = spawn_tick_loop(h.clone(), move || flag.get().then_some(ms2), ms2, clock.shared(), next.clone());
+    let ticks = || async { h.call(GetStats).await.unwrap().map_or(0, |s| s.ticks) };
+    // Long enough for several polls while off.
+    actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
+    assert_eq!((ticks().await, next.get()), (0, None), "off: no tick, and none announced");
+    on.set(true);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while ticks().await == 0 && std::time::Instant::now() < deadline {
+        actix_rt::time::sleep(ms2).await;
+    }
+    loop_task.abort();
+    assert!(ticks().await >= 1, "turned on, it ticks");
 }
 
 /// Counts the discovery runs the runner asks for.

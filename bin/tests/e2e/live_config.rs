@@ -127,3 +127,21 @@ fn a_changed_policy_holds_the_next_tick_of_the_running_supervisor() {
     assert!(second.contains("fast_path:quiet_hours"), "the new quiet hours hold it now: {second}");
     assert_eq!(up.0.id(), pid_of(dir), "the same supervisor, never restarted");
 }
+
+#[test]
+fn the_sentinel_tick_is_turned_on_without_a_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let up = support::Killed(support::up(dir, BEFORE, &[]));
+    let status = support::wait_ready(dir);
+    assert!(status.contains("sentinel tick (off"), "{status}");
+    assert!(lines_of(dir, "tick").is_empty(), "off: no tick");
+
+    let on = BEFORE.replace("[sentinel]\nenabled = false\n", "[sentinel]\nenabled = true\ninterval_s = 1\n");
+    let line = rewrite_and_wait(dir, &on);
+    assert_eq!(line["applied"], serde_json::json!(["sentinel.enabled", "sentinel.interval_s"]), "{line}");
+    support::eventually("a tick", || !lines_of(dir, "tick").is_empty());
+    let status = out(&support::raven(dir, &["status"]));
+    assert!(!status.contains("sentinel tick (off"), "{status}");
+    assert_eq!(up.0.id(), pid_of(dir), "the same supervisor, never restarted");
+}
