@@ -4,6 +4,7 @@
 pub mod budget;
 pub mod heartbeat;
 pub mod prompts;
+pub mod reminders;
 pub mod rules;
 
 use crate::context::daily_analysis::{self, DailyAnalysis};

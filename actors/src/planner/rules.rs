@@ -4,7 +4,8 @@
 //!
 //! In order:
 //! 1. an open deadline due within the hour or overdue → `nudge`, high priority, once: the
-//!    earliest not yet reminded in its hour (several close together take turns);
+//!    earliest not yet reminded in its hour, listing the others whose hour has begun
+//!    ([`super::reminders`]);
 //! 2. a routine whose hour is now (user's zone) → `nudge_inject` into the most recently
 //!    active session, or a plain `nudge` when no session is active;
 //! 3. a deadline due within 24 hours → `nudge_defer` until the thread settles when the user
@@ -18,6 +19,7 @@
 
 use super::heartbeat;
 use super::prompts::TOOL_NAME;
+use super::reminders::{due_reminder, due_words, reminder_due};
 use crate::context::deadlines::deadlines_in;
 use crate::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use crate::time::{split_when, DateOrder};
@@ -82,23 +84,12 @@ impl RulesProvider {
         let active = raven_proto::planner_context::latest_private(&ctx.active_sessions);
         let deadlines = deadlines_in(ctx, self.tz, self.order);
 
-        // Each timed item is reminded once in its hour: one already reminded makes way for the
-        // next instead of being proposed again every tick.
-        let reminded = |d: &&crate::context::deadlines::Deadline| {
-            let last = ctx.fire_history.get(&d.topic).and_then(|h| h.last_fired);
-            last.is_some_and(|t| d.is_imminent(t))
-        };
-        if let Some(d) = deadlines.iter().filter(|d| reminder_due(d, now)).find(|d| !reminded(d)) {
-            let when = match d.due <= now {
-                true if d.due == now => "is due now".to_owned(),
-                true => format!("was due {}", d.when(now, self.tz)),
-                false if d.event => format!("starts {}", d.when(now, self.tz)),
-                false => format!("is due {}", d.when(now, self.tz)),
-            };
+        if let Some(r) = due_reminder(&deadlines, ctx) {
+            let d = r.first;
             return json!({
                 "action": "nudge", "priority": "high", "proactivity_score": 0.9,
-                "reason": format!("deadline `{}` {when}", d.title),
-                "nudge_message": format!("Reminder: {} {when}.", d.title),
+                "reason": format!("deadline `{}` {}", d.title, due_words(d, now, self.tz)),
+                "nudge_message": r.message(now, self.tz),
                 "target_session": active.map(|s| s.session_key.clone()),
             });
         }
@@ -120,7 +111,10 @@ impl RulesProvider {
             let last = ctx.fire_history.get(&d.topic).and_then(|h| h.last_fired);
             last.is_some_and(|t| t >= d.due - Duration::hours(24))
         };
-        let ahead = |d: &&crate::context::deadlines::Deadline| d.due > now && d.due - now <= Duration::hours(24);
+        // One whose hour has begun had its reminder (listed in another's when not its own).
+        let ahead = |d: &&crate::context::deadlines::Deadline| {
+            d.due > now && d.due - now <= Duration::hours(24) && !reminder_due(d, now)
+        };
         if let Some(d) = deadlines.iter().filter(ahead).find(|d| !told(d)) {
             let verb = if d.event { "is" } else { "is due" };
             let message = format!("Heads-up: {} {verb} {}.", d.title, d.when(now, self.tz));
@@ -186,15 +180,6 @@ impl Provider for RulesProvider {
             Ok(ProviderReply::call(TOOL_NAME, self.decide(ctx)))
         })
     }
-}
-
-/// The hour-before reminder of a timed item: within the hour before it; a deadline (not an
-/// event, which is never announced after it starts) also in the hour after, once (the gate's
-/// dedup keeps the second tick of that hour from saying it again). A whole-day item gets the
-/// heads-up of its day instead.
-fn reminder_due(d: &crate::context::deadlines::Deadline, now: chrono::DateTime<chrono::Utc>) -> bool {
-    let late = if d.event { Duration::zero() } else { Duration::hours(1) };
-    !d.all_day && d.is_imminent(now) && now - d.due < late
 }
 
 /// The embedded agent's answer to what a tool said: done, or (a tool's `error: …`) not done

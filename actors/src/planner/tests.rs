@@ -239,8 +239,8 @@ mod rules {
         // Reminded the day before (a heads-up) is not reminded within the hour: that one still comes.
         c.fire_history.insert("parcel".into(), reminded(c.now - D::hours(20)));
         assert!(decide(c.clone()).await.nudge_message.unwrap().contains("parcel"));
-        c.fire_history.insert("parcel".into(), reminded(c.now - D::minutes(5)));
-        assert!(decide(c.clone()).await.nudge_message.unwrap().contains("goldfish"));
+        c.fire_history.insert("parcel".into(), reminded(c.now - D::minutes(10)));
+        assert!(decide(c.clone()).await.nudge_message.unwrap().contains("goldfish"), "its hour began after that one");
         c.fire_history.insert("goldfish".into(), reminded(c.now));
         assert_eq!(decide(c).await.action, Action::Skip, "each was reminded once");
     }
