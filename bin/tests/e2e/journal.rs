@@ -1,5 +1,6 @@
-//! The decision journal from outside, with no LLM: a deadline nudged by one tick and held
-//! back by the gate on the next, then accepted, is told by `raven log` (the denial with its
+//! The decision journal from outside, with no LLM: a deadline nudged by one tick, then
+//! accepted, and the heads-up of a later one held back by the gate on the next tick (the
+//! session's cooldown), are told by `raven log` (the denial with its
 //! layer, the delivery with its target, the verdict), `raven log --json` (each line JSON) and
 //! `raven why <short id>` (that message's story).
 
@@ -11,13 +12,15 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// No quiet hours (the test runs on the real clock), and a deadline due in 20 minutes.
+/// No quiet hours (the test runs on the real clock), a deadline due in 20 minutes (reminded
+/// by the first tick) and one in 70 (its heads-up, proposed by the second, is held back).
 fn data_dir(dir: &Path) {
     let config = "[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
     support::write_config(dir, config);
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
-    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
+    let due = |m: i64| (support::now_local() + chrono::Duration::minutes(m)).format("%Y-%m-%d %H:%M");
+    let memory = format!("- [ ] Call the bank due: {}\n- [ ] Pay the rent due: {}\n", due(20), due(70));
+    std::fs::write(dir.join("workspace/MEMORY.md"), memory).unwrap();
 }
 
 fn ok(dir: &Path, args: &[&str]) -> String {
@@ -94,7 +97,7 @@ fn discover_prints_the_outcome_the_supervisor_reached_with_its_layer() {
 }
 
 /// `raven tick` against a running supervisor prints the decision and what became of it: the
-/// second tick, held back by the gate, names the layer and the reason.
+/// second tick's heads-up, held back by the gate, names the layer and the reason.
 #[test]
 fn a_supervisor_tick_prints_the_outcome_with_its_layer_and_reason() {
     let tmp = tempfile::tempdir().unwrap();
@@ -123,7 +126,9 @@ fn log_and_why_speak_the_users_zone_find_a_topic_and_keep_escapes_off_the_termin
     support::write_config(dir, config);
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
     let due = (chrono::Utc::now() + chrono::Duration::minutes(20)).with_timezone(&tz).format("%Y-%m-%d %H:%M");
-    let memory = format!("- [ ] Call the bank \x1b[31mnow\x1b[0m \x1b]0;x\x07due: {due}\n");
+    let later = (chrono::Utc::now() + chrono::Duration::minutes(70)).with_timezone(&tz).format("%Y-%m-%d %H:%M");
+    let memory =
+        format!("- [ ] Call the bank \x1b[31mnow\x1b[0m \x1b]0;x\x07due: {due}\n- [ ] Pay the rent due: {later}\n");
     std::fs::write(dir.join("workspace/MEMORY.md"), memory).unwrap();
     let before = chrono::Utc::now().with_timezone(&tz);
     let tick = ok(dir, &["tick"]);
@@ -141,6 +146,10 @@ fn log_and_why_speak_the_users_zone_find_a_topic_and_keep_escapes_off_the_termin
     assert!(delivery.contains("] bank → cli:local"), "{delivery}");
     let why = ok(dir, &["why", "bank"]);
     assert!(why.lines().any(|l| l.contains(" delivery ")), "{why}");
-    assert!(why.lines().any(|l| l.contains(" gate ") && l.contains("deny at layer ")), "the held-back second: {why}");
     assert!(!why.contains('\x1b'), "{why:?}");
+    let why = ok(dir, &["why", "rent"]);
+    assert!(
+        why.lines().any(|l| l.contains(" gate ") && l.contains("deny at layer 6")),
+        "the held-back heads-up: {why}"
+    );
 }
