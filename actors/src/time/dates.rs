@@ -248,7 +248,7 @@ impl Reader {
         let (checkbox, checked, content) = line::content(text);
         let pieces = zh::pieces(content);
         let mut line = Line::read(checkbox, checked, &pieces);
-        let from_today = content.chars().any(zh::is_cjk).then_some(self.today);
+        let from_today = content.chars().any(zh::is_ideograph).then_some(self.today);
         let phrases = phrase::phrases(&line.core, self.order, from_today);
         let dated = match recur::recurrence(&line.core, &phrases) {
             Some(recurrence) => self.duty(&mut line, &recurrence)?,

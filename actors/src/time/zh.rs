@@ -10,11 +10,12 @@
 //! | `下周三` / `本周五` `这周五`     | `wednesday next week` / `friday this week` |
 //! | `上午10点半` `下午3点` `晚上8点` | `10:30`, `15:00`, `20:00` (a period alone: 早上 08:00, 上午 09:00, 中午 12:00, 下午 15:00, 傍晚 18:00, 晚上 20:00) |
 //! | `3点` `3点15分` `15时`           | `03:00`, `03:15`, `15:00`       |
-//! | `12月20日` `2026年12月20日`      | `dec 20`, `dec 20 2026`         |
+//! | `12月20日` `十二月二十日` `2026年12月20日` | `dec 20`, `dec 20 2026` |
 //! | `20号` `20日`                    | `the 20`                        |
 //! | `3小时后` `半小时后` `2天后`     | `in 180 minutes`, `in 30 minutes`, `in 2 days` |
 //! | `每天` `每月` `工作日`           | `every day`, `every month`, `every weekday` |
 //! | `每周二` `每周一三五`            | `every tuesday`, `every monday wednesday friday` |
+//! | `截止` / `周五前` `下午3点之前`  | `due` / `friday due`, `15:00 due` (a deadline) |
 //!
 //! Spaces may stand inside a number form (`每月 20 号`, `下午 3 点`). A text with no Chinese
 //! character is cut at its spaces only, as before.
@@ -39,6 +40,11 @@ pub(crate) struct Piece<'a> {
 /// Whether `c` is a Chinese (or Japanese) character or full-width form.
 pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c, '\u{2E80}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{FF00}'..='\u{FFEF}')
+}
+
+/// Whether `c` is a Chinese character (not a full-width letter or bracket).
+pub(crate) fn is_ideograph(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
 }
 
 /// Punctuation written between Chinese words (`，` `；` `（` `）` `、` `。` and the like).

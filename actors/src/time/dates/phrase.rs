@@ -148,7 +148,8 @@ fn year_at(words: &[&str], j: usize) -> Option<i32> {
     (word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit())).then(|| word.parse().ok()).flatten()
 }
 
-/// The date's weekday, clock time and leading words; in Chinese the weekday may follow the date.
+/// The date's weekday, clock time and leading words; in Chinese the weekday may follow the
+/// date, and `due` after it (`周五前`, before Friday) makes it keyed.
 fn extend(words: &[&str], start: usize, end: usize, floor: usize, day: Day, chinese: bool) -> Phrase {
     let (after, end) = if chinese { weekday_after(words, end) } else { (None, end) };
     let (mut time, end) = match time_after(words, end) {
@@ -168,7 +169,9 @@ fn extend(words: &[&str], start: usize, end: usize, floor: usize, day: Day, chin
         }
     }
     let (start, keyed) = leads_before(words, start, floor);
-    Phrase { start, end, day, weekday, time, keyed }
+    let due_after = chinese && words.get(end).is_some_and(|w| w.eq_ignore_ascii_case("due"));
+    let end = end + usize::from(due_after);
+    Phrase { start, end, day, weekday, time, keyed: keyed || due_after }
 }
 
 /// A clock time at `j`, perhaps after a leading word (`at 3pm`): (the time, the word after it).

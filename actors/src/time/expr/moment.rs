@@ -1,7 +1,7 @@
 //! One instant a person names: a clock time (`7pm`, `at 9`), a day (`today`, `tomorrow`, `day
 //! after tomorrow`, `friday`, `next friday`, `friday this week`, `wednesday next week`, `May 15`,
 //! `the 15th`), or both in either order (`tomorrow at 9`, `at 3pm on May 15`), read in the
-//! user's zone; `by` before it (`by friday`) names the same instant.
+//! user's zone; `by` or `due` before it (`by friday`) names the same instant.
 //!
 //! A day without a clock time is at 09:00. A clock time without a day is the next one ahead:
 //! today, or tomorrow when it has passed (or is now). `today` at a passed time, and a date with
@@ -38,13 +38,14 @@ enum Day {
     OfMonth(u32),
 }
 
-/// The instant named at the start of `tokens`, and how many tokens it took. A leading `by`
-/// (`by friday`, a deadline) names the same instant.
+/// The instant named at the start of `tokens`, and how many tokens it took. A deadline names
+/// the same instant: `by` or `due` before it (`by friday`), `due` after it (Chinese `周五前`).
 pub(super) fn one_shot(tokens: &[&str], now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Found<DateTime<Utc>> {
-    if let ["by", rest @ ..] = tokens {
-        return Ok(named(rest, now, tz, order)?.map(|(at, used)| (at, used + 1)));
-    }
-    named(tokens, now, tz, order)
+    let lead = usize::from(matches!(tokens.first(), Some(&("by" | "due"))));
+    let Some((at, used)) = named(&tokens[lead..], now, tz, order)? else { return Ok(None) };
+    let used = lead + used;
+    let due_after = tokens.get(used) == Some(&"due");
+    Ok(Some((at, used + usize::from(due_after))))
 }
 
 /// A day and/or a clock time, in either order.

@@ -18,8 +18,12 @@ const DAYS: &[(&str, &[&str], Option<Period>)] = &[
     ("明早", &["tomorrow"], Some(Period::MORNING)),
 ];
 
-/// Words that repeat: `every day`, `every weekday`, `every month`.
+/// Words that repeat (`every day`, `every weekday`, `every month`) and that make a deadline
+/// (`due`).
 const EVERY: &[(&str, &[&str])] = &[
+    ("截止日期", &["due"]),
+    ("截止", &["due"]),
+    ("截至", &["due"]),
     ("每个工作日", &["every", "weekday"]),
     ("每工作日", &["every", "weekday"]),
     ("工作日", &["every", "weekday"]),
@@ -108,18 +112,24 @@ const SPANS: &[(&str, &str, u32)] = &[
     ("星期", "weeks", 1),
 ];
 const AFTER: &[&str] = &["以后", "之后", "后"];
+/// After a day or a time: before it, a deadline (`周五前`, `下午3点之前`).
+const BEFORE: &[&str] = &["之前", "以前", "前"];
 
 /// The time form at the start of `text`: its length and the words it stands for.
 pub(super) fn matched(text: &str) -> Option<(usize, Vec<String>)> {
     let mut scan = Scan { text, at: 0 };
-    let words = scan
+    if let Some(words) = scan.attempt(every_word).or_else(|| scan.attempt(span)) {
+        return Some((scan.at, words));
+    }
+    let mut words = scan
         .attempt(day_word)
-        .or_else(|| scan.attempt(every_word))
         .or_else(|| scan.attempt(week_day))
         .or_else(|| scan.attempt(Scan::clock))
         .or_else(|| scan.attempt(date))
-        .or_else(|| scan.attempt(span))
         .or_else(|| scan.attempt(day_of_month))?;
+    if BEFORE.iter().any(|word| scan.word(word)) {
+        words.push("due".into());
+    }
     Some((scan.at, words))
 }
 
@@ -175,9 +185,9 @@ fn date(scan: &mut Scan) -> Option<Vec<String>> {
         let year = s.number().filter(|y| (1000..=9999).contains(y))?;
         s.word("年").then_some(year)
     });
-    let month = scan.number().filter(|m| (1..=12).contains(m))?;
+    let month = scan.count().filter(|m| (1..=12).contains(m))?;
     let month_said = scan.word("月");
-    let day = scan.number().filter(|d| (1..=31).contains(d))?;
+    let day = scan.count().filter(|d| (1..=31).contains(d))?;
     let day_said = scan.word("日") || scan.word("号") || scan.word("號");
     if !(month_said && day_said) {
         return None;
@@ -189,7 +199,7 @@ fn date(scan: &mut Scan) -> Option<Vec<String>> {
 
 /// `20号`, `20日`: the 20th of a month.
 fn day_of_month(scan: &mut Scan) -> Option<Vec<String>> {
-    let day = scan.number().filter(|d| (1..=31).contains(d))?;
+    let day = scan.count().filter(|d| (1..=31).contains(d))?;
     (scan.word("号") || scan.word("號") || scan.word("日")).then(|| vec!["the".to_owned(), day.to_string()])
 }
 
@@ -309,9 +319,14 @@ impl<'a> Scan<'a> {
         self.attempt(|s| s.hour_said(Some(period)))
     }
 
-    /// `3点`, `3点半`, `3点15分`, `15时`, or after a part of the day also `3:30`.
+    /// `3点`, `3点半`, `3点15分`, `15时`, or after a part of the day also `3:30` and an hour in
+    /// Chinese numerals (`下午三点`; alone, `一点` is also "a little").
     fn hour_said(&mut self, period: Option<Period>) -> Option<String> {
-        let hour = self.number().filter(|h| *h < 24)?;
+        let hour = match period {
+            Some(_) => self.count(),
+            None => self.number(),
+        };
+        let hour = hour.filter(|h| *h < 24)?;
         let colon = self.rest().starts_with(':');
         let minute = if colon {
             self.at += 1;
