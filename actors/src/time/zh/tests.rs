@@ -55,3 +55,34 @@ fn pieces_keep_where_they_are_written_and_whether_a_space_came_before() {
     let spans: Vec<(&str, usize, bool)> = found.iter().map(|p| (p.raw, p.start, p.glued)).collect();
     assert_eq!(spans, [("作业", 0, false), ("；", 6, true), ("12/15", 9, true), ("运动会", 15, false)]);
 }
+
+#[test]
+fn odd_chinese_never_panics() {
+    use super::super::{find_dates, parse_when, split_when, DateOrder};
+    use chrono::{TimeZone, Utc};
+    let fragments = "今天|明晚|后天|下周|下周三|本周|每周|每周一三五、|周|星期|工作日|每月|月|日|号|点|点半|分|时|小时后|\
+        半|个|十|两|二十|下午|晚上|中午|凌晨|前|截止|（|）|；|，|、|：|0|00|12|24|31|99|9999|10000|1/2|12/10|2026年|:|:5|\
+        🙂|é| |\t|every|tomorrow|3pm";
+    let fragments: Vec<&str> = fragments.split('|').collect();
+    let mut lines = Vec::new();
+    for a in &fragments {
+        for b in &fragments {
+            lines.push(format!("{a}{b}"));
+            lines.push(format!("{b}{a}{b} 事"));
+        }
+    }
+    let edges = [
+        Utc.with_ymd_and_hms(2026, 5, 13, 10, 0, 0).unwrap(),
+        Utc.with_ymd_and_hms(9999, 12, 31, 23, 0, 0).unwrap(),
+        Utc.with_ymd_and_hms(1, 1, 1, 0, 0, 0).unwrap(),
+    ];
+    let text = lines.join("\n");
+    let tz = chrono_tz::Asia::Shanghai;
+    for now in edges {
+        let _ = find_dates(&text, now, chrono_tz::Pacific::Apia, DateOrder::MonthFirst);
+        for line in &lines {
+            let _ = parse_when(line, now, tz, DateOrder::DayFirst);
+            let _ = split_when(line, now, tz, DateOrder::MonthFirst);
+        }
+    }
+}
