@@ -8,7 +8,7 @@
 //! | `今晚` `明晚` / `今早` `明早`    | that day at 20:00 / 08:00 (or at the hour written after it) |
 //! | `周三` `星期三` `礼拜天`         | `wednesday`, `sunday`           |
 //! | `下周三` / `本周五` `这周五`     | `wednesday next week` / `friday this week` |
-//! | `上午10点半` `下午3点` `晚上8点` | `10:30`, `15:00`, `20:00` (a period alone: 早上 08:00, 上午 09:00, 中午 12:00, 下午 15:00, 傍晚 18:00, 晚上 20:00) |
+//! | `上午10点半` `下午3点` `晚上8点` | `10:30`, `15:00`, `20:00`       |
 //! | `3点` `3点15分` `15时`           | `03:00`, `03:15`, `15:00`       |
 //! | `12月20日` `十二月二十日` `2026年12月20日` | `dec 20`, `dec 20 2026` |
 //! | `20号` `20日`                    | `the 20`                        |
@@ -17,8 +17,12 @@
 //! | `每周二` `每周一三五`            | `every tuesday`, `every monday wednesday friday` |
 //! | `截止` / `周五前` `下午3点之前`  | `due` / `friday due`, `15:00 due` (a deadline) |
 //!
+//! A part of the day said without an hour is at its usual one: `早上` 08:00, `上午` 09:00, `中午`
+//! 12:00, `下午` 15:00, `傍晚` 18:00, `晚上` 20:00. `下周三` is the Wednesday of next week (said on a
+//! Monday, 9 days on), not the first Wednesday ahead as `next wednesday` is.
+//!
 //! Spaces may stand inside a number form (`每月 20 号`, `下午 3 点`). A text with no Chinese
-//! character is cut at its spaces only, as before.
+//! character is cut at its spaces only.
 
 mod forms;
 #[cfg(test)]

@@ -40,15 +40,15 @@ pub(super) struct Line<'a> {
 impl<'a> Line<'a> {
     /// The line whose content (after [`content`]) was cut into `pieces`.
     pub fn read(checkbox: bool, checked: bool, pieces: &'a [Piece<'_>]) -> Line<'a> {
-        let (mut raw, mut glued, mut core_words) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut raw, mut glued, mut core_of) = (Vec::new(), Vec::new(), Vec::new());
         for piece in pieces {
             for (k, word) in piece.words.iter().enumerate() {
                 raw.push(if k == 0 { piece.raw } else { "" });
                 glued.push(k > 0 || piece.glued);
-                core_words.push(core(word));
+                core_of.push(core(word));
             }
         }
-        let core = core_words;
+        let core: Vec<&str> = core_of;
         let used: Vec<bool> = core.iter().map(|w| marker(w).is_some()).collect();
         let importance = importance(&core);
         let struck = wholly_struck(&raw, &used);

@@ -15,7 +15,8 @@
 //!   in words.
 //!
 //! It never counts when the next word is `of` or a measure (`1/2 cup`, `3/4 of the budget`,
-//! `5/16 inch`, `1/2 tablet`, `1/2杯`, `3/4的预算`), and `24/7` is never a date. `by` is no evidence: `cut by 1/2`.
+//! `5/16 inch`, `1/2 tablet`, `1/2杯`, `3/4的预算`), and `24/7` is never a date. `by` is no
+//! evidence: `cut by 1/2`.
 
 use super::super::words::{numeric_date, weekday};
 use super::super::zh::is_cjk;
