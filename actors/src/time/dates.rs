@@ -32,6 +32,12 @@
 //!   (`2/30`, `May 32`), a weekday that is not the date's (`Monday, June 5, 2026`), two different
 //!   dates with none of them keyed by `due`/`by`/`deadline`, a recurrence that cron cannot say
 //!   (`every other Monday`), relative words (`tomorrow`, `next Friday`: relative to when?).
+//! - Chinese is read as the same words (see `zh`): `12月20日 体检`, `下周三下午3点 牙医`,
+//!   `每月20号 付保姆工资`, and a numeric date beside Chinese (`作业；12/15 运动会`) needs no
+//!   other evidence. In a line with Chinese in it, days named from today (`明天`, `后天`, `今晚`,
+//!   `下周三`, `本周五`) and a day of the week alone (`周四`: the next one, today included) are
+//!   read from today, as the notes are read each day; a day of the week may follow the date
+//!   (`12月20日（周日）`) and is checked against it.
 //!
 //! A 1 MB file (20,000 lines) is read on every tick: one byte scan skips a line unless it has a
 //! digit beside a date separator, a digit and a month name, or the word `every` or `each`; the
@@ -45,8 +51,10 @@ mod recur;
 mod resolve;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod zh_tests;
 
-use super::DateOrder;
+use super::{zh, DateOrder};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use chrono_tz::Tz;
 use line::Line;
@@ -164,16 +172,22 @@ pub fn occurrences(found: &FoundDate, from: DateTime<Utc>, to: DateTime<Utc>, tz
     out
 }
 
-/// A byte scan for what every date needs: the word `every` or `each`, or a digit with either a
+/// A byte scan for what every date needs: the word `every` or `each`, a Chinese date or time
+/// character, or a digit with either a
 /// date separator between digits (`5/20`, `15.05.`, `2026-05-15`) or a word that opens with a
 /// month's three letters (`May 15`, `monthly on the 1st`). Prose without a digit costs one pass.
 fn may_hold_date(line: &str) -> bool {
     let bytes = line.as_bytes();
-    if says_every(bytes) {
+    if says_every(bytes) || (!line.is_ascii() && line.contains(CHINESE_DATE_CHARS)) {
         return true;
     }
     bytes.iter().any(u8::is_ascii_digit) && (separated_digits(bytes) || names_a_month(bytes))
 }
+
+/// The characters every Chinese date or time word has one of (`月`, `号`, `周`, `点`, `天`, `晚`,
+/// `每`, `工作日`, ...).
+const CHINESE_DATE_CHARS: &[char] =
+    &['月', '日', '号', '號', '周', '週', '星', '拜', '点', '點', '时', '天', '晚', '早', '每', '午'];
 
 /// The word `every` or `each`, in any case.
 fn says_every(bytes: &[u8]) -> bool {
@@ -231,8 +245,11 @@ struct Dated {
 
 impl Reader {
     fn read(&self, text: &str, number: usize) -> Option<FoundDate> {
-        let mut line = Line::read(text);
-        let phrases = phrase::phrases(&line.core, self.order);
+        let (checkbox, checked, content) = line::content(text);
+        let pieces = zh::pieces(content);
+        let mut line = Line::read(checkbox, checked, &pieces);
+        let from_today = content.chars().any(zh::is_ideograph).then_some(self.today);
+        let phrases = phrase::phrases(&line.core, self.order, from_today);
         let dated = match recur::recurrence(&line.core, &phrases) {
             Some(recurrence) => self.duty(&mut line, &recurrence)?,
             None if recur::unreadable(&line.core) => return None,

@@ -1,7 +1,8 @@
 //! One reader for every time expression a person types: durations (`in 10m`), clock times
 //! (`at 7pm`), days and dates (`tomorrow at 9`, `on May 15 at 3pm`), recurrences (`every weekday
 //! at 9`, `every 2 hours`, `@daily`, a raw cron expression) and RFC 3339 instants. Words are
-//! case-insensitive; a `,`, `;` or `:` closing a word is ignored.
+//! case-insensitive; a `,`, `;` or `:` closing a word is ignored. Chinese is read as the same
+//! words (`明天上午10点` is `tomorrow 10:00`, `每周二` is `every tuesday`; see `zh`).
 //!
 //! [`parse_when`] reads a string that is only a time; [`split_when`] reads the time at the start
 //! of a reminder and hands back the text after it. Every refusal quotes the input as given.
@@ -12,8 +13,11 @@ mod wall;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod zh_tests;
 
 use super::duration::leading_duration;
+use super::zh;
 use super::{DateOrder, TimeError, When};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
@@ -122,10 +126,17 @@ struct Words<'a> {
 }
 
 impl<'a> Words<'a> {
+    /// Chinese text is cut into pieces first (see `zh`): each word a piece stands for is one
+    /// word here, quoted and placed by its piece.
     fn new(input: &'a str) -> Self {
-        let raw: Vec<&str> = input.split_whitespace().collect();
-        let lower = raw.iter().map(|w| w.to_lowercase().trim_end_matches([',', ';', ':']).to_owned()).collect();
-        let starts = raw.iter().map(|w| w.as_ptr() as usize - input.as_ptr() as usize).collect();
+        let (mut raw, mut lower, mut starts) = (Vec::new(), Vec::new(), Vec::new());
+        for piece in zh::pieces(input) {
+            for word in &piece.words {
+                raw.push(piece.raw);
+                lower.push(word.to_lowercase().trim_end_matches([',', ';', ':']).to_owned());
+                starts.push(piece.start);
+            }
+        }
         Words { input, raw, lower, starts }
     }
 

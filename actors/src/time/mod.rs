@@ -9,6 +9,7 @@ mod duration;
 mod expr;
 mod instant;
 pub(crate) mod words;
+mod zh;
 
 pub use dates::{find_dates, find_dates_shared, occurrences, DateKind, FoundDate, Importance};
 pub use duration::parse_duration;
@@ -44,9 +45,10 @@ pub enum When {
 /// The forms every entry point accepts, listed in every "cannot read" error.
 pub const ACCEPTED_FORMS: &str =
     "durations (10m, 1h30m, 1h 30m, 90 minutes, 2 hours), clock times (7pm, 19:00, noon), \
-days (today, tomorrow, friday, next friday), dates (May 15, 15 May, 2026-05-15, 5/15), \
+days (today, tomorrow, friday, next friday, wednesday next week), a leading `by` (by friday), dates (May 15, 15 May, 2026-05-15, 5/15), \
 recurrences (every day at 9, every weekday at 9, every monday, every month on the 20th, every 2 hours, \
-@hourly, @daily, @weekly, @monthly) and RFC 3339 (2026-05-15T15:00:00+02:00)";
+@hourly, @daily, @weekly, @monthly), RFC 3339 (2026-05-15T15:00:00+02:00) and the same in Chinese \
+(明天上午10点, 下午3点, 3小时后, 下周三, 12月20日, 每天早上8点, 每周二, 每月20号, 工作日)";
 
 /// Why a time expression was refused. Every variant quotes what the person typed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

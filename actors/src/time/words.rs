@@ -4,7 +4,7 @@
 //! never guesses.
 
 use super::DateOrder;
-use chrono::{NaiveTime, Weekday};
+use chrono::{Datelike, Days, NaiveDate, NaiveTime, Weekday};
 
 const MONTHS: [&str; 12] = [
     "january",
@@ -52,6 +52,47 @@ pub fn weekday(word: &str) -> Option<Weekday> {
         (Weekday::Sun, &["sun", "sunday"][..]),
     ];
     table.iter().find(|(_, names)| names.contains(&w)).map(|(d, _)| *d)
+}
+
+/// A day named from today.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FromToday {
+    /// `today`, `tomorrow`, `day after tomorrow`: this many days on.
+    Days(u64),
+    /// `friday this week` (`weeks` 0), `wednesday next week` (1): that day of the week that
+    /// starts on a Monday.
+    InWeek { weekday: Weekday, weeks: u64 },
+}
+
+impl FromToday {
+    /// The date this names, seen from `today`.
+    pub fn date(self, today: NaiveDate) -> Option<NaiveDate> {
+        match self {
+            FromToday::Days(days) => today.checked_add_days(Days::new(days)),
+            FromToday::InWeek { weekday, weeks } => {
+                let monday = today.checked_sub_days(Days::new(today.weekday().num_days_from_monday().into()))?;
+                monday.checked_add_days(Days::new(weeks * 7 + u64::from(weekday.num_days_from_monday())))
+            }
+        }
+    }
+}
+
+/// A day named from today at the start of `tokens`: `today`, `tomorrow`, `day after tomorrow`
+/// (`the` before it too), `friday this week`, `wednesday next week`; and how many tokens it took.
+pub fn from_today(tokens: &[&str]) -> Option<(FromToday, usize)> {
+    let words: Vec<String> = tokens.iter().take(4).map(|t| bare(t)).collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["today", ..] => Some((FromToday::Days(0), 1)),
+        ["tomorrow", ..] => Some((FromToday::Days(1), 1)),
+        ["day", "after", "tomorrow", ..] => Some((FromToday::Days(2), 3)),
+        ["the", "day", "after", "tomorrow", ..] => Some((FromToday::Days(2), 4)),
+        [name, which @ ("this" | "next"), "week", ..] => {
+            let weeks = u64::from(*which == "next");
+            weekday(name).map(|weekday| (FromToday::InWeek { weekday, weeks }, 3))
+        }
+        _ => None,
+    }
 }
 
 /// A day of the month: `20th`, `1st`, `2nd`, `3rd`, `23rd` or a plain `20` → 1..=31.

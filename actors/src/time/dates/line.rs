@@ -7,6 +7,7 @@
 //! The title is what is left of the written words once the date phrase and the markers are
 //! taken out.
 
+use super::super::zh::Piece;
 use super::Importance;
 
 /// Punctuation trimmed from the start of a word.
@@ -25,8 +26,11 @@ pub(super) struct Line<'a> {
     /// The whole content is struck through.
     struck: bool,
     pub importance: Importance,
-    /// The words as written.
+    /// The words as written (a Chinese piece that stands for several words is written once, at
+    /// its first).
     pub raw: Vec<&'a str>,
+    /// Each word follows the one before it with no space between (Chinese).
+    glued: Vec<bool>,
     /// Each word without the punctuation around it.
     pub core: Vec<&'a str>,
     /// The words that are not title: the markers now, the date phrase once it is found.
@@ -34,15 +38,21 @@ pub(super) struct Line<'a> {
 }
 
 impl<'a> Line<'a> {
-    pub fn read(text: &'a str) -> Line<'a> {
-        let content = strip_bullet(text.trim());
-        let (checkbox, checked, content) = strip_checkbox(content);
-        let raw: Vec<&str> = content.split_whitespace().collect();
-        let core: Vec<&str> = raw.iter().map(|w| core(w)).collect();
+    /// The line whose content (after [`content`]) was cut into `pieces`.
+    pub fn read(checkbox: bool, checked: bool, pieces: &'a [Piece<'_>]) -> Line<'a> {
+        let (mut raw, mut glued, mut core_of) = (Vec::new(), Vec::new(), Vec::new());
+        for piece in pieces {
+            for (k, word) in piece.words.iter().enumerate() {
+                raw.push(if k == 0 { piece.raw } else { "" });
+                glued.push(k > 0 || piece.glued);
+                core_of.push(core(word));
+            }
+        }
+        let core: Vec<&str> = core_of;
         let used: Vec<bool> = core.iter().map(|w| marker(w).is_some()).collect();
         let importance = importance(&core);
         let struck = wholly_struck(&raw, &used);
-        Line { checkbox, done: checked || struck, struck, importance, raw, core, used }
+        Line { checkbox, done: checked || struck, struck, importance, raw, glued, core, used }
     }
 
     /// Marks the words `start..end` as part of the date.
@@ -59,8 +69,13 @@ impl<'a> Line<'a> {
 
     /// The words not taken, and whether they were struck through as a whole (`~~Dentist~~`).
     pub fn title(&self) -> (String, bool) {
-        let kept: Vec<&str> = (0..self.raw.len()).filter(|&i| self.in_title(i)).map(|i| self.raw[i]).collect();
-        let joined = kept.join(" ");
+        let mut joined = String::new();
+        for i in (0..self.raw.len()).filter(|&i| self.in_title(i) && !self.raw[i].is_empty()) {
+            if !joined.is_empty() && !self.glued[i] {
+                joined.push(' ');
+            }
+            joined.push_str(self.raw[i]);
+        }
         let title = joined.trim_matches(|c: char| c.is_whitespace() || TITLE_EDGE.contains(&c));
         let struck = title.starts_with("~~") && title.ends_with("~~") && title.matches("~~").count() == 2;
         let title = if struck || self.struck { title.trim_matches(['~', ' ']) } else { title };
@@ -88,6 +103,12 @@ pub(super) fn core(word: &str) -> &str {
 /// Whether `word` is one of `names`, in any case.
 pub(super) fn is_one_of(word: &str, names: &[&str]) -> bool {
     names.iter().any(|n| word.eq_ignore_ascii_case(n))
+}
+
+/// The content of a line: its checkbox (whether it has one, whether it is checked) and the words
+/// after the list bullet and the checkbox.
+pub(super) fn content(text: &str) -> (bool, bool, &str) {
+    strip_checkbox(strip_bullet(text.trim()))
 }
 
 /// `- `, `* `, `+ ` or `1. ` / `1) ` at the start of a line.
@@ -126,7 +147,8 @@ fn strip_checkbox(text: &str) -> (bool, bool, &str) {
 
 /// The written words (markers aside) open with `~~` and close with `~~`, with none between.
 fn wholly_struck(raw: &[&str], markers: &[bool]) -> bool {
-    let written = || raw.iter().zip(markers).filter(|(_, marker)| !**marker).map(|(word, _)| *word);
+    let written =
+        || raw.iter().zip(markers).filter(|(word, marker)| !**marker && !word.is_empty()).map(|(word, _)| *word);
     let (Some(first), Some(last)) = (written().next(), written().next_back()) else {
         return false;
     };

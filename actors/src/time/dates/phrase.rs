@@ -14,11 +14,11 @@
 //! `may` and `march` are English words too: before them (`15 May`) only the capitalized month
 //! counts, so `chapter 3 may be late` holds no date.
 
-use super::super::words::{clock, month, ordinal, weekday};
+use super::super::words::{clock, from_today, month, ordinal, weekday};
 use super::super::DateOrder;
 use super::line::is_one_of;
 use super::numeric::numeric;
-use chrono::{NaiveTime, Weekday};
+use chrono::{Datelike, Days, NaiveDate, NaiveTime, Weekday};
 
 /// Words leading into a date, taken out of the title with it.
 const LEADS: &[&str] =
@@ -54,15 +54,17 @@ pub(super) struct Phrase {
     pub keyed: bool,
 }
 
-/// Every date phrase in `words`, left to right.
-pub(super) fn phrases(words: &[&str], order: DateOrder) -> Vec<Phrase> {
+/// Every date phrase in `words`, left to right. `from_today` is today when the line is written
+/// in Chinese: days named from it (`明天`, `下周三`, a day of the week alone) are read too.
+pub(super) fn phrases(words: &[&str], order: DateOrder, from_today: Option<NaiveDate>) -> Vec<Phrase> {
     let mut found = Vec::new();
     let mut floor = 0;
     let mut i = 0;
     while i < words.len() {
-        match date_at(words, i, floor, order) {
+        let named = || from_today.and_then(|today| named_day(words, i, today));
+        match date_at(words, i, floor, order).or_else(named) {
             Some((start, day, end)) => {
-                let phrase = extend(words, start, end, floor, day);
+                let phrase = extend(words, start, end, floor, day, from_today.is_some());
                 floor = phrase.end;
                 i = phrase.end;
                 found.push(phrase);
@@ -89,6 +91,30 @@ fn date_at(words: &[&str], i: usize, floor: usize, order: DateOrder) -> Option<(
     let year = year_at(words, end);
     let end = if year.is_some() { end + 1 } else { end };
     Some((start, Day { year, month, day }, end))
+}
+
+/// A day named from `today` at `i` (`today`, `tomorrow`, `wednesday next week`), or a day of the
+/// week alone (the next one, today included): (first word, the day, the word after it).
+fn named_day(words: &[&str], i: usize, today: NaiveDate) -> Option<(usize, Day, usize)> {
+    let (date, used) = match from_today(&words[i..]) {
+        Some((named, used)) => (named.date(today)?, used),
+        None => {
+            let weekday = weekday(words[i])?;
+            let ahead = (7 + weekday.num_days_from_monday() - today.weekday().num_days_from_monday()) % 7;
+            (today.checked_add_days(Days::new(ahead.into()))?, 1)
+        }
+    };
+    Some((i, Day { year: Some(date.year()), month: date.month(), day: date.day() }, i + used))
+}
+
+/// A day of the week just after the date, perhaps in brackets (`12月20日（周日）`): the day and
+/// the word after it; none (and `end`) when there is none.
+fn weekday_after(words: &[&str], end: usize) -> (Option<Weekday>, usize) {
+    let named = (end..words.len().min(end + 2)).find(|&k| words[k].chars().any(char::is_alphanumeric));
+    match named.and_then(|k| Some((weekday(words[k])?, k + 1))) {
+        Some((day, after)) => (Some(day), after),
+        None => (None, end),
+    }
 }
 
 /// `May 15`: the month name before the day at `i`.
@@ -122,17 +148,20 @@ fn year_at(words: &[&str], j: usize) -> Option<i32> {
     (word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit())).then(|| word.parse().ok()).flatten()
 }
 
-/// The date's weekday, clock time and leading words.
-fn extend(words: &[&str], start: usize, end: usize, floor: usize, day: Day) -> Phrase {
+/// The date's weekday, clock time and leading words; in Chinese the weekday may follow the
+/// date, and `due` after it (`周五前`, before Friday) makes it keyed.
+fn extend(words: &[&str], start: usize, end: usize, floor: usize, day: Day, chinese: bool) -> Phrase {
+    let (after, end) = if chinese { weekday_after(words, end) } else { (None, end) };
     let (mut time, end) = match time_after(words, end) {
         Some((time, after)) => (Some(time), after),
         None => (None, end),
     };
     let mut start = start;
-    let weekday = start.checked_sub(1).filter(|&b| b >= floor).and_then(|b| weekday(words[b]));
-    if weekday.is_some() {
+    let before = start.checked_sub(1).filter(|&b| b >= floor).and_then(|b| weekday(words[b]));
+    if before.is_some() {
         start -= 1;
     }
+    let weekday = before.or(after);
     if time.is_none() {
         if let Some((before, first)) = time_before(words, start, floor) {
             time = Some(before);
@@ -140,7 +169,9 @@ fn extend(words: &[&str], start: usize, end: usize, floor: usize, day: Day) -> P
         }
     }
     let (start, keyed) = leads_before(words, start, floor);
-    Phrase { start, end, day, weekday, time, keyed }
+    let due_after = chinese && words.get(end).is_some_and(|w| w.eq_ignore_ascii_case("due"));
+    let end = end + usize::from(due_after);
+    Phrase { start, end, day, weekday, time, keyed: keyed || due_after }
 }
 
 /// A clock time at `j`, perhaps after a leading word (`at 3pm`): (the time, the word after it).

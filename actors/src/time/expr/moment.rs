@@ -1,6 +1,7 @@
-//! One instant a person names: a clock time (`7pm`, `at 9`), a day (`today`, `tomorrow`,
-//! `friday`, `next friday`, `May 15`, `the 15th`), or both in either order (`tomorrow at 9`,
-//! `at 3pm on May 15`), read in the user's zone.
+//! One instant a person names: a clock time (`7pm`, `at 9`), a day (`today`, `tomorrow`, `day
+//! after tomorrow`, `friday`, `next friday`, `friday this week`, `wednesday next week`, `May 15`,
+//! `the 15th`), or both in either order (`tomorrow at 9`, `at 3pm on May 15`), read in the
+//! user's zone; `by` or `due` before it (`by friday`) names the same instant.
 //!
 //! A day without a clock time is at 09:00. A clock time without a day is the next one ahead:
 //! today, or tomorrow when it has passed (or is now). `today` at a passed time, and a date with
@@ -24,25 +25,31 @@ const LAST_YEAR: i32 = 9999;
 /// A day as a person names it, before a clock time is put to it.
 #[derive(Debug, Clone, Copy)]
 enum Day {
-    Today,
-    Tomorrow,
+    /// `today`, `tomorrow`, `day after tomorrow`, `friday this week`, `wednesday next week`.
+    FromToday(words::FromToday),
     /// `friday`: the next friday whose time is still ahead, which can be today.
     Weekday(Weekday),
     /// `next friday`: the first friday after today, never today itself (said on a Thursday it is
     /// the next day; said on a Friday, a week later).
     NextWeekday(Weekday),
     /// `May 15`, `2026-05-15`: with a year, that very day; without, the next May 15 ahead.
-    Date {
-        year: Option<i32>,
-        month: u32,
-        day: u32,
-    },
+    Date { year: Option<i32>, month: u32, day: u32 },
     /// `the 15th`: the next 15th of a month that is still ahead.
     OfMonth(u32),
 }
 
-/// The instant named at the start of `tokens`, and how many tokens it took.
+/// The instant named at the start of `tokens`, and how many tokens it took. A deadline names
+/// the same instant: `by` or `due` before it (`by friday`), `due` after it (Chinese `周五前`).
 pub(super) fn one_shot(tokens: &[&str], now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Found<DateTime<Utc>> {
+    let lead = usize::from(matches!(tokens.first(), Some(&("by" | "due"))));
+    let Some((at, used)) = named(&tokens[lead..], now, tz, order)? else { return Ok(None) };
+    let used = lead + used;
+    let due_after = tokens.get(used) == Some(&"due");
+    Ok(Some((at, used + usize::from(due_after))))
+}
+
+/// A day and/or a clock time, in either order.
+fn named(tokens: &[&str], now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Found<DateTime<Utc>> {
     if let Some((day, used)) = day(tokens, order)? {
         let (time, timed) = clock_at(&tokens[used..])?.unwrap_or((MORNING, 0));
         return Ok(Some((resolve(day, time, now, tz)?, used + timed)));
@@ -72,9 +79,10 @@ pub(super) fn clock_at(tokens: &[&str]) -> Found<NaiveTime> {
 fn day(tokens: &[&str], order: DateOrder) -> Found<Day> {
     let said_on = usize::from(tokens.first() == Some(&"on"));
     let rest = &tokens[said_on..];
+    if let Some((named, used)) = words::from_today(rest) {
+        return Ok(Some((Day::FromToday(named), said_on + used)));
+    }
     let found = match rest {
-        ["today", ..] => Some((Day::Today, 1)),
-        ["tomorrow", ..] => Some((Day::Tomorrow, 1)),
         ["next", name, ..] => words::weekday(name).map(|w| (Day::NextWeekday(w), 2)),
         _ => match rest.first().and_then(|name| words::weekday(name)) {
             Some(w) => Some((Day::Weekday(w), 1)),
@@ -171,8 +179,9 @@ fn checked(year: Option<i32>, month: u32, day: u32) -> Result<(Option<i32>, u32,
 fn resolve(day: Day, time: NaiveTime, now: DateTime<Utc>, tz: Tz) -> Result<DateTime<Utc>, TimeError> {
     let today = now.with_timezone(&tz).date_naive();
     match day {
-        Day::Today => exactly(today, time, now, tz),
-        Day::Tomorrow => exactly(later(today, 1).ok_or_else(|| out_of_range("too far ahead"))?, time, now, tz),
+        Day::FromToday(named) => {
+            exactly(named.date(today).ok_or_else(|| out_of_range("too far ahead"))?, time, now, tz)
+        }
         Day::Weekday(w) => first_ahead(days_after(today, 0).filter(|d| d.weekday() == w), time, now, tz),
         Day::NextWeekday(w) => first_ahead(days_after(today, 1).filter(|d| d.weekday() == w).take(1), time, now, tz),
         Day::Date { year: Some(year), month, day } => match NaiveDate::from_ymd_opt(year, month, day) {
