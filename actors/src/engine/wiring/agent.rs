@@ -71,6 +71,7 @@ impl Wiring<'_> {
             clock: self.clock.clone(),
             strikes: Strikes { limit: config.cron.strike_limit, min_gap },
             has_model: !config.llm.base_url.trim().is_empty(),
+            journal: self.dir.journal(),
         }
     }
 

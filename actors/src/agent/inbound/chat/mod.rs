@@ -1,11 +1,12 @@
 //! The chat commands that never need a model, the same in every channel and the REPL:
 //! `/start` and `/help`, `/remind <when> <text>`, `/list`, `/cancel <id>`, `/pause <id>`,
-//! `/resume <id>`. They are answered here, before any model is asked, whether or not an LLM is
+//! `/resume <id>`, `/why [words]`. They are answered here, before any model is asked, whether or not an LLM is
 //! configured, so a model that is down, misconfigured or slow never breaks them. What they say
 //! is written for a chat: plain words, no terminal hints.
 
 mod jobs;
 mod remind;
+mod why;
 
 use crate::clock::SharedClock;
 use crate::cron::tool::JobsCron;
@@ -22,6 +23,8 @@ pub struct ChatCommands {
     pub strikes: Strikes,
     /// Whether a language model is configured (the help says what needs one).
     pub has_model: bool,
+    /// The decision journal `/why` reads.
+    pub journal: std::path::PathBuf,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -39,6 +42,7 @@ enum Command<'a> {
     Cancel(&'a str),
     Pause(&'a str),
     Resume(&'a str),
+    Why(&'a str),
 }
 
 /// The command `text` is, if it is one of these (`None`: for the feedback commands or the agent).
@@ -56,6 +60,7 @@ fn parse(text: &str) -> Option<Command<'_>> {
         "/cancel" => Command::Cancel(rest),
         "/pause" => Command::Pause(rest),
         "/resume" => Command::Resume(rest),
+        "/why" => Command::Why(rest),
         _ => return None,
     })
 }
@@ -70,6 +75,7 @@ impl ChatCommands {
             Command::Cancel(id) => self.cancel(id),
             Command::Pause(id) => self.pause(id),
             Command::Resume(id) => self.resume(id, now),
+            Command::Why(words) => self.why(words, now),
         }
     }
 
@@ -91,7 +97,8 @@ impl ChatCommands {
              On what I send you:\n\
              /ok: that was useful\n\
              /stop: not this topic for a while\n\
-             /snooze 2h: nothing proactive for a while (your reminders still come)\n\n\
+             /snooze 2h: nothing proactive for a while (your reminders still come)\n\
+             /why: what I decided lately and why (/why dentist: about one thing)\n\n\
              Times are read in {}. {model}",
             self.jobs.tz
         )

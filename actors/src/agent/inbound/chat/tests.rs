@@ -6,7 +6,7 @@ use crate::cron::store::JobsStore;
 use chrono::{Duration, TimeZone, Utc};
 
 /// Friday 2026-12-04 10:00 in Paris.
-fn now() -> chrono::DateTime<Utc> {
+pub(super) fn now() -> chrono::DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 12, 4, 9, 0, 0).unwrap()
 }
 
@@ -16,7 +16,7 @@ fn telegram() -> crate::config::RavenConfig {
     config
 }
 
-fn commands(dir: &std::path::Path, has_model: bool) -> ChatCommands {
+pub(super) fn commands(dir: &std::path::Path, has_model: bool) -> ChatCommands {
     let jobs = JobsCron {
         store: JobsStore::new(dir.join("jobs.json")),
         tz: chrono_tz::Europe::Paris,
@@ -24,10 +24,11 @@ fn commands(dir: &std::path::Path, has_model: bool) -> ChatCommands {
         channels: crate::delivery::targets::Channels::of(&telegram()),
     };
     let strikes = Strikes { limit: 5, min_gap: Duration::days(1) };
-    ChatCommands { jobs, clock: ManualClock::new(now()).shared(), strikes, has_model }
+    let journal = dir.join("journal.jsonl");
+    ChatCommands { jobs, clock: ManualClock::new(now()).shared(), strikes, has_model, journal }
 }
 
-fn say(c: &ChatCommands, text: &str) -> Option<String> {
+pub(super) fn say(c: &ChatCommands, text: &str) -> Option<String> {
     parse(text).map(|cmd| c.answer(cmd, "telegram:111"))
 }
 
