@@ -14,6 +14,7 @@
 //! connection, a 5xx, a 200 page that is not the Bot API's answer) waits in the outbox.
 
 mod api;
+mod commands;
 mod listen;
 mod pace;
 pub mod render;
@@ -64,6 +65,8 @@ pub struct Telegram {
     pacer: Mutex<pace::Pacer>,
     /// What keeps failing on the listening side.
     stuck: Mutex<updates::Stuck>,
+    /// The command menu was registered (or tried) by this process.
+    commands_offered: std::sync::atomic::AtomicBool,
 }
 
 impl Telegram {
@@ -81,6 +84,7 @@ impl Telegram {
             sent_parts: Mutex::new(HashMap::new()),
             pacer: Mutex::new(pace::Pacer::default()),
             stuck: Mutex::new(updates::Stuck::default()),
+            commands_offered: Default::default(),
         })
     }
 
@@ -193,9 +197,16 @@ impl Outlet for Telegram {
 impl Adapter for Telegram {
     fn listen<'a>(&'a self, inbox: &'a dyn Inbox) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
         Box::pin(async move {
-            loop {
-                self.poll(inbox).await?;
-            }
+            let polling = async {
+                loop {
+                    self.poll(inbox).await?;
+                }
+                #[allow(unreachable_code)]
+                Ok::<(), ChannelError>(())
+            };
+            // The menu is set beside the polls, never in their way.
+            let ((), polled) = futures_util::future::join(self.offer_commands(), polling).await;
+            polled
         })
     }
 

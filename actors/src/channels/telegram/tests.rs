@@ -111,6 +111,7 @@ fn telegram(dir: &DataDir, base: &str, timeout: Duration) -> Telegram {
         sent_parts: Mutex::new(HashMap::new()),
         pacer: Mutex::new(pace::Pacer::default()),
         stuck: Mutex::new(updates::Stuck::default()),
+        commands_offered: Default::default(),
     }
 }
 
@@ -300,4 +301,28 @@ async fn a_send_that_plainly_failed_is_tried_again() {
     let (url, seen) = stub(|_, _| sent_ok()).await;
     assert_eq!(telegram(&dir, &url, Duration::from_secs(5)).deliver(&message("d3")).await, Ok(()));
     assert_eq!(sends(&seen), 1);
+}
+
+#[actix_rt::test]
+async fn listening_offers_the_command_menu_once_beside_the_polls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let (url, seen) = stub(|method, req| match method {
+        "setMyCommands" => Reply::Silence,
+        _ => batch(&[], req),
+    })
+    .await;
+    let (tg, inbox) = (telegram(&dir, &url, Duration::from_secs(5)), Heard::new(&dir));
+    let _ = tokio::time::timeout(Duration::from_millis(300), tg.listen(&inbox)).await;
+    let _ = tokio::time::timeout(Duration::from_millis(100), tg.listen(&inbox)).await;
+    let seen = seen.lock().unwrap();
+    let offered: Vec<&Value> = seen.iter().filter(|(m, _)| m == "setMyCommands").map(|(_, b)| b).collect();
+    assert_eq!(offered.len(), 1, "once, though listening started twice");
+    let names: Vec<&str> =
+        offered[0]["commands"].as_array().unwrap().iter().filter_map(|c| c["command"].as_str()).collect();
+    for name in ["remind", "list", "cancel", "why", "help"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let polls = seen.iter().filter(|(m, _)| m == "getUpdates").count();
+    assert!(polls >= 2, "a menu that gets no answer holds no poll back: {polls} polls");
 }
