@@ -43,5 +43,6 @@ mod socket;
 mod state;
 mod strikes;
 mod telegram;
+mod telegram_phone;
 mod time;
 mod up;

@@ -11,24 +11,24 @@ use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use support::fake_http::{FakeHttp, Seen};
 
-const TOKEN: &str = "123:test-token";
+pub(super) const TOKEN: &str = "123:test-token";
 
 /// The bot's side: the updates it has for the poller, and how many 429s it still owes.
 #[derive(Default)]
-struct Bot {
+pub(super) struct Bot {
     updates: Mutex<Vec<Value>>,
     throttle: Mutex<u32>,
 }
 
 impl Bot {
     /// The bot and the server speaking for it.
-    fn serve() -> (Arc<Bot>, FakeHttp) {
+    pub(super) fn serve() -> (Arc<Bot>, FakeHttp) {
         let bot = Arc::new(Bot::default());
         let b = bot.clone();
         (bot, FakeHttp::start(Arc::new(move |req: &Seen| b.answer(req))))
     }
 
-    fn push(&self, update: Value) {
+    pub(super) fn push(&self, update: Value) {
         self.updates.lock().unwrap().push(update);
     }
 
@@ -69,17 +69,17 @@ impl Bot {
     }
 }
 
-fn message(id: i64, from: i64, text: &str) -> Value {
+pub(super) fn message(id: i64, from: i64, text: &str) -> Value {
     json!({"update_id": id, "message": {"message_id": id, "from": {"id": from, "is_bot": false, "first_name": "U"},
            "chat": {"id": from, "type": "private"}, "date": 0, "text": text}})
 }
 
-fn tap(id: i64, from: i64, data: &str) -> Value {
+pub(super) fn tap(id: i64, from: i64, data: &str) -> Value {
     json!({"update_id": id, "callback_query": {"id": format!("cq{id}"), "from": {"id": from, "is_bot": false, "first_name": "U"},
            "message": {"message_id": 7, "chat": {"id": from, "type": "private"}, "date": 0}, "data": data}})
 }
 
-fn sent_to(fake: &FakeHttp, chat: &str) -> Vec<String> {
+pub(super) fn sent_to(fake: &FakeHttp, chat: &str) -> Vec<String> {
     let sent = fake.requests("/sendMessage");
     sent.iter()
         .filter(|s| s.body["chat_id"] == chat)
@@ -89,7 +89,7 @@ fn sent_to(fake: &FakeHttp, chat: &str) -> Vec<String> {
 
 /// No quiet hours (the tests run on the real clock), `more`, and Telegram at `fake` with
 /// user 42 allowed.
-fn config(fake: &FakeHttp, more: &str) -> String {
+pub(super) fn config(fake: &FakeHttp, more: &str) -> String {
     format!(
         "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n{more}\
          [channels.telegram]\nenabled = true\napi_base = \"{}\"\nallowed_users = [\"42\"]\npoll_timeout_s = 1\n",

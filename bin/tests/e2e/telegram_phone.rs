@@ -1,0 +1,95 @@
+//! A first week from the phone with no model, on Telegram (a local stand-in for the Bot API):
+//! `/start`, `/remind` (the confirmation says the text and the time), `/list`, `/cancel`; the
+//! ⏰ later button puts a nudge off (a job sends it again, the chat says when), and `/stop`
+//! after a nudge and then a cron reminder mutes the nudge's topic. Each verdict given in the
+//! gateway is in `raven why` and in the supervisor's metrics.
+
+use super::telegram::{config, message, sent_to, tap, Bot, TOKEN};
+use crate::support;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn ok(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = support::raven(dir, args);
+    assert!(out.status.success(), "raven {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// Writes a note due in `minutes` and ticks: the nudge sent to the chat.
+fn nudge(dir: &std::path::Path, fake: &support::fake_http::FakeHttp, title: &str, minutes: i64) -> serde_json::Value {
+    let due = (support::now_local() + chrono::Duration::minutes(minutes)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] {title} due: {due}\n")).unwrap();
+    let tick = ok(dir, &["tick"]);
+    assert!(tick.contains("delivered to telegram:42"), "{tick}");
+    let sent = fake.requests("/sendMessage");
+    sent.into_iter().rev().find(|s| s.body["text"].as_str().unwrap_or_default().contains(title)).unwrap().body
+}
+
+#[test]
+fn the_phone_steers_reminders_and_feedback_with_no_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let (bot, fake) = Bot::serve();
+    let more = "[delivery]\ndefault_targets = [\"telegram:42\"]\n[policy]\nsession_cooldown_minutes = 0\n";
+    let _up = support::Killed(support::up(dir, &config(&fake, more), &[("RAVEN_TELEGRAM_TOKEN", TOKEN)]));
+    support::wait_ready(dir);
+    support::gateway(dir);
+    let said = |n: usize| {
+        support::eventually("an answer", || sent_to(&fake, "42").len() >= n);
+        sent_to(&fake, "42")[n - 1].clone()
+    };
+
+    bot.push(message(1, 42, "/start"));
+    assert!(said(1).contains("Hello\\! I'm Raven"), "{}", said(1));
+    bot.push(message(2, 42, "/remind in 2h call the dentist"));
+    let set = said(2);
+    assert!(set.contains("call the dentist") && set.contains("When:") && set.contains("Id:"), "{set}");
+    let id = set.split("Id: ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+    bot.push(message(3, 42, "/list"));
+    assert!(said(3).contains(&id) && said(3).contains("call the dentist"), "{}", said(3));
+    bot.push(message(4, 42, &format!("/cancel {id}")));
+    assert!(said(4).contains(&format!("Cancelled {id}")), "{}", said(4));
+    assert!(!ok(dir, &["cron", "list"]).contains(&id), "gone from the jobs too");
+
+    // ⏰ later on a nudge: not a rating; the message comes again, as a job the user sees.
+    let bank = nudge(dir, &fake, "Call the bank", 20);
+    let later = bank["reply_markup"]["inline_keyboard"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["text"].as_str().unwrap().contains("later"))
+        .unwrap()["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    bot.push(tap(5, 42, &later));
+    support::eventually("the tap answered", || fake.requests("/answerCallbackQuery").len() == 1);
+    let answered = fake.requests("/answerCallbackQuery")[0].body["text"].as_str().unwrap_or_default().to_owned();
+    assert!(answered.starts_with("Later, then: I'll send it again at "), "{answered}");
+    let jobs = ok(dir, &["cron", "list"]);
+    assert!(jobs.contains("Call the bank"), "{jobs}");
+
+    // A nudge, then a cron reminder: /stop means the nudge, and mutes its topic.
+    nudge(dir, &fake, "Pay the rent", 25);
+    ok(dir, &["cron", "add", "--in", "1s", "--to", "telegram:42", "Drink some water"]);
+    support::eventually("the cron reminder", || sent_to(&fake, "42").iter().any(|t| t.contains("Drink some water")));
+    let before = sent_to(&fake, "42").len();
+    bot.push(message(6, 42, "/stop"));
+    let stopped = said(before + 1);
+    assert!(stopped.contains("as a stop") && stopped.contains("rent"), "{stopped}");
+    let explain = ok(dir, &["policy", "explain", "--content", "Pay the rent", "--priority", "high"]);
+    assert!(explain.contains("topic `rent` muted by the user until"), "{explain}");
+
+    // Each verdict given in the gateway is told by raven why and counted by the supervisor.
+    assert!(ok(dir, &["why", "bank"]).contains("later"), "{}", ok(dir, &["why", "bank"]));
+    assert!(ok(dir, &["why", "rent"]).contains("dismissed"), "{}", ok(dir, &["why", "rent"]));
+    let metrics = ok(dir, &["metrics"]);
+    for line in
+        ["raven_feedback_verdicts_total{verdict=\"later\"} 1", "raven_feedback_verdicts_total{verdict=\"dismissed\"} 1"]
+    {
+        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
+    }
+}
