@@ -103,6 +103,11 @@ pub enum ControlResponse {
     Reply {
         text: Option<String>,
     },
+    /// The turn was answered without doing anything (a command's input it could not take);
+    /// the text says why.
+    Refused {
+        text: String,
+    },
     Error {
         message: String,
     },

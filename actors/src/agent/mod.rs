@@ -137,8 +137,10 @@ impl AgentLoop {
         if req.origin.is_user_input() {
             self.engaged(channel, chat_id, now);
             for hook in &self.inbound_hooks {
-                if let Some(answer) = hook.on_user_message(req).await {
-                    return Some(TurnOutcome::Replied(answer));
+                match hook.on_user_message(req).await {
+                    Some(crate::sessions::Answer::Done(text)) => return Some(TurnOutcome::Replied(text)),
+                    Some(crate::sessions::Answer::Refused(text)) => return Some(TurnOutcome::Refused(text)),
+                    None => {}
                 }
             }
             if let Some(h) = &self.history {

@@ -72,7 +72,7 @@ impl crate::executor::spawn::SubagentManager for AgentSubagent {
             );
             let (_, outcome) = self.scheduler.submit_wait(req);
             match outcome.await {
-                Ok(TurnOutcome::Replied(text)) => Ok(text),
+                Ok(TurnOutcome::Replied(text) | TurnOutcome::Refused(text)) => Ok(text),
                 Ok(TurnOutcome::Failed(e)) => Err(SpawnError::Failed(e)),
                 Ok(TurnOutcome::Interrupted) => Err(SpawnError::Interrupted),
                 Err(_) => Err(SpawnError::Dropped),

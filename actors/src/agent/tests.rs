@@ -335,9 +335,9 @@ async fn an_injected_nudge_rides_a_user_reply_never_a_sentinel_or_cron_one() {
 async fn user_inbound_hooks_run_for_user_turns_only() {
     struct Pick(Rc<Cell<u32>>);
     impl InboundHook for Pick {
-        fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<String>> {
+        fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<crate::sessions::Answer>> {
             self.0.set(self.0.get() + 1);
-            let answer = (req.content == "2").then(|| "picked option 2".into());
+            let answer = (req.content == "2").then(|| crate::sessions::Answer::Done("picked option 2".into()));
             Box::pin(async move { answer })
         }
     }

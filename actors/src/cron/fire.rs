@@ -159,7 +159,7 @@ impl FireJob for CronTurns {
             let (_, rx) = this.scheduler.submit_wait(req);
             // A reminder is never lost to a model outage: the job's own words go out instead.
             let reply = match rx.await {
-                Ok(TurnOutcome::Replied(text)) => text,
+                Ok(TurnOutcome::Replied(text) | TurnOutcome::Refused(text)) => text,
                 Ok(TurnOutcome::Failed(e)) => {
                     tracing::warn!(job = %job.id, "cron turn failed, delivering the job's text: {e}");
                     format!("Reminder: {}", job.message)

@@ -46,7 +46,7 @@ impl crate::sessions::InboundHook for JobReplies {
     fn on_user_message<'a>(
         &'a self,
         req: &'a raven_proto::TurnRequest,
-    ) -> futures_util::future::LocalBoxFuture<'a, Option<String>> {
+    ) -> futures_util::future::LocalBoxFuture<'a, Option<crate::sessions::Answer>> {
         let session = format!("{}:{}", req.channel, req.chat_id);
         if let Err(e) = self.0.update(|f| user_replied(f, &session, req.created_at)) {
             tracing::warn!("cron strikes not reset: {e}");

@@ -17,18 +17,18 @@ pub struct DecisionConsumer {
 }
 
 impl InboundHook for DecisionConsumer {
-    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<String>> {
+    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<crate::sessions::Answer>> {
         Box::pin(async move {
             let session = format!("{}:{}", req.channel, req.chat_id);
             match self.router.route(&session, &req.content, self.clock.now()).await {
                 Ok(Routed::PassThrough) => None,
-                Ok(Routed::Answer(a)) => Some(a),
+                Ok(Routed::Answer(a)) => Some(a.into()),
                 Ok(Routed::Run { menu, choice }) => {
                     let picked = self.executor.execute(&menu, choice, &req.conversation_id).await;
                     if !picked.ran {
-                        return Some(self.reopened(&menu, choice, picked.answer));
+                        return Some(self.reopened(&menu, choice, picked.answer).into());
                     }
-                    Some(picked.answer)
+                    Some(picked.answer.into())
                 }
                 Err(e) => {
                     // The menus cannot be read: the reply goes to the agent rather than nowhere.

@@ -169,7 +169,9 @@ impl EngineControl {
         let (how, reply) = dispatch_inbound(&self.scheduler, &self.questions, turn);
         Box::pin(async move {
             let response = reply_of(how, reply).await;
-            if let (true, ControlResponse::Reply { text: Some(text) }) = (deliver, &response) {
+            if let (true, ControlResponse::Reply { text: Some(text) } | ControlResponse::Refused { text }) =
+                (deliver, &response)
+            {
                 deliver_reply(&hub, target, text).await;
             }
             response
@@ -185,6 +187,7 @@ async fn reply_of(how: Inbound, reply: Option<tokio::sync::oneshot::Receiver<Tur
         }
         (_, Some(rx)) => match rx.await {
             Ok(TurnOutcome::Replied(text)) => ControlResponse::Reply { text: Some(text) },
+            Ok(TurnOutcome::Refused(text)) => ControlResponse::Refused { text },
             Ok(TurnOutcome::Failed(e)) => ControlResponse::Error { message: e },
             Ok(TurnOutcome::Interrupted) | Err(_) => ControlResponse::Reply { text: None },
         },

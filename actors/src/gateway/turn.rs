@@ -50,6 +50,7 @@ pub(super) async fn user_turn(
     let deliver = reply == ReplyTo::Channel;
     match supervisor.ask(ControlRequest::Inbound { turn, deliver }).await.map_err(NotHeard::Supervisor)? {
         ControlResponse::Reply { text } => Ok(Heard::Replied(text)),
+        ControlResponse::Refused { text } => Ok(Heard::Replied(Some(text))),
         ControlResponse::Error { message } => Ok(Heard::Failed(message)),
         other => Err(NotHeard::Unexpected(Box::new(other))),
     }

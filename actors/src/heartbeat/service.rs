@@ -227,7 +227,7 @@ impl Inner {
         );
         let (_, outcome) = d.scheduler.submit_wait(req);
         let reply = match outcome.await {
-            Ok(TurnOutcome::Replied(r)) => r,
+            Ok(TurnOutcome::Replied(r) | TurnOutcome::Refused(r)) => r,
             Ok(TurnOutcome::Failed(e)) => return HeartbeatOutcome::Failed(format!("heartbeat turn failed: {e}")),
             Ok(TurnOutcome::Interrupted) => return HeartbeatOutcome::Failed("heartbeat turn interrupted".into()),
             Err(_) => return HeartbeatOutcome::Failed("heartbeat turn ended without an outcome".into()),

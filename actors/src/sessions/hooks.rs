@@ -7,7 +7,22 @@ use raven_proto::TurnRequest;
 
 /// A hook on genuine user input; it may consume the message (a menu pick, say) and answer.
 pub trait InboundHook {
-    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<String>>;
+    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<Answer>>;
+}
+
+/// What a hook answered: what it did, or why it did nothing (input it could not take: a
+/// time it could not read, an unknown id). Either is said to the user; a refusal also makes
+/// `raven say` exit non-zero.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Done(String),
+    Refused(String),
+}
+
+impl From<String> for Answer {
+    fn from(text: String) -> Self {
+        Answer::Done(text)
+    }
 }
 
 /// Takes the user's messages that reach the agent (the routine learner's input).

@@ -10,6 +10,6 @@ pub mod replay;
 mod source;
 mod store;
 
-pub use hooks::{HistorySink, InboundHook};
+pub use hooks::{Answer, HistorySink, InboundHook};
 pub use source::Source;
 pub use store::*;

@@ -28,6 +28,9 @@ use tokio::sync::{mpsc, Semaphore};
 #[derive(Debug, Clone, PartialEq)]
 pub enum TurnOutcome {
     Replied(String),
+    /// Answered without doing anything: input a command could not take (a time it could not
+    /// read, an unknown id); the text says why.
+    Refused(String),
     Failed(String),
     Interrupted,
 }

@@ -291,7 +291,9 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
                     let why = detail.iter().find_map(|l| l.strip_prefix("result:   not delivered: "));
                     why.map_or_else(|| format!("(tick: {route})"), |why| format!("(tick: {route}: {why})"))
                 }
-                ControlResponse::Reply { text: Some(text) } => format!("raven> {text}"),
+                ControlResponse::Reply { text: Some(text) } | ControlResponse::Refused { text } => {
+                    format!("raven> {text}")
+                }
                 ControlResponse::Reply { text: None } => return Ok(None),
                 ControlResponse::Error { message } => format!("error: {message}"),
                 other => format!("{other:?}"),
@@ -310,7 +312,7 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
                 // An answer to a question, or input merged into the running turn.
                 (Inbound::Answered, _) | (Inbound::Routed(Routed::Injected), _) | (_, None) => Ok(None),
                 (_, Some(reply)) => Ok(Some(match reply.await.map_err(|_| CliError::TurnDropped)? {
-                    TurnOutcome::Replied(t) => format!("raven> {t}"),
+                    TurnOutcome::Replied(t) | TurnOutcome::Refused(t) => format!("raven> {t}"),
                     TurnOutcome::Failed(e) => format!("error: {e}"),
                     TurnOutcome::Interrupted => "(interrupted)".into(),
                 })),

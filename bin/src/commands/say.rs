@@ -48,6 +48,7 @@ async fn supervisor_turn(c: &mut ControlClient, req: TurnRequest) -> Result<(), 
             println!("{}", text.unwrap_or_else(|| "(taken by the running turn)".into()));
             Ok(())
         }
+        ControlResponse::Refused { text } => Err(CliError::refused(text)),
         ControlResponse::Error { message } => Err(CliError::Answered(message)),
         other => Err(CliError::unexpected(other)),
     }
@@ -64,6 +65,7 @@ fn embedded_turn(dir: &DataDir, config: &RavenConfig, clock: SharedClock, req: T
                 println!("{text}");
                 Ok(())
             }
+            TurnOutcome::Refused(text) => Err(CliError::refused(text)),
             TurnOutcome::Failed(e) => Err(CliError::TurnFailed(e)),
             TurnOutcome::Interrupted => Err(CliError::TurnInterrupted),
         }

@@ -207,6 +207,10 @@ fn say_with_no_llm_creates_reminders_and_answers_honestly() {
     assert!(at >= earliest - Duration::seconds(1) && at <= latest, "{at} not 10 minutes after the say");
     assert!(jobs[1]["schedule"]["at"].as_str().unwrap().ends_with("T18:30:00Z"), "{}", jobs[1]);
     assert_eq!(jobs[1]["target"], "cli:local");
+    // A reminder refused is said on stderr, with exit 2, and nothing is kept.
+    let out = raven(dir.path(), &["say", "/remind sometime tea"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("I could not read the time"), "{}", text(&out.stderr));
     let out = raven(dir.path(), &["say", "how are you?"]);
     assert!(text(&out.stdout).contains("No language model is configured"), "{}", text(&out.stdout));
     // The conversation was kept as a session: the question and its answer (a command answered

@@ -63,6 +63,9 @@ fn up_serves_status_refuses_a_second_and_stops_on_sigterm() {
         String::from_utf8_lossy(&said.stdout)
     );
     assert!(std::fs::read_to_string(dir.join("cron/jobs.json")).unwrap().contains("stretch"));
+    let refused = support::raven(dir, &["say", "/cancel nosuch"]);
+    assert_eq!(refused.status.code(), Some(2), "a refusal through the supervisor exits 2 too");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("There is no reminder nosuch"));
     let metrics = support::raven(dir, &["metrics"]);
     let text = String::from_utf8_lossy(&metrics.stdout);
     assert!(text.contains("# TYPE raven_actor_mailbox_depth gauge"), "{text}");

@@ -19,7 +19,7 @@ pub struct FeedbackReplies {
 }
 
 impl InboundHook for FeedbackReplies {
-    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<String>> {
+    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<crate::sessions::Answer>> {
         Box::pin(async move {
             let cmd = parse(&req.content)?;
             let session = format!("{}:{}", req.channel, req.chat_id);
@@ -31,8 +31,8 @@ impl InboundHook for FeedbackReplies {
                 now: self.clock.now(),
             };
             Some(match cmd.and_then(|c| ctx.apply(&c)) {
-                Ok(answer) => answer,
-                Err(e) => format!("Nothing recorded: {e}"),
+                Ok(answer) => crate::sessions::Answer::Done(answer),
+                Err(e) => crate::sessions::Answer::Refused(format!("Nothing recorded: {e}")),
             })
         })
     }

@@ -5,6 +5,7 @@ use super::ChatCommands;
 use crate::cron::pause::PauseOutcome;
 use crate::cron::store::{Job, Schedule};
 use crate::cron::words::{day_and_time, in_words};
+use crate::sessions::Answer;
 use chrono::{DateTime, Utc};
 
 impl ChatCommands {
@@ -40,16 +41,18 @@ impl ChatCommands {
         out
     }
 
-    pub(super) fn cancel(&self, id: &str) -> String {
-        let Some(id) = one_id(id) else { return "Say which one: /cancel <id> (/list shows the ids).".into() };
+    pub(super) fn cancel(&self, id: &str) -> Answer {
+        let Some(id) = one_id(id) else {
+            return Answer::Refused("Say which one: /cancel <id> (/list shows the ids).".into());
+        };
         let removed = self.jobs.store.update(|f| {
             let at = f.jobs.iter().position(|j| j.id == id)?;
             Some(f.jobs.remove(at))
         });
         match removed {
-            Ok(Some(j)) => format!("Cancelled {id}: “{}”. It will not come again.", j.message),
-            Ok(None) => format!("There is no reminder {id}. /list shows yours."),
-            Err(e) => format!("Nothing changed: I could not write your reminders ({e})."),
+            Ok(Some(j)) => Answer::Done(format!("Cancelled {id}: “{}”. It will not come again.", j.message)),
+            Ok(None) => Answer::Refused(format!("There is no reminder {id}. /list shows yours.")),
+            Err(e) => Answer::Refused(format!("Nothing changed: I could not write your reminders ({e}).")),
         }
     }
 

@@ -10,7 +10,7 @@ mod why;
 
 use crate::clock::SharedClock;
 use crate::cron::tool::JobsCron;
-use crate::sessions::InboundHook;
+use crate::sessions::{Answer, InboundHook};
 use futures_util::future::LocalBoxFuture;
 use raven_proto::TurnRequest;
 
@@ -66,17 +66,17 @@ fn parse(text: &str) -> Option<Command<'_>> {
 }
 
 impl ChatCommands {
-    fn answer(&self, cmd: Command<'_>, session: &str) -> String {
+    fn answer(&self, cmd: Command<'_>, session: &str) -> Answer {
         let now = self.clock.now();
-        match cmd {
+        Answer::Done(match cmd {
             Command::Help { first } => self.help(first),
-            Command::Remind(rest) => self.remind(rest, session, now),
+            Command::Remind(rest) => return self.remind(rest, session, now),
             Command::List => self.list(now),
-            Command::Cancel(id) => self.cancel(id),
+            Command::Cancel(id) => return self.cancel(id),
             Command::Pause(id) => self.pause(id),
             Command::Resume(id) => self.resume(id, now),
             Command::Why(words) => self.why(words, now),
-        }
+        })
     }
 
     fn help(&self, first: bool) -> String {
@@ -106,7 +106,7 @@ impl ChatCommands {
 }
 
 impl InboundHook for ChatCommands {
-    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<String>> {
+    fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<crate::sessions::Answer>> {
         Box::pin(async move {
             let cmd = parse(&req.content)?;
             Some(self.answer(cmd, &format!("{}:{}", req.channel, req.chat_id)))

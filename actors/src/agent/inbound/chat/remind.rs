@@ -9,6 +9,7 @@ use super::ChatCommands;
 use crate::cron::store::Job;
 use crate::cron::tool::{schedule_of, NewJob};
 use crate::cron::words::{day_and_time, in_words};
+use crate::sessions::Answer;
 use crate::time::{parse_when, split_when, When};
 use chrono::{DateTime, Utc};
 
@@ -25,19 +26,20 @@ struct Reading {
 }
 
 impl ChatCommands {
-    pub(super) fn remind(&self, rest: &str, session: &str, now: DateTime<Utc>) -> String {
+    /// Schedules the reminder, or refuses it saying what was read and why.
+    pub(super) fn remind(&self, rest: &str, session: &str, now: DateTime<Utc>) -> Answer {
         if rest.is_empty() {
-            return USAGE.into();
+            return Answer::Refused(USAGE.into());
         }
         let reading = match self.read(rest, now) {
             Ok(r) => r,
-            Err(why) => return format!("{why}\n{USAGE}"),
+            Err(why) => return Answer::Refused(format!("{why}\n{USAGE}")),
         };
         let length = reading.text.chars().count();
         if length > MAX_TEXT {
-            return format!(
+            return Answer::Refused(format!(
                 "A reminder's text is at most {MAX_TEXT} characters; this one has {length}. Nothing scheduled."
-            );
+            ));
         }
         let mut made = Vec::new();
         for when in reading.whens {
@@ -50,10 +52,10 @@ impl ChatCommands {
             };
             match self.jobs.insert(new, now) {
                 Ok(job) => made.push(job),
-                Err(e) => return self.not_all(&made, &e.to_string()),
+                Err(e) => return Answer::Refused(self.not_all(&made, &e.to_string())),
             }
         }
-        self.confirm(&made, now)
+        Answer::Done(self.confirm(&made, now))
     }
 
     /// The time first, else last; a second time after `and` makes a second job.

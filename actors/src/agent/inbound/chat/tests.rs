@@ -29,7 +29,27 @@ pub(super) fn commands(dir: &std::path::Path, has_model: bool) -> ChatCommands {
 }
 
 pub(super) fn say(c: &ChatCommands, text: &str) -> Option<String> {
-    parse(text).map(|cmd| c.answer(cmd, "telegram:111"))
+    parse(text).map(|cmd| match c.answer(cmd, "telegram:111") {
+        Answer::Done(t) | Answer::Refused(t) => t,
+    })
+}
+
+/// Whether the command was refused (nothing done).
+fn refused(c: &ChatCommands, text: &str) -> bool {
+    matches!(parse(text).map(|cmd| c.answer(cmd, "telegram:111")), Some(Answer::Refused(_)))
+}
+
+#[test]
+fn a_command_that_did_nothing_is_a_refusal_and_one_that_did_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = commands(dir.path(), false);
+    for text in ["/remind", "/remind at 25:99 tea", "/remind sometime tea", "/cancel", "/cancel nosuch"] {
+        assert!(refused(&c, text), "{text}: {:?}", say(&c, text));
+    }
+    assert!(!refused(&c, "/remind in 1h tea"));
+    let id = c.jobs.store.load().unwrap().jobs[0].id.clone();
+    assert!(!refused(&c, &format!("/cancel {id}")));
+    assert!(!refused(&c, "/list") && !refused(&c, "/help"));
 }
 
 #[test]
