@@ -31,12 +31,30 @@ pub struct Deadline {
     pub event: bool,
     /// How long before it the reminder comes (a calendar alarm); `None`: an hour.
     pub notice: Option<Duration>,
+    /// How long before it the user asked to hear of it (`a week before`, `提前3天`): a heads-up
+    /// then, besides the one the day before. `None`: the day before only.
+    pub lead: Option<Duration>,
 }
 
 impl Deadline {
     /// Within its notice (an hour unless its calendar alarm says otherwise), or already past.
     pub fn is_imminent(&self, now: DateTime<Utc>) -> bool {
         self.due - now <= self.notice.unwrap_or(Duration::hours(1))
+    }
+
+    /// The heads-up window `now` is in: the day before (24 h), else the user's lead when it
+    /// is longer and `now` is within it; `None` before any.
+    /// A whole-day item's lead counts from the start of its day (`a week before` the 10th is
+    /// the 3rd).
+    pub fn heads_up_window(&self, now: DateTime<Utc>) -> Option<Duration> {
+        let left = self.due - now;
+        let day = Duration::hours(24);
+        let day_start = if self.all_day { Duration::minutes(23 * 60 + 59) } else { Duration::zero() };
+        match self.lead.filter(|l| *l > day) {
+            _ if left <= day => Some(day),
+            Some(lead) if left <= lead + day_start => Some(lead + day_start),
+            _ => None,
+        }
     }
 
     /// How the due time reads in a message: `at 15:00`, `tomorrow at 15:00`, `on Fri 3 Apr at
@@ -55,6 +73,16 @@ impl Deadline {
             (false, None) => format!("at {}", local.format("%H:%M")),
             (false, Some(day)) => format!("{day} at {}", local.format("%H:%M")),
         }
+    }
+}
+
+/// A lead in words: `7 days` reads `1 week`, `3 days`, `2 hours`.
+pub fn lead_words(lead: Duration) -> String {
+    let plural = |n: i64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+    match (lead.num_days(), lead.num_hours()) {
+        (d, _) if d > 0 && d % 7 == 0 => plural(d / 7, "week"),
+        (d, _) if d > 0 => plural(d, "day"),
+        (_, h) => plural(h, "hour"),
     }
 }
 
@@ -92,6 +120,7 @@ pub fn deadlines_in(ctx: &raven_proto::PlannerContext, tz: Tz, order: DateOrder)
         all_day: c.all_day,
         event: true,
         notice: c.notice_minutes.map(Duration::minutes),
+        lead: None,
     }));
     out.sort_by_key(|d| d.due);
     out
@@ -111,6 +140,7 @@ fn deadline(f: &FoundDate, due: DateTime<Utc>) -> Deadline {
         all_day: f.all_day,
         event: f.kind == DateKind::Event,
         notice: None,
+        lead: f.lead,
     }
 }
 
@@ -118,6 +148,36 @@ fn deadline(f: &FoundDate, due: DateTime<Utc>) -> Deadline {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn the_heads_up_window_is_the_lead_asked_for_then_the_day_before() {
+        let due = Utc.with_ymd_and_hms(2026, 3, 10, 12, 0, 0).unwrap();
+        let mut d = Deadline {
+            title: "x".into(),
+            due,
+            priority: Priority::Medium,
+            topic: "x".into(),
+            all_day: false,
+            event: true,
+            notice: None,
+            lead: Some(Duration::days(7)),
+        };
+        assert_eq!(d.heads_up_window(due - Duration::days(8)), None);
+        assert_eq!(d.heads_up_window(due - Duration::days(6)), Some(Duration::days(7)));
+        assert_eq!(d.heads_up_window(due - Duration::hours(20)), Some(Duration::hours(24)));
+        d.all_day = true;
+        assert_eq!(
+            d.heads_up_window(due - Duration::days(7) - Duration::hours(20)),
+            Some(Duration::minutes(8 * 24 * 60 - 1)),
+            "from the start of its day"
+        );
+        d.lead = Some(Duration::hours(2));
+        assert_eq!(d.heads_up_window(due - Duration::hours(30)), None, "a lead under a day adds nothing");
+        assert_eq!(
+            [lead_words(Duration::days(7)), lead_words(Duration::days(3)), lead_words(Duration::hours(1))],
+            ["1 week", "3 days", "1 hour"]
+        );
+    }
 
     #[test]
     fn deadlines_parse_with_time_priority_and_done_marks() {

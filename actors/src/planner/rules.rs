@@ -8,7 +8,8 @@
 //!    ([`super::reminders`]);
 //! 2. a routine whose hour is now (user's zone) → `nudge_inject` into the most recently
 //!    active session, or a plain `nudge` when no session is active;
-//! 3. a deadline due within 24 hours → `nudge_defer` until the thread settles when the user
+//! 3. a deadline due within 24 hours, or within the lead its note asks for (`a week before`,
+//!    `提前3天`), once in each → `nudge_defer` until the thread settles when the user
 //!    is in an active conversation, else a medium `nudge`;
 //! 4. otherwise `skip`.
 //!
@@ -20,7 +21,7 @@
 use super::heartbeat;
 use super::prompts::TOOL_NAME;
 use super::reminders::{due_reminder, due_words, reminder_due};
-use crate::context::deadlines::deadlines_in;
+use crate::context::deadlines::{deadlines_in, lead_words};
 use crate::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use crate::time::{split_when, DateOrder};
 use chrono::{Duration, Timelike};
@@ -106,19 +107,26 @@ impl RulesProvider {
                 }
             };
         }
-        // A heads-up is said once: not again while its topic was nudged since the day before.
+        // A heads-up is said once in each window (the user's lead, then the day before): not
+        // again while its topic was nudged since the window began.
         let told = |d: &&crate::context::deadlines::Deadline| {
             let last = ctx.fire_history.get(&d.topic).and_then(|h| h.last_fired);
-            last.is_some_and(|t| t >= d.due - Duration::hours(24))
+            let window = d.heads_up_window(now).unwrap_or_default();
+            last.is_some_and(|t| t >= d.due - window)
         };
         // One whose hour has begun had its reminder (listed in another's when not its own).
         let ahead = |d: &&crate::context::deadlines::Deadline| {
-            d.due > now && d.due - now <= Duration::hours(24) && !reminder_due(d, now)
+            d.due > now && d.heads_up_window(now).is_some() && !reminder_due(d, now)
         };
         if let Some(d) = deadlines.iter().filter(ahead).find(|d| !told(d)) {
             let verb = if d.event { "is" } else { "is due" };
             let message = format!("Heads-up: {} {verb} {}.", d.title, d.when(now, self.tz));
-            let reason = format!("deadline `{}` within 24 hours", d.title);
+            let reason = match d.heads_up_window(now) {
+                Some(w) if w > Duration::hours(24) => {
+                    format!("deadline `{}`: the note asks to hear of it {} before", d.title, lead_words(w))
+                }
+                _ => format!("deadline `{}` within 24 hours", d.title),
+            };
             return match active {
                 Some(s) => {
                     json!({"action": "nudge_defer", "priority": "medium", "proactivity_score": 0.6, "reason": reason, "nudge_message": message, "target_session": s.session_key, "defer_condition": "the current conversation settles"})

@@ -246,6 +246,36 @@ mod rules {
     }
 
     #[actix_rt::test]
+    async fn a_note_that_asks_for_a_lead_gets_a_heads_up_then_and_again_the_day_before() {
+        // Monday 2 March 2026; the anniversary is on Tuesday the 10th.
+        let mut c = ctx();
+        c.memory_md = "3/10 结婚纪念日 提前一周订餐厅\n- [ ] Renew the insurance due: 2026-03-09 12:00, a week before call the broker\n".into();
+        c.now -= D::hours(2);
+        assert_eq!(decide(c.clone()).await.action, Action::Skip, "more than a week ahead: not yet");
+        c.now += D::days(1) + D::hours(3);
+        let d = decide(c.clone()).await;
+        assert_eq!(d.action, Action::Nudge, "{d:?}");
+        let said = d.nudge_message.unwrap();
+        assert!(said.starts_with("Heads-up: ") && said.contains("Renew the insurance"), "the earlier first: {said}");
+        assert!(d.reason.contains("asks to hear of it 1 week before"), "{}", d.reason);
+
+        let fired = |at| raven_proto::TopicFireHistory { fired: 1, last_fired: Some(at), ..Default::default() };
+        c.fire_history.insert("insurance".into(), fired(c.now));
+        // A week before the 10th is the 3rd, from its start.
+        let d = decide(c.clone()).await;
+        assert!(d.nudge_message.as_deref().is_some_and(|m| m.contains("结婚纪念日")), "{d:?}");
+        let topic = crate::policy::topic::topic_of("结婚纪念日 提前一周订餐厅");
+        c.fire_history.insert(topic.clone(), fired(c.now));
+        c.now += D::days(2);
+        assert_eq!(decide(c.clone()).await.action, Action::Skip, "once in the lead window");
+
+        // The day before each: the heads-up of its day comes as well.
+        c.now = Utc.with_ymd_and_hms(2026, 3, 8, 13, 0, 0).unwrap();
+        let d = decide(c.clone()).await;
+        assert!(d.nudge_message.as_deref().unwrap_or_default().ends_with("is due tomorrow at 12:00."), "{d:?}");
+    }
+
+    #[actix_rt::test]
     async fn nothing_due_is_a_skip() {
         assert_eq!(decide(ctx()).await.action, Action::Skip);
     }

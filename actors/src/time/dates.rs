@@ -100,6 +100,10 @@ pub struct FoundDate {
     pub importance: Importance,
     /// Duty only: the 5-field cron expression of its occurrences in the user's zone.
     pub recurrence: Option<String>,
+    /// How long before it the line asks to hear of it (`a week before`, `提前3天`); in JSON,
+    /// `lead_s` seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "lead_s", with = "super::lead::seconds")]
+    pub lead: Option<Duration>,
 }
 
 /// The most occurrences [`occurrences`] lists (a weekly duty over 190 years).
@@ -268,6 +272,7 @@ impl Reader {
             done: line.done || struck,
             importance: line.importance,
             recurrence: dated.recurrence,
+            lead: super::lead::lead_in(content),
         })
     }
 

@@ -8,6 +8,7 @@ mod dates;
 mod duration;
 mod expr;
 mod instant;
+mod lead;
 pub(crate) mod words;
 mod zh;
 

@@ -5,6 +5,7 @@
 use super::load_config;
 use crate::error::CliError;
 use clap::Subcommand;
+use raven_actors::context::deadlines::lead_words;
 use raven_actors::data_dir::DataDir;
 use raven_actors::time::{find_dates, local, DateKind, FoundDate};
 
@@ -58,5 +59,14 @@ fn line(f: &FoundDate, tz: chrono_tz::Tz) -> String {
     };
     let done = if f.done { "  (done)" } else { "" };
     let every = f.recurrence.as_deref().map(|r| format!("  [cron `{r}`]")).unwrap_or_default();
-    format!("line {:<4} {when}  {kind:<8}  {}{every}{done}", f.line, f.title)
+    let ahead = f
+        .lead
+        .filter(|l| *l > chrono::Duration::hours(24))
+        .map(|l| format!("  [heads-up from {}: {} before, as the line asks]", day(f.at - l, tz), lead_words(l)))
+        .unwrap_or_default();
+    format!("line {:<4} {when}  {kind:<8}  {}{every}{ahead}{done}", f.line, f.title)
+}
+
+fn day(t: chrono::DateTime<chrono::Utc>, tz: chrono_tz::Tz) -> String {
+    t.with_timezone(&tz).format("%a %-d %b").to_string()
 }

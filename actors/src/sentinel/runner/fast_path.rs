@@ -40,14 +40,16 @@ impl SentinelRunner {
     }
 }
 
-/// Which dated items are in their heads-up day, their reminder hour, or just past: an item
-/// moving from one to the next is new context for the Planner, however unchanged the files.
+/// Which dated items are in the lead their note asks for, their heads-up day, their reminder
+/// hour, or just past: an item moving from one to the next is new context for the Planner,
+/// however unchanged the files.
 pub fn deadline_phase(deadlines: &[crate::context::deadlines::Deadline], now: DateTime<Utc>) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    for d in deadlines.iter().filter(|d| d.due - now <= Duration::hours(24) && now - d.due <= Duration::hours(1)) {
+    for d in deadlines.iter().filter(|d| d.heads_up_window(now).is_some() && now - d.due <= Duration::hours(1)) {
         // The reminder's moment is the item's own notice (a calendar alarm), an hour otherwise.
         let stage = match d.due - now {
-            left if !d.is_imminent(now) && left > Duration::zero() => 0u8,
+            left if left > Duration::hours(24) => 3u8,
+            left if !d.is_imminent(now) && left > Duration::zero() => 0,
             left if left > Duration::zero() => 1,
             _ => 2,
         };
