@@ -1,4 +1,5 @@
-//! The LLM-free verdict commands: `/ok [topic]`, `/stop [topic]`, `/snooze <duration>|off`,
+//! The LLM-free verdict commands: `/ok [topic]`, `/stop [topic]`, `/snooze <duration>|off`
+//! (`/ok [3fa2c1]`, `/stop [3fa2c1]`: about that message, by the short id shown beside it),
 //! typed in the REPL or sent as a short reply on any channel (and `raven feedback` on the
 //! command line). Each answer says what was recorded and how to undo it; with nothing to
 //! give feedback on, it says so and records nothing.
@@ -54,6 +55,17 @@ pub struct CommandCtx<'a> {
     pub now: DateTime<Utc>,
 }
 
+const NOT_RATED: &str = "That was a reminder you scheduled: there is nothing to rate. Nothing recorded.";
+
+/// A command's argument: a message (`[3fa2c1]`, its short id as shown beside it, or as a
+/// reply to it aims the command), else a topic.
+fn split_arg(arg: Option<&str>) -> (Option<&str>, Option<&str>) {
+    match arg.and_then(|a| a.strip_prefix('[')?.strip_suffix(']')) {
+        Some(id) => (Some(id.trim()), None),
+        None => (None, arg),
+    }
+}
+
 const NOTHING: &str = "Nothing to give feedback on here: no proactive message in this conversation within the \
 reaction window. Nothing recorded.";
 
@@ -62,6 +74,15 @@ impl CommandCtx<'_> {
         let Some(session) = self.session else { return Ok(None) };
         let latest = self.tracker.latest_undecided(session, self.now)?;
         Ok(latest.filter(|r| topic.is_none_or(|t| r.topic.as_deref() == Some(t))))
+    }
+
+    /// The message a command is about: the one its argument names (`[3fa2c1]`), else the
+    /// latest of the conversation that waits for a verdict (on `topic`, when given).
+    fn aimed(&self, message: Option<&str>, topic: Option<&str>) -> Result<Option<FeedbackRecord>, FeedbackError> {
+        match message {
+            Some(id) => self.tracker.dispatched_message(id).map(Some),
+            None => self.undecided(topic),
+        }
     }
 
     fn shown(&self, t: DateTime<Utc>) -> String {
@@ -77,13 +98,14 @@ impl CommandCtx<'_> {
         }
     }
 
-    fn ok(&self, topic: Option<&str>) -> Result<String, CommandError> {
+    fn ok(&self, arg: Option<&str>) -> Result<String, CommandError> {
+        let (message, topic) = split_arg(arg);
         let mut said = Vec::new();
         if let Some(t) = topic.filter(|t| self.tracker.summary(self.now).is_ok_and(|s| s.muted.contains_key(*t))) {
             self.tracker.record_mute(t, None, self.now)?;
             said.push(format!("Unmuted topic `{t}`. To mute it again: /stop {t}"));
         }
-        match self.undecided(topic)? {
+        match self.aimed(message, topic)? {
             Some(r) if r.source.is_rated() => {
                 self.tracker.record_verdict(&r.nudge_id, "accepted", "/ok", self.now)?;
                 let id = short_id(&r.nudge_id);
@@ -98,14 +120,16 @@ impl CommandCtx<'_> {
                     topic.unwrap_or_default()
                 ))
             }
+            Some(_) if said.is_empty() => return Ok(NOT_RATED.into()),
             _ if said.is_empty() => return Ok(NOTHING.into()),
             _ => {}
         }
         Ok(said.join("\n"))
     }
 
-    fn stop(&self, topic: Option<&str>) -> Result<String, CommandError> {
-        let target = self.undecided(topic)?;
+    fn stop(&self, arg: Option<&str>) -> Result<String, CommandError> {
+        let (message, topic) = split_arg(arg);
+        let target = self.aimed(message, topic)?;
         if let Some(r) = target.as_ref().filter(|r| !r.source.is_rated()) {
             return self.stop_job(r);
         }

@@ -142,7 +142,8 @@ impl Telegram {
                 offsets.chats.push(chat.clone());
                 self.keep(offsets)?;
             }
-            return inbox.message("telegram", &chat, text).await;
+            let aimed = aimed_by_reply(text, m);
+            return inbox.message("telegram", &chat, aimed.as_deref().unwrap_or(text)).await;
         }
         if let Some(q) = update.get("callback_query") {
             self.tapped(q, inbox).await?;
@@ -181,6 +182,22 @@ impl Telegram {
     fn keep(&self, offsets: &Offsets) -> Result<(), ChannelError> {
         self.state.save(offsets).map_err(|e| ChannelError::Transient(format!("gateway/telegram.json: {e}")))
     }
+}
+
+/// `/ok` or `/stop` sent as a reply to a nudge: aimed at that nudge (`/stop [3fa2c1]`), found
+/// by the buttons the replied-to message carries. `None`: the text goes as it is.
+fn aimed_by_reply(text: &str, m: &Value) -> Option<String> {
+    let command = text.trim().to_lowercase();
+    if !matches!(command.as_str(), "/ok" | "/stop") {
+        return None;
+    }
+    let rows = m["reply_to_message"]["reply_markup"]["inline_keyboard"].as_array()?;
+    rows.iter().flat_map(|r| r.as_array().into_iter().flatten()).find_map(|button| {
+        match Tapped::decode(button["callback_data"].as_str()?)? {
+            Tapped::Verdict { nudge, .. } => Some(format!("{command} [{nudge}]")),
+            Tapped::Pick { .. } => None,
+        }
+    })
 }
 
 /// Update `id` is given up on: said in the log and kept as the channel's last error.

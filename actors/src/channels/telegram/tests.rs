@@ -326,3 +326,28 @@ async fn listening_offers_the_command_menu_once_beside_the_polls() {
     let polls = seen.iter().filter(|(m, _)| m == "getUpdates").count();
     assert!(polls >= 2, "a menu that gets no answer holds no poll back: {polls} polls");
 }
+
+#[actix_rt::test]
+async fn ok_or_stop_sent_as_a_reply_to_a_nudge_is_aimed_at_that_nudge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    let reply = |id: i64, text: &str, data: &str| {
+        format!(
+            r#"{{"update_id":{id},"message":{{"message_id":{id},"from":{{"id":42}},"chat":{{"id":42}},"text":"{text}",
+            "reply_to_message":{{"message_id":7,"chat":{{"id":42}},"text":"Heads-up: the dentist",
+            "reply_markup":{{"inline_keyboard":[[{{"text":"👍","callback_data":"{data}"}}]]}}}}}}}}"#
+        )
+    };
+    let updates = [
+        (100, reply(100, "/stop", "v:accepted:3fa2c1")),
+        (101, reply(101, "/OK", "v:accepted:9bb001")),
+        (102, reply(102, "/stop water", "v:accepted:3fa2c1")),
+        (103, reply(103, "thanks!", "v:accepted:3fa2c1")),
+        (104, reply(104, "/stop", "p:menu1:2")),
+    ];
+    let (url, _) =
+        stub(move |_, req| batch(&updates.iter().map(|(i, u)| (*i, u.as_str())).collect::<Vec<_>>(), req)).await;
+    let (tg, inbox) = (telegram(&dir, &url, Duration::from_secs(5)), Heard::new(&dir));
+    tg.poll(&inbox).await.unwrap();
+    assert_eq!(inbox.texts(), ["/stop [3fa2c1]", "/ok [9bb001]", "/stop water", "thanks!", "/stop"]);
+}

@@ -133,3 +133,27 @@ fn after_a_nudge_and_then_a_cron_reminder_ok_and_stop_mean_the_nudge() {
     let said = r.run("/ok", t0() + Duration::minutes(10));
     assert!(said.contains("Recorded: accepted") && said.contains("topic `bank`"), "{said}");
 }
+
+#[test]
+fn a_command_aimed_at_a_message_by_its_short_id_means_that_one_not_the_latest() {
+    let r = rig();
+    r.sent(Dispatch::new("n-1", "water", Priority::Low, Source::Sentinel));
+    r.sent(Dispatch::new("n-2", "bank", Priority::Low, Source::Sentinel));
+    let first = short_id("n-1");
+    let said = r.run(&format!("/stop [{first}]"), t0() + Duration::minutes(5));
+    assert!(said.contains(&format!("dismissed [{first}]")) && said.contains("Muted topic `water`"), "{said}");
+    let s = r.tracker.summary(t0() + Duration::minutes(6)).unwrap();
+    assert!(s.muted.contains_key("water") && !s.muted.contains_key("bank"), "{:?}", s.muted);
+    let said = r.run(&format!("/ok [{}]", short_id("n-2")), t0() + Duration::minutes(7));
+    assert!(said.contains("accepted") && said.contains("bank"), "{said}");
+
+    let mut cron = Dispatch::new("cron-k3x9p2-1", "tea", Priority::Low, Source::Cron);
+    cron.job = Some("k3x9p2".into());
+    r.sent(cron);
+    assert!(r
+        .run(&format!("/ok [{}]", short_id("cron-k3x9p2-1")), t0())
+        .starts_with("That was a reminder you scheduled"));
+    let ctx = CommandCtx { tracker: &r.tracker, jobs: Some(&r.jobs), session: Some("cli:1"), tz: Tz::UTC, now: t0() };
+    let unknown = ctx.apply(&parse("/stop [abcdef]").unwrap().unwrap()).unwrap_err().to_string();
+    assert!(unknown.contains("abcdef"), "{unknown}");
+}
