@@ -3,8 +3,9 @@
 //! is kept in `gateway/matrix.json` with the `/sync` position, so a restart neither repeats
 //! nor loses an event and a resent message keeps its transaction id). Text messages from the
 //! allowed users in the configured room are USER turns; a reaction (👍, 👎, ⏰) to one of
-//! Raven's nudges is a verdict, and a keycap reaction (1️⃣, 2️⃣, …) to a discovery menu picks
-//! that option, as typing `/pick <menu> <n>` would. A message is sent with its delivery id as
+//! Raven's nudges is a verdict (and `/ok` or `/stop` sent as a reply to one is aimed at it),
+//! and a keycap reaction (1️⃣, 2️⃣, …) to a discovery menu picks that option, as typing
+//! `/pick <menu> <n>` would. A message is sent with its delivery id as
 //! the transaction id, so a redelivery is not shown twice. Every answer is read within bounds
 //! ([`api`]), and a gap is read back within a number of pages and a time ([`gap`]).
 
@@ -182,6 +183,8 @@ impl Matrix {
             match event["type"].as_str() {
                 Some("m.room.message") if content["msgtype"] == "m.text" => {
                     let body = content["body"].as_str().unwrap_or_default();
+                    let aimed = self.aimed_by_reply(body, content);
+                    let body = aimed.as_deref().unwrap_or(body);
                     if !body.trim().is_empty() {
                         inbox.message("matrix", &self.room_id, body).await?;
                     }
@@ -196,6 +199,19 @@ impl Matrix {
         saved.handled.drain(..over);
         drop(saved);
         self.save()
+    }
+
+    /// `/ok` or `/stop` sent as a reply to one of Raven's nudges: aimed at that nudge
+    /// (`/stop [3fa2c1]`). A reply's quoted fallback (`> …` lines) is not part of the command.
+    fn aimed_by_reply(&self, body: &str, content: &Value) -> Option<String> {
+        let replied = content["m.relates_to"]["m.in_reply_to"]["event_id"].as_str()?;
+        let own = body.lines().filter(|l| !l.starts_with('>')).collect::<Vec<_>>().join("\n");
+        let command = own.trim().to_lowercase();
+        if !matches!(command.as_str(), "/ok" | "/stop") {
+            return None;
+        }
+        let nudge = self.saved().nudges.iter().find(|(e, _)| e == replied).map(|(_, id)| id.clone())?;
+        Some(format!("{command} [{nudge}]"))
     }
 
     /// A reaction to one of Raven's nudges (a verdict) or menus (a pick, run as a USER turn).

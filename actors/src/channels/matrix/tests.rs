@@ -110,3 +110,27 @@ async fn a_redirect_or_an_error_is_a_failure_with_a_clean_text() {
     let ChannelError::Transient(why) = failed else { panic!("{failed:?}") };
     assert!(why.contains("M_FORBIDDEN no entry") && !why.contains('\u{1b}'), "{why}");
 }
+
+/// `/stop` as a reply to one of Raven's nudges (its quoted fallback included) is aimed at it;
+/// a reply to another event, or other words, go as they are.
+#[actix_rt::test]
+async fn ok_or_stop_sent_as_a_reply_to_a_nudge_is_aimed_at_that_nudge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = matrix(tmp.path(), "http://127.0.0.1:9");
+    m.saved().nudges.push(("$nudge".into(), "3fa2c1".into()));
+    let heard = Heard::default();
+    let reply = |n: u32, body: &str, to: &str| {
+        json!({"event_id": format!("$r{n}"), "type": "m.room.message", "sender": "@me:fake",
+            "content": {"msgtype": "m.text", "body": body, "m.relates_to": {"m.in_reply_to": {"event_id": to}}}})
+    };
+    let events = [
+        reply(1, "> <@raven:fake> Heads-up: the dentist\n\n/stop", "$nudge"),
+        reply(2, "/OK", "$nudge"),
+        reply(3, "/stop", "$someone-else"),
+        reply(4, "thanks", "$nudge"),
+    ];
+    for e in &events {
+        m.handle(e, &heard).await.unwrap();
+    }
+    assert_eq!(*heard.0.lock().unwrap(), ["/stop [3fa2c1]", "/ok [3fa2c1]", "/stop", "thanks"]);
+}
