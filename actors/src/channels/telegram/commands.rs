@@ -1,11 +1,10 @@
 //! The command menu Telegram shows behind "/" (`setMyCommands`): the chat commands every
-//! channel answers without a model. Registered once when the channel starts listening, beside
-//! the first poll (never in its way): a Bot API that refuses it or does not answer only costs
-//! the menu, and the commands work without it.
+//! channel answers without a model. Set by `raven channels test telegram` (the setup's own
+//! step), never by a running gateway, whose only requests are polls and messages: a Bot API
+//! that refuses it or does not answer only costs the menu, and the commands work without it.
 
 use super::Telegram;
 use serde_json::{json, Value};
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// Each command and what the menu says of it.
@@ -27,16 +26,13 @@ const COMMANDS: [(&str, &str); 11] = [
 const WITHIN: Duration = Duration::from_secs(20);
 
 impl Telegram {
-    /// Registers [`COMMANDS`] once for this process.
-    pub(super) async fn offer_commands(&self) {
-        if self.commands_offered.swap(true, Ordering::Relaxed) {
-            return;
-        }
+    /// Sets [`COMMANDS`] as the bot's menu; why not, when it was not.
+    pub(super) async fn offer_commands(&self) -> Result<(), String> {
         let commands: Vec<Value> = COMMANDS.iter().map(|(c, d)| json!({"command": c, "description": d})).collect();
         match tokio::time::timeout(WITHIN, self.api.call("setMyCommands", &json!({ "commands": commands }))).await {
-            Ok(Ok(_)) => tracing::debug!("telegram: the command menu is set"),
-            Ok(Err(e)) => tracing::info!("telegram: the command menu was not set ({e}); the commands work without it"),
-            Err(_) => tracing::info!("telegram: setMyCommands got no answer; the commands work without the menu"),
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("no answer within {} s", WITHIN.as_secs())),
         }
     }
 }

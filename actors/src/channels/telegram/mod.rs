@@ -65,8 +65,6 @@ pub struct Telegram {
     pacer: Mutex<pace::Pacer>,
     /// What keeps failing on the listening side.
     stuck: Mutex<updates::Stuck>,
-    /// The command menu was registered (or tried) by this process.
-    commands_offered: std::sync::atomic::AtomicBool,
 }
 
 impl Telegram {
@@ -84,7 +82,6 @@ impl Telegram {
             sent_parts: Mutex::new(HashMap::new()),
             pacer: Mutex::new(pace::Pacer::default()),
             stuck: Mutex::new(updates::Stuck::default()),
-            commands_offered: Default::default(),
         })
     }
 
@@ -197,16 +194,9 @@ impl Outlet for Telegram {
 impl Adapter for Telegram {
     fn listen<'a>(&'a self, inbox: &'a dyn Inbox) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
         Box::pin(async move {
-            let polling = async {
-                loop {
-                    self.poll(inbox).await?;
-                }
-                #[allow(unreachable_code)]
-                Ok::<(), ChannelError>(())
-            };
-            // The menu is set beside the polls, never in their way.
-            let ((), polled) = futures_util::future::join(self.offer_commands(), polling).await;
-            polled
+            loop {
+                self.poll(inbox).await?;
+            }
         })
     }
 
@@ -219,7 +209,11 @@ impl Adapter for Telegram {
             let bot = me.get("username").and_then(Value::as_str).unwrap_or("the bot").to_owned();
             let text = "Raven test message: this channel works. Replies here reach your agent.";
             self.send(&chat, "test", text, None).await?;
-            Ok(format!("sent a test message from @{bot} to Telegram chat {chat}"))
+            let menu = match self.offer_commands().await {
+                Ok(()) => "and set the bot's command menu".to_owned(),
+                Err(why) => format!("(the command menu was not set: {why}; the commands work without it)"),
+            };
+            Ok(format!("sent a test message from @{bot} to Telegram chat {chat}, {menu}"))
         })
     }
 }

@@ -111,7 +111,6 @@ fn telegram(dir: &DataDir, base: &str, timeout: Duration) -> Telegram {
         sent_parts: Mutex::new(HashMap::new()),
         pacer: Mutex::new(pace::Pacer::default()),
         stuck: Mutex::new(updates::Stuck::default()),
-        commands_offered: Default::default(),
     }
 }
 
@@ -304,27 +303,28 @@ async fn a_send_that_plainly_failed_is_tried_again() {
 }
 
 #[actix_rt::test]
-async fn listening_offers_the_command_menu_once_beside_the_polls() {
+async fn the_channel_test_sets_the_command_menu_and_listening_never_does() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());
     let (url, seen) = stub(|method, req| match method {
-        "setMyCommands" => Reply::Silence,
-        _ => batch(&[], req),
+        "getUpdates" => batch(&[], req),
+        "getMe" => Reply::Answer(200, br#"{"ok":true,"result":{"username":"raven_bot"}}"#.to_vec()),
+        _ => sent_ok(),
     })
     .await;
     let (tg, inbox) = (telegram(&dir, &url, Duration::from_secs(5)), Heard::new(&dir));
-    let _ = tokio::time::timeout(Duration::from_millis(300), tg.listen(&inbox)).await;
-    let _ = tokio::time::timeout(Duration::from_millis(100), tg.listen(&inbox)).await;
+    let _ = tokio::time::timeout(Duration::from_millis(200), tg.listen(&inbox)).await;
+    let only_polls = seen.lock().unwrap().iter().all(|(m, _)| m == "getUpdates");
+    assert!(only_polls, "a listening gateway asks for updates and nothing else");
+
+    let said = tg.test().await.unwrap();
+    assert!(said.ends_with("and set the bot's command menu"), "{said}");
     let seen = seen.lock().unwrap();
-    let offered: Vec<&Value> = seen.iter().filter(|(m, _)| m == "setMyCommands").map(|(_, b)| b).collect();
-    assert_eq!(offered.len(), 1, "once, though listening started twice");
-    let names: Vec<&str> =
-        offered[0]["commands"].as_array().unwrap().iter().filter_map(|c| c["command"].as_str()).collect();
+    let menu = &seen.iter().find(|(m, _)| m == "setMyCommands").unwrap().1;
+    let names: Vec<&str> = menu["commands"].as_array().unwrap().iter().filter_map(|c| c["command"].as_str()).collect();
     for name in ["remind", "list", "cancel", "why", "help"] {
         assert!(names.contains(&name), "{name} in {names:?}");
     }
-    let polls = seen.iter().filter(|(m, _)| m == "getUpdates").count();
-    assert!(polls >= 2, "a menu that gets no answer holds no poll back: {polls} polls");
 }
 
 #[actix_rt::test]
