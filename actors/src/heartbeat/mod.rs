@@ -10,7 +10,7 @@ pub mod wake;
 pub use crate::config::HeartbeatConfig;
 pub use decision::Decision;
 pub use service::{
-    spawn_heartbeat_loop, turn_content, HeartbeatDeps, HeartbeatOutcome, HeartbeatService, HeartbeatTick,
+    spawn_heartbeat_loop, turn_content, HeartbeatDeps, HeartbeatOutcome, HeartbeatService, HeartbeatTick, IntervalTick,
     NextHeartbeat, RequestWake, CONVERSATION,
 };
 pub use wake::{WakeHandle, WakeScheduler};

@@ -58,6 +58,9 @@ struct Inner {
     seq: Cell<u64>,
     /// Held for a whole tick: two ticks never overlap.
     one_at_a_time: tokio::sync::Mutex<()>,
+    /// The reason of the last tick's skip, when it was one: the same skip again is not
+    /// written to the journal again (a missing HEARTBEAT.md would write a line every tick).
+    last_skip: std::cell::RefCell<Option<String>>,
 }
 
 pub struct HeartbeatService {
@@ -69,7 +72,8 @@ impl HeartbeatService {
     /// turn-complete release of a parked wake).
     pub fn new(deps: HeartbeatDeps) -> Self {
         deps.wake.follow_user_turns(&deps.scheduler, deps.clock.clone());
-        HeartbeatService { inner: Rc::new(Inner { deps, seq: Cell::new(0), one_at_a_time: Default::default() }) }
+        let inner = Inner { deps, seq: Cell::new(0), one_at_a_time: Default::default(), last_skip: Default::default() };
+        HeartbeatService { inner: Rc::new(inner) }
     }
 }
 
@@ -102,8 +106,13 @@ impl HeartbeatOutcome {
     }
 }
 
-/// One heartbeat tick, now.
+/// One heartbeat tick, now (asked for: a wake, a test); its journal line is always written.
 pub struct HeartbeatTick;
+
+/// The loop's tick on its interval: a [`HeartbeatTick`] whose skip is not written to the
+/// journal again when it is the same as the last tick's (a missing HEARTBEAT.md would write
+/// a line every half hour, hiding the decisions).
+pub struct IntervalTick;
 
 impl Request for HeartbeatTick {
     type Reply = HeartbeatOutcome;
@@ -112,14 +121,22 @@ impl Request for HeartbeatTick {
     }
 }
 
+impl Request for IntervalTick {
+    type Reply = HeartbeatOutcome;
+    fn failed(r: &HeartbeatOutcome) -> bool {
+        matches!(r, HeartbeatOutcome::Failed(_))
+    }
+}
+
 impl ServeAsync<HeartbeatTick> for HeartbeatService {
     fn serve_async(&mut self, _: HeartbeatTick) -> LocalBoxFuture<'static, HeartbeatOutcome> {
-        let inner = self.inner.clone();
-        Box::pin(async move {
-            let outcome = inner.tick().await;
-            inner.deps.journal.record(inner.deps.clock.now(), Some("heartbeat"), outcome.event());
-            outcome
-        })
+        self.inner.clone().journaled_tick(false)
+    }
+}
+
+impl ServeAsync<IntervalTick> for HeartbeatService {
+    fn serve_async(&mut self, _: IntervalTick) -> LocalBoxFuture<'static, HeartbeatOutcome> {
+        self.inner.clone().journaled_tick(true)
     }
 }
 
@@ -167,6 +184,33 @@ pub fn turn_content(tasks: &[String]) -> String {
 }
 
 impl Inner {
+    /// A tick and its journal line (`quiet_repeat`: none for the same skip as the last tick's).
+    fn journaled_tick(self: Rc<Self>, quiet_repeat: bool) -> LocalBoxFuture<'static, HeartbeatOutcome> {
+        Box::pin(async move {
+            let outcome = self.tick().await;
+            if self.news(&outcome) || !quiet_repeat {
+                self.deps.journal.record(self.deps.clock.now(), Some("heartbeat"), outcome.event());
+            }
+            outcome
+        })
+    }
+
+    /// Whether `outcome` is news for the journal: anything but the same skip as the last tick's.
+    fn news(&self, outcome: &HeartbeatOutcome) -> bool {
+        let mut last = self.last_skip.borrow_mut();
+        match outcome {
+            HeartbeatOutcome::Skipped { reason } if last.as_deref() == Some(reason) => false,
+            HeartbeatOutcome::Skipped { reason } => {
+                *last = Some(reason.clone());
+                true
+            }
+            _ => {
+                *last = None;
+                true
+            }
+        }
+    }
+
     async fn tick(&self) -> HeartbeatOutcome {
         let _tick = self.one_at_a_time.lock().await;
         let d = &self.deps;
@@ -324,7 +368,11 @@ pub fn spawn_heartbeat_loop(
                 None => (now >= next_tick).then(|| "interval".to_owned()),
             };
             if let Some(cause) = cause {
-                match handle.call_async(HeartbeatTick).await {
+                let ticked = match cause.starts_with("wake") {
+                    true => handle.call_async(HeartbeatTick).await,
+                    false => handle.call_async(IntervalTick).await,
+                };
+                match ticked {
                     Ok(outcome) => tracing::info!(%cause, ?outcome, "heartbeat tick"),
                     Err(e) => tracing::error!(%cause, "heartbeat tick failed: {e}"),
                 }

@@ -144,7 +144,7 @@ async fn rig_with(provider: Option<crate::llm::provider::SharedProvider>, target
         cfg: cfg.clone(),
         wake: wake.clone(),
         policy: None,
-        journal: crate::journal::Journal::off(),
+        journal: crate::journal::Journal::at(tmp.path().join("journal.jsonl")),
     };
     let handle = start(HeartbeatService::new(deps), &metrics, RestartPolicy::default());
     Rig { tmp, clock, phase1, turns, outlet, scheduler, wake, cfg, metrics, handle }
@@ -422,4 +422,26 @@ async fn a_disabled_heartbeat_neither_loops_nor_calls_the_llm() {
     assert!(task.is_finished());
     assert_eq!(r.handle.call(NextHeartbeat).await.unwrap(), None);
     assert_eq!(r.phase1.calls.get(), 0);
+}
+
+#[actix_rt::test]
+async fn the_same_skip_again_is_not_written_to_the_journal_again() {
+    let r = rig().await;
+    let lines = || std::fs::read_to_string(r.tmp.path().join("journal.jsonl")).unwrap_or_default().lines().count();
+    let interval = || async { r.handle.call_async(IntervalTick).await.unwrap() };
+    for _ in 0..3 {
+        assert!(matches!(interval().await, HeartbeatOutcome::Skipped { .. }));
+    }
+    assert_eq!(lines(), 1, "no HEARTBEAT.md, three times: one line");
+    r.tick().await;
+    assert_eq!(lines(), 2, "a tick asked for (a wake) always has its line");
+    r.write("   \n");
+    interval().await;
+    interval().await;
+    assert_eq!(lines(), 3, "a new reason is a new line");
+    r.skip_always();
+    interval().await;
+    r.write("");
+    interval().await;
+    assert_eq!(lines(), 5, "after another line, the blank file's skip is told again");
 }

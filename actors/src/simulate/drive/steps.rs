@@ -5,7 +5,7 @@
 
 use super::{stable_job_id, Sim};
 use crate::cron::service::RunDue;
-use crate::heartbeat::{HeartbeatOutcome, HeartbeatTick};
+use crate::heartbeat::{HeartbeatOutcome, IntervalTick};
 use crate::sentinel::{PollDeferred, Tick};
 use crate::simulate::capture::{drain, Delivery};
 use crate::simulate::events::ReportEvent;
@@ -133,7 +133,7 @@ impl Sim<'_> {
 
     pub(super) async fn heartbeat(&mut self, t: DateTime<Utc>) {
         let before = self.calls.get();
-        let outcome = self.engine.heartbeat.call_async(HeartbeatTick).await;
+        let outcome = self.engine.heartbeat.call_async(IntervalTick).await;
         self.calls_since(before, t, "heartbeat");
         match outcome {
             Ok(HeartbeatOutcome::Ran { .. }) => {
