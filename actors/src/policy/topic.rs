@@ -28,7 +28,7 @@ pub fn topic_of(content: &str) -> String {
         if len < 3 || shorter || word.chars().all(char::is_numeric) || is_stopword(word) {
             continue;
         }
-        let stem = strip_plural(word);
+        let stem = stem(word);
         let stem_len = stem.chars().count();
         if best.is_none_or(|(l, _)| stem_len >= l) {
             best = Some((stem_len, stem));
@@ -44,11 +44,13 @@ fn is_stopword(word: &str) -> bool {
         && STOPWORDS.binary_search_by(|stop| stop.bytes().cmp(word.bytes().map(|b| b.to_ascii_lowercase()))).is_ok()
 }
 
-fn strip_plural(word: &str) -> &str {
+/// A word without its plural `s` (`medications` → `medication`), so two wordings meet on one
+/// topic; a word whose `s` is not a plural's (`status`, `analysis`, `class`) is kept whole.
+pub fn stem(word: &str) -> &str {
     let b = word.as_bytes();
     let n = b.len();
-    let s = |i: usize| b[i].eq_ignore_ascii_case(&b's');
-    if n > 4 && s(n - 1) && !s(n - 2) {
+    let is = |i: usize, c: u8| b[i].eq_ignore_ascii_case(&c);
+    if n > 4 && is(n - 1, b's') && ![b's', b'u', b'i'].iter().any(|&c| is(n - 2, c)) {
         &word[..n - 1]
     } else {
         word
@@ -105,6 +107,9 @@ mod tests {
         assert_eq!(topic_of("Reminder: medications at 9"), "medication");
         assert_eq!(topic_of("Call mom about the dentist appointment"), "appointment");
         assert_eq!(topic_of("hi"), "general");
+        assert_eq!(topic_of("Weekly status"), "status", "not cut to `statu`");
+        assert_eq!(topic_of("Run the analysis"), "analysis");
+        assert_eq!(topic_of("Send the reports"), "report");
         assert_eq!(topic_of("12345 678"), "general");
     }
 

@@ -14,7 +14,7 @@ pub fn known_topic(d: &PlannerDecision, ctx: &PlannerContext, tz: Tz, order: Dat
     let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(|w| w.strip_suffix('s').filter(|s| s.len() >= 3).unwrap_or(w).to_owned())
+        .map(|w| crate::policy::topic::stem(w).to_owned())
         .collect();
     let mentioned = |topic: &str| words.iter().any(|w| w == topic);
     let routines = ctx.routines.iter().map(|r| r.topic.clone());

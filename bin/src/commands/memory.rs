@@ -6,6 +6,7 @@ use super::load_config;
 use crate::error::CliError;
 use clap::Subcommand;
 use raven_actors::context::deadlines::lead_words;
+use raven_actors::cron::store::Schedule;
 use raven_actors::data_dir::DataDir;
 use raven_actors::time::{find_dates, local, DateKind, FoundDate};
 
@@ -58,13 +59,24 @@ fn line(f: &FoundDate, tz: chrono_tz::Tz) -> String {
         DateKind::Duty => "duty",
     };
     let done = if f.done { "  (done)" } else { "" };
-    let every = f.recurrence.as_deref().map(|r| format!("  [cron `{r}`]")).unwrap_or_default();
+    let every = f.recurrence.as_ref().map(|r| recurrence_in_words(r, tz)).map(|words| match f.all_day {
+        // An untimed duty is due at the end of its day: that is not a time anyone wrote.
+        true => format!("  [{}, all day]", words.trim_end_matches(" at 23:59")),
+        false => format!("  [{words}]"),
+    });
+    let every = every.unwrap_or_default();
     let ahead = f
         .lead
         .filter(|l| *l > chrono::Duration::hours(24))
         .map(|l| format!("  [heads-up from {}: {} before, as the line asks]", day(f.at - l, tz), lead_words(l)))
         .unwrap_or_default();
     format!("line {:<4} {when}  {kind:<8}  {}{every}{ahead}{done}", f.line, f.title)
+}
+
+/// A duty's recurrence as its schedule reads in words (`every weekday at 09:00`).
+fn recurrence_in_words(expr: &str, tz: chrono_tz::Tz) -> String {
+    let schedule = Schedule::Cron { expr: expr.to_owned(), tz: tz.name().to_owned() };
+    raven_actors::cron::words::in_words(&schedule, tz)
 }
 
 fn day(t: chrono::DateTime<chrono::Utc>, tz: chrono_tz::Tz) -> String {

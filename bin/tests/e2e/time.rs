@@ -168,12 +168,16 @@ fn a_tick_on_each_items_day_before_its_time_nudges_it_and_never_the_done_one() {
 fn memory_dates_says_when_the_heads_up_a_line_asks_for_comes() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(tmp.path().join("workspace")).unwrap();
-    let notes = "Anniversary on Dec 10 2027, book the restaurant a week before\n2027年12月20日 体检，提前3天准备材料\n";
+    let notes = "Anniversary on Dec 10 2027, book the restaurant a week before\n2027年12月20日 体检，提前3天准备材料\n\
+                 Standup every weekday at 9:30\nPay the nanny on the 20th of every month\n";
     std::fs::write(tmp.path().join("workspace/MEMORY.md"), notes).unwrap();
     let listing = text(&raven_in("Europe/Berlin", tmp.path(), &["memory", "dates"]).stdout);
     assert!(listing.contains("[heads-up from Fri 3 Dec: 1 week before, as the line asks]"), "{listing}");
     assert!(listing.contains("[heads-up from Fri 17 Dec: 3 days before, as the line asks]"), "{listing}");
+    assert!(listing.contains("Standup  [every weekday at 09:30]"), "a recurrence in words: {listing}");
+    assert!(listing.contains("Pay the nanny  [every month on the 20th, all day]"), "{listing}");
     let json = raven_in("Europe/Berlin", tmp.path(), &["memory", "dates", "--json"]);
     let found: Vec<serde_json::Value> = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(found.iter().map(|f| f["lead_s"].as_i64()).collect::<Vec<_>>(), [Some(7 * 86_400), Some(3 * 86_400)]);
+    let leads: Vec<Option<i64>> = found.iter().map(|f| f["lead_s"].as_i64()).collect();
+    assert_eq!(leads, [Some(7 * 86_400), Some(3 * 86_400), None, None]);
 }
