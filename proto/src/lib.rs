@@ -16,6 +16,8 @@ pub mod wire;
 pub use decision::{Action, PlannerDecision, Priority};
 pub use delivery::{split_target, OutboundText, NUDGE_ID, RATED};
 pub use outcome::{ExecutionResult, Path, Route, TickOutcome};
-pub use planner_context::{ActiveSession, CalendarEntry, PlannerContext, PolicySnapshot, Routine, TopicFireHistory};
+pub use planner_context::{
+    ActiveSession, CalendarEntry, PlannerContext, PolicySnapshot, Routine, RoutineDays, TopicFireHistory,
+};
 pub use policy::{PolicyLayer, Verdict};
 pub use turn::{BusyPolicy, Origin, TurnRequest};

@@ -37,6 +37,52 @@ pub struct Routine {
     pub hour: u8,
     /// On how many distinct days it was seen.
     pub days_seen: u32,
+    /// The days of the week it keeps to.
+    #[serde(default)]
+    pub days: RoutineDays,
+}
+
+/// The days of the week a routine keeps to: seen only on weekdays (Monday to Friday) while
+/// a weekend passed, it is a weekday routine; only on weekends, a weekend one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutineDays {
+    #[default]
+    Every,
+    Weekdays,
+    Weekends,
+}
+
+impl RoutineDays {
+    /// What the local days a routine was seen on say. Only at weekends, once a weekday passed:
+    /// a weekend routine. Never at the weekend over two weeks at least, and on most weekdays
+    /// of that span: a weekday routine (a habit only mentioned now and then, a daily
+    /// medication say, is not taken to skip the weekend).
+    pub fn of(days: &std::collections::BTreeSet<chrono::NaiveDate>) -> RoutineDays {
+        use chrono::Datelike;
+        let weekend = |d: &chrono::NaiveDate| d.weekday().number_from_monday() > 5;
+        let (Some(first), Some(last)) = (days.first(), days.last()) else { return RoutineDays::Every };
+        let span = (*last - *first).num_days();
+        if days.iter().all(weekend) && span >= 6 {
+            return RoutineDays::Weekends;
+        }
+        let weekdays_in_span = first.iter_days().take(span as usize + 1).filter(|d| !weekend(d)).count();
+        let most = days.len() * 5 >= weekdays_in_span * 3;
+        match days.iter().any(weekend) {
+            false if span >= 13 && most => RoutineDays::Weekdays,
+            _ => RoutineDays::Every,
+        }
+    }
+
+    /// Whether the routine keeps to `day`.
+    pub fn on(self, day: chrono::Weekday) -> bool {
+        let weekend = day.number_from_monday() > 5;
+        match self {
+            RoutineDays::Every => true,
+            RoutineDays::Weekdays => !weekend,
+            RoutineDays::Weekends => weekend,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,5 +177,32 @@ impl PlannerContext {
             attention_md: String::new(),
             behaviors_recent: String::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{NaiveDate, Weekday};
+    use std::collections::BTreeSet;
+
+    /// The days of March 2026 given (the 2nd is a Monday).
+    fn march(days: &[u32]) -> BTreeSet<NaiveDate> {
+        days.iter().map(|d| NaiveDate::from_ymd_opt(2026, 3, *d).unwrap()).collect()
+    }
+
+    #[test]
+    fn the_days_seen_tell_a_weekday_or_weekend_routine_once_a_week_has_passed() {
+        let workdays = march(&[2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 16]);
+        assert_eq!(RoutineDays::of(&workdays), RoutineDays::Weekdays);
+        assert_eq!(RoutineDays::of(&march(&[2, 3, 4, 11, 18, 25])), RoutineDays::Every, "mentioned now and then");
+        assert_eq!(RoutineDays::of(&march(&[2, 3, 4, 5, 6, 9, 10])), RoutineDays::Every, "one weekend is not enough");
+        assert_eq!(RoutineDays::of(&march(&[7, 8, 14, 15])), RoutineDays::Weekends);
+        assert_eq!(RoutineDays::of(&march(&[2, 3, 7, 9])), RoutineDays::Every);
+        assert_eq!(RoutineDays::of(&march(&[2, 3, 4])), RoutineDays::Every, "no weekend passed yet");
+        assert_eq!(RoutineDays::of(&BTreeSet::new()), RoutineDays::Every);
+        assert!(RoutineDays::Weekdays.on(Weekday::Fri) && !RoutineDays::Weekdays.on(Weekday::Sat));
+        assert!(RoutineDays::Weekends.on(Weekday::Sun) && !RoutineDays::Weekends.on(Weekday::Mon));
+        assert!(RoutineDays::Every.on(Weekday::Sat));
     }
 }

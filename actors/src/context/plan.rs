@@ -3,7 +3,7 @@
 //! go to the Planner, which alone can tell "not done yet" from "already finished".
 
 use super::deadlines::Deadline;
-use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use raven_proto::{Priority, Routine};
 
@@ -38,7 +38,7 @@ pub fn deadline_lead() -> Duration {
 pub fn plan_for_day(now: DateTime<Utc>, tz: Tz, routines: &[Routine], deadlines: &[Deadline]) -> Vec<PlanSlot> {
     let today = now.with_timezone(&tz).date_naive();
     let mut slots = Vec::new();
-    for r in routines {
+    for r in routines.iter().filter(|r| r.days.on(today.weekday())) {
         let Some(t) = NaiveTime::from_hms_opt(u32::from(r.hour), 0, 0) else {
             continue;
         };

@@ -51,7 +51,12 @@ impl RoutineLearner {
         let mut out: Vec<Routine> = days
             .into_iter()
             .filter(|(_, d)| d.len() as u32 >= self.min_days)
-            .map(|((topic, hour), d)| Routine { topic, hour, days_seen: d.len() as u32 })
+            .map(|((topic, hour), d)| Routine {
+                topic,
+                hour,
+                days_seen: d.len() as u32,
+                days: raven_proto::RoutineDays::of(&d),
+            })
             .collect();
         out.sort_by(|a, b| (a.hour, &a.topic).cmp(&(b.hour, &b.topic)));
         out
@@ -88,6 +93,6 @@ mod tests {
 no stamp here
 ";
         let r = RoutineLearner::default().learn(h);
-        assert_eq!(r, vec![Routine { topic: "medication".into(), hour: 9, days_seen: 3 }]);
+        assert_eq!(r, vec![Routine { topic: "medication".into(), hour: 9, days_seen: 3, days: Default::default() }]);
     }
 }

@@ -135,7 +135,15 @@ pub fn session_lines(ctx: &PlannerContext) -> Vec<String> {
 }
 
 pub fn routine_lines(ctx: &PlannerContext) -> Vec<String> {
-    ctx.routines.iter().map(|r| format!("- {} around {:02}:00 ({} days)", r.topic, r.hour, r.days_seen)).collect()
+    let on = |r: &raven_proto::Routine| match r.days {
+        raven_proto::RoutineDays::Every => "",
+        raven_proto::RoutineDays::Weekdays => ", weekdays only",
+        raven_proto::RoutineDays::Weekends => ", weekends only",
+    };
+    ctx.routines
+        .iter()
+        .map(|r| format!("- {} around {:02}:00 ({} days{})", r.topic, r.hour, r.days_seen, on(r)))
+        .collect()
 }
 
 pub fn calendar_lines(ctx: &PlannerContext) -> Vec<String> {

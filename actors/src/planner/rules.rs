@@ -24,7 +24,7 @@ use super::reminders::{due_reminder, due_words, reminder_due};
 use crate::context::deadlines::{deadlines_in, lead_words};
 use crate::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
 use crate::time::{split_when, DateOrder};
-use chrono::{Duration, Timelike};
+use chrono::{Datelike, Duration, Timelike};
 use chrono_tz::Tz;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::PlannerContext;
@@ -94,8 +94,8 @@ impl RulesProvider {
                 "target_session": active.map(|s| s.session_key.clone()),
             });
         }
-        let hour = now.with_timezone(&self.tz).hour() as u8;
-        if let Some(r) = ctx.routines.iter().find(|r| r.hour == hour) {
+        let (hour, weekday) = (now.with_timezone(&self.tz).hour() as u8, now.with_timezone(&self.tz).weekday());
+        if let Some(r) = ctx.routines.iter().find(|r| r.hour == hour && r.days.on(weekday)) {
             let message = format!("It's about the time you usually handle {}.", r.topic);
             let reason = format!("routine `{}` at {:02}:00 seen on {} days", r.topic, r.hour, r.days_seen);
             return match active {

@@ -198,11 +198,23 @@ mod rules {
     #[actix_rt::test]
     async fn a_routine_at_its_hour_rides_the_active_session() {
         let mut c = ctx();
-        c.routines.push(Routine { topic: "medication".into(), hour: 12, days_seen: 4 });
+        c.routines.push(Routine { topic: "medication".into(), hour: 12, days_seen: 4, days: Default::default() });
         active(&mut c);
         let d = decide(c).await;
         assert_eq!(d.action, Action::NudgeInject);
         assert_eq!(d.target_session.as_deref(), Some("cli:1"));
+    }
+
+    #[actix_rt::test]
+    async fn a_weekday_routine_keeps_quiet_at_the_weekend() {
+        let mut c = ctx();
+        let days = raven_proto::RoutineDays::Weekdays;
+        c.routines.push(Routine { topic: "standup".into(), hour: 12, days_seen: 10, days });
+        assert_eq!(decide(c.clone()).await.action, Action::Nudge, "Monday at its hour");
+        c.now += D::days(5);
+        assert_eq!(decide(c.clone()).await.action, Action::Skip, "Saturday at its hour");
+        let plan = crate::context::plan::plan_for_day(c.now, chrono_tz::UTC, &c.routines, &[]);
+        assert!(plan.is_empty(), "no slot in Saturday's plan either: {plan:?}");
     }
 
     #[actix_rt::test]

@@ -30,7 +30,7 @@ mod tests {
     #[test]
     fn a_routine_nudge_is_about_its_routine_not_its_longest_word() {
         let mut ctx = PlannerContext::empty(chrono::Utc::now());
-        ctx.routines = vec![Routine { topic: "water".into(), hour: 15, days_seen: 3 }];
+        ctx.routines = vec![Routine { topic: "water".into(), hour: 15, days_seen: 3, days: Default::default() }];
         let d = PlannerDecision::with_message(Action::Nudge, "It's about the time you usually handle water.", "r");
         assert_eq!(known_topic(&d, &ctx, Tz::UTC, DateOrder::default()).as_deref(), Some("water"));
         let other = PlannerDecision::with_message(Action::Nudge, "Time to stretch your legs", "r");

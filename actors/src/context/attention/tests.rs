@@ -30,7 +30,7 @@ fn input() -> ProducerInput {
         tz: Tz::UTC,
         memory_md: "- [ ] Submit taxes due: 2026-03-02 17:00 !high\n".into(),
         history_md: String::new(),
-        routines: vec![Routine { topic: "medication".into(), hour: 9, days_seen: 3 }],
+        routines: vec![Routine { topic: "medication".into(), hour: 9, days_seen: 3, days: Default::default() }],
         feedback: FeedbackSummary::default(),
         plan: Vec::new(),
         daily_analysis: None,

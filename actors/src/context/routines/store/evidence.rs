@@ -39,7 +39,8 @@ impl RoutineEvidence {
     }
 
     pub fn routine(&self) -> Routine {
-        Routine { topic: self.topic.clone(), hour: self.hour, days_seen: self.days_seen() }
+        let days = raven_proto::RoutineDays::of(&self.days);
+        Routine { topic: self.topic.clone(), hour: self.hour, days_seen: self.days_seen(), days }
     }
 
     fn see(&mut self, day: NaiveDate) {

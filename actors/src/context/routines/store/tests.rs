@@ -56,7 +56,7 @@ impl Fixture {
 }
 
 fn medication(days: u32) -> Vec<Routine> {
-    vec![Routine { topic: "medication".into(), hour: 9, days_seen: days }]
+    vec![Routine { topic: "medication".into(), hour: 9, days_seen: days, days: Default::default() }]
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn learning_reads_only_the_lines_added_since_the_last_learn() {
     for d in 1..=8 {
         f.say("walked the dog", march(d, 18, 0));
     }
-    let dog = Routine { topic: "walked".into(), hour: 18, days_seen: 8 };
+    let dog = Routine { topic: "walked".into(), hour: 18, days_seen: 8, days: Default::default() };
     assert_eq!(f.learn(march(8, 20, 0)), [medication(5), vec![dog.clone()]].concat());
     // An edit in the middle (same length) is past the cursor: a re-read from the start
     // would find `meditation`.
