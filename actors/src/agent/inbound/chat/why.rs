@@ -60,7 +60,11 @@ fn said_of(e: &Entry, told_quiet: &mut bool) -> Option<String> {
     Some(match &e.event {
         Event::Tick(t) if t.outcome == "delivered" => format!("I sent a message: {}.", trimmed(&t.reason)),
         Event::Tick(t) if t.outcome == "failed" => {
-            format!("a message failed: {}.", trimmed(t.error.as_deref().unwrap_or(&t.reason)))
+            let error = t.error.as_deref().unwrap_or(&t.reason);
+            match error.split_once("kept in the outbox: ") {
+                Some((_, why)) => format!("a message waits to be delivered: {}.", trimmed(why)),
+                None => format!("a message failed: {}.", trimmed(error)),
+            }
         }
         Event::Tick(t) if t.outcome == "skipped" && !*told_quiet => {
             *told_quiet = true;

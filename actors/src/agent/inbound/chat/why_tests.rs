@@ -69,6 +69,14 @@ fn why_tells_the_latest_decisions_newest_first_in_chat_words() {
     assert!(lines[4].ends_with("(session cooldown)."), "{why}");
     assert_eq!(lines[5], "• 09:20: I sent a message: deadline Call the bank is due at 10:20.", "no backticks: {why}");
     assert_eq!(lines.len(), 6, "one quiet tick, the newest: {why}");
+
+    let mut waits = tick("failed", "deadline `Call the bank` is due at 10:20");
+    if let Event::Tick(t) = &mut waits {
+        t.error = Some("telegram:111: not delivered, kept in the outbox: telegram is failing".into());
+    }
+    Journal::at(dir.path().join("journal.jsonl")).record(now(), Some("sentinel"), waits);
+    let why = say(&c, "/why").unwrap();
+    assert_eq!(why.lines().nth(1), Some("• 10:00: a message waits to be delivered: telegram is failing."), "{why}");
 }
 
 #[test]
