@@ -107,15 +107,25 @@ fn what_runs(config: &raven_actors::config::RavenConfig, provider: &str) -> Stri
     )
 }
 
-/// Where nudges reach the user: the enabled chat channels, or how to add one.
+/// Where nudges reach the user, and the chat channels that listen; or how to add one. An
+/// untargeted nudge goes to `delivery.default_targets`; the terminal's (the default) goes to
+/// the first chat channel's chat while no terminal shows it.
 fn reaches(config: &raven_actors::config::RavenConfig) -> String {
-    match config.channels.enabled() {
-        none if none.is_empty() => format!("raven: {}", super::channels::how_to_add()),
-        some => format!(
-            "raven: nudges reach you on {} (`raven channels` shows their health, `raven channels test <name>` sends a test)",
-            some.join(", ")
-        ),
+    let listening = config.channels.enabled();
+    if listening.is_empty() {
+        return format!("raven: {}", super::channels::how_to_add());
     }
+    let targets = &config.delivery.default_targets;
+    let terminal_only = targets.iter().all(|t| t == "cli" || t.starts_with("cli:"));
+    let to = match (terminal_only, config.channels.first_home()) {
+        (false, _) => targets.join(", "),
+        (true, Some(home)) => format!("{home} (a terminal showing them takes them first)"),
+        (true, None) => "the terminal only: no enabled channel names your chat".to_owned(),
+    };
+    format!(
+        "raven: nudges reach you on {to}; chats listened to: {} (`raven channels` shows their health, `raven channels test <name>` sends a test)",
+        listening.join(", ")
+    )
 }
 
 /// The supervisor's own config: its zone is its own to resolve (a stale zone file of a killed
@@ -176,5 +186,25 @@ fn tell(event: ChildEvent) {
         ChildEvent::Exited { status, restart_in } => {
             super::note(format!("raven: gateway exited ({status}); restarting in {restart_in:?}"))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ready_line_names_where_nudges_go_not_every_channel() {
+        let mut config = raven_actors::config::RavenConfig::default();
+        assert!(reaches(&config).contains("no chat channel is set up"), "{}", reaches(&config));
+        config.channels.telegram.enabled = true;
+        config.channels.telegram.allowed_users = vec!["42".into()];
+        config.channels.ntfy.enabled = true;
+        config.channels.ntfy.topic = "phone".into();
+        let line = reaches(&config);
+        assert!(line.starts_with("raven: nudges reach you on telegram:42 (a terminal"), "{line}");
+        assert!(line.contains("chats listened to: telegram, ntfy"), "{line}");
+        config.delivery.default_targets = vec!["ntfy:phone".into()];
+        assert!(reaches(&config).starts_with("raven: nudges reach you on ntfy:phone;"), "{}", reaches(&config));
     }
 }
