@@ -66,13 +66,27 @@ fn named(tokens: &[&str], now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Found
 /// is refused; before anything else (`at the station`) it is not a time.
 pub(super) fn clock_at(tokens: &[&str]) -> Found<NaiveTime> {
     let ["at", rest @ ..] = tokens else { return Ok(words::clock(tokens, false)) };
-    match (words::clock(rest, true), rest.first()) {
+    // `at 8.30` is `at 8:30` (after `at` only: `15.05` elsewhere may be a date).
+    let colon = rest.first().and_then(|w| dotted(w));
+    let mut said: Vec<&str> = rest.to_vec();
+    if let (Some(first), Some(colon)) = (said.first_mut(), colon.as_deref()) {
+        *first = colon;
+    }
+    match (words::clock(&said, true), rest.first()) {
         (Some((time, used)), _) => Ok(Some((time, used + 1))),
         (None, Some(word)) if word.starts_with(|c: char| c.is_ascii_digit()) => {
             Err(unreadable(format!("`{word}` is not a clock time")))
         }
         (None, _) => Ok(None),
     }
+}
+
+/// `8.30` as `8:30`: one or two digits, a dot, two digits.
+fn dotted(word: &str) -> Option<String> {
+    let (h, m) = word.split_once('.')?;
+    let digits =
+        |s: &str, n: std::ops::RangeInclusive<usize>| n.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(h, 1..=2) && digits(m, 2..=2)).then(|| format!("{h}:{m}"))
 }
 
 /// A day at the start of `tokens`, after an optional `on`.

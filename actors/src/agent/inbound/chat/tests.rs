@@ -139,3 +139,13 @@ fn list_cancel_pause_and_resume_from_the_chat() {
     assert!(say(&c, "/cancel nope").unwrap().contains("There is no reminder nope"));
     assert_eq!(c.jobs.store.load().unwrap().jobs.len(), 1);
 }
+
+#[test]
+fn a_dotted_time_after_at_reads_as_a_clock_time_first_or_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = commands(dir.path(), false);
+    let last = say(&c, "/remind call mum at 8.30").unwrap();
+    assert!(last.starts_with("Reminder set: “call mum”") && last.contains("at 08:30"), "{last}");
+    let first = say(&c, "/remind tomorrow at 18.45 pick up the kids").unwrap();
+    assert!(first.starts_with("Reminder set: “pick up the kids”") && first.contains("18:45"), "{first}");
+}
