@@ -32,6 +32,15 @@ pub fn upcoming_lines(upcoming: &[raven_proto::control::Upcoming], tz: chrono_tz
     out
 }
 
+/// What is wrong with the jobs file, when it cannot be read: a cron line saying "nothing
+/// scheduled" would hide it (the jobs read before it broke keep firing).
+fn jobs_line(dir: &DataDir) -> String {
+    match raven_actors::cron::store::JobsStore::new(dir.jobs()).load() {
+        Ok(_) => String::new(),
+        Err(e) => format!("cron: {e} (the jobs read before keep firing; fix the file and they are read again)\n"),
+    }
+}
+
 /// The provider's breaker, for a person: one line, and the last error while it counts.
 pub fn llm_lines(llm: Option<&LlmHealth>, tz: chrono_tz::Tz) -> String {
     let Some(h) = llm else { return "llm: embedded rules (no provider to call)\n".into() };
@@ -111,6 +120,7 @@ pub fn run(dir: &DataDir, json: bool) -> Result<(), CliError> {
                 let tz = config.as_ref().map_or(chrono_tz::Tz::UTC, |c| c.general.timezone);
                 let enabled = config.as_ref().map(|c| c.channels.enabled()).unwrap_or_default();
                 print!("{}", upcoming_lines(&upcoming, tz));
+                print!("{}", jobs_line(dir));
                 print!("{}", llm_lines(llm.as_ref(), tz));
                 print!("{}", channel_lines(dir, &enabled));
                 Ok(())

@@ -81,6 +81,8 @@ fn a_malformed_jobs_file_is_named_left_alone_and_the_loaded_jobs_keep_firing() {
     assert_eq!(std::fs::read(dir.join("cron/jobs.json")).unwrap(), bad, "nothing wrote over the file");
     let log = std::fs::read_to_string(dir.join("up.stderr")).unwrap();
     assert!(log.contains("is malformed at line 2"), "the supervisor logged it: {log}");
+    let status = out(&support::raven(dir, &["status"]));
+    assert!(status.contains("cron: ") && status.contains("malformed at line 2"), "status says so: {status}");
 }
 
 /// A fire keeps its job's run state in the state database: jobs.json is left byte for byte,
