@@ -298,6 +298,14 @@ fn session_and_dismissal_cooldowns_expire_on_time() {
         p.check(Action::Nudge, Some("cli:2"), MSG, Priority::Low, noon() + Duration::minutes(1)).allow,
         "per session"
     );
+    let mut p = policy();
+    p.record_fired(Action::Nudge, None, "Stretch your legs", Priority::Low, None, noon());
+    let untargeted = p.check(Action::Nudge, None, MSG, Priority::Low, noon() + Duration::minutes(1));
+    assert!(
+        untargeted.reason.starts_with("the default targets were nudged at"),
+        "not `session *`: {}",
+        untargeted.reason
+    );
 
     let mut p = policy();
     with_feedback(&mut p, |s| s.last_dismissal = Some(noon()));

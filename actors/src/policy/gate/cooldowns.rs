@@ -12,11 +12,10 @@ impl NudgePolicy {
         let key = session.unwrap_or("*");
         let cooldown = Duration::minutes(self.cfg.session_cooldown_minutes);
         match self.index.last_by_session.get(key) {
-            Some(&last) if now < last + cooldown => Err(format!(
-                "session {key} was nudged at {}; cooldown {}m",
-                self.shown(last),
-                self.cfg.session_cooldown_minutes
-            )),
+            Some(&last) if now < last + cooldown => {
+                let who = if key == "*" { "the default targets were".to_owned() } else { format!("session {key} was") };
+                Err(format!("{who} nudged at {}; cooldown {}m", self.shown(last), self.cfg.session_cooldown_minutes))
+            }
             _ => Ok(()),
         }
     }
