@@ -45,6 +45,13 @@ pub fn config_for(plan: &Plan) -> Result<RavenConfig, String> {
     Ok(config)
 }
 
+/// The quiet hours the gate keeps in this scenario: the config's, widened by those the notes'
+/// preferences ask for (`- quiet hours: 22:30-06:00` makes 23:00-07:00 into 22:30-07:00).
+pub fn quiet_hours(plan: &Plan, config: &RavenConfig) -> crate::config::Window {
+    let (asked, _) = crate::context::preferences::memory_md::parse_memory_md(&plan.memory);
+    crate::policy::overrides::tighten(&config.policy, &asked).0.quiet_hours
+}
+
 struct Sim<'a> {
     plan: &'a Plan,
     engine: Engine,

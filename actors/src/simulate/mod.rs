@@ -36,7 +36,7 @@ pub async fn simulate(plan: &Plan, place: &Place) -> Result<Output, String> {
     let workdir = place::Workdir::prepare(place).map_err(|e| e.to_string())?;
     let report = drive::run(plan, &DataDir::new(workdir.root()), None).await?;
     let config = drive::config_for(plan)?;
-    let svg = svg::render(plan, &report, &config.policy.quiet_hours);
+    let svg = svg::render(plan, &report, &drive::quiet_hours(plan, &config));
     Ok(Output { text: report.render(), json: report.to_json(), svg, report })
 }
 

@@ -308,3 +308,16 @@ verdict = "accepted"
     let again = run(text).await;
     assert_eq!(again.report.to_json(), out.report.to_json(), "one scenario, one report");
 }
+
+#[actix_rt::test]
+async fn the_report_shows_the_quiet_hours_the_notes_ask_for() {
+    let out = run(r##"
+start = "2026-03-02T09:00:00Z"
+hours = 1
+[memory]
+text = "# Memory\n## Proactivity preferences\n- quiet hours: 22:30-06:00\n"
+"##)
+    .await;
+    assert_eq!(out.report.quiet_hours, "22:30-07:00", "the configured 23:00-07:00 widened by the notes");
+    assert!(out.text.contains("quiet hours 22:30-07:00"), "{}", out.text);
+}

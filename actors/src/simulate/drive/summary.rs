@@ -35,7 +35,7 @@ impl Sim<'_> {
         marks.sort_by(|a, b| {
             a.minute.cmp(&b.minute).then_with(|| a.lane.cmp(&b.lane)).then_with(|| a.label.cmp(&b.label))
         });
-        let q = &config.policy.quiet_hours;
+        let q = &super::quiet_hours(plan, config);
         let events = self.events();
         Report {
             scenario: plan.name.clone(),
