@@ -9,6 +9,15 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// A deadline due in 20 minutes, ticked by the running system while no one watches the
+/// terminal: what the tick printed.
+fn waits_for_the_terminal(dir: &std::path::Path) -> String {
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
+    text(&support::raven(dir, &["tick"]).stdout)
+}
+
 #[test]
 fn a_nudge_for_an_unwatched_terminal_waits_and_status_says_how_to_add_a_channel() {
     let tmp = tempfile::tempdir().unwrap();
@@ -21,10 +30,7 @@ fn a_nudge_for_an_unwatched_terminal_waits_and_status_says_how_to_add_a_channel(
         std::fs::read_to_string(dir.join("up.stderr")).is_ok_and(|e| e.contains("no chat channel is set up"))
     });
 
-    std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
-    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
-    let tick = text(&support::raven(dir, &["tick"]).stdout);
+    let tick = waits_for_the_terminal(dir);
     assert!(tick.contains("not delivered") && tick.contains("no one is watching the terminal"), "{tick}");
     let waiting = text(&support::raven(dir, &["outbox", "--json"]).stdout);
     let entries: serde_json::Value = serde_json::from_str(&waiting).unwrap();
@@ -81,10 +87,7 @@ fn a_piped_repl_prints_what_waited_for_the_terminal_before_it_leaves() {
     let config = "[gateway]\nenabled = false\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
     let _up = support::Killed(support::up(dir, config, &[("RAVEN_CLI_ALWAYS", "0")]));
     support::wait_ready(dir);
-    std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
-    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
-    let tick = text(&support::raven(dir, &["tick"]).stdout);
+    let tick = waits_for_the_terminal(dir);
     assert!(tick.contains("no one is watching the terminal"), "{tick}");
 
     // `printf '/cron\n' | raven repl`: its input ends at once.
@@ -119,10 +122,7 @@ fn waited_then_ntfy(status: u16) -> (tempfile::TempDir, support::Killed, support
     let quiet = "[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n[delivery]\noutbox_backoff_s = 300\n";
     let up = support::Killed(support::up(dir, quiet, &[("RAVEN_CLI_ALWAYS", "0")]));
     support::wait_ready(dir);
-    std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
-    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
-    let tick = text(&support::raven(dir, &["tick"]).stdout);
+    let tick = waits_for_the_terminal(dir);
     assert!(tick.contains("no one is watching the terminal"), "{tick}");
 
     // The user adds ntfy: `raven status` says it starts with the next `raven up`; she restarts.
