@@ -95,7 +95,10 @@ fn check_kind(a: &AddArgs, schedule: &Schedule) -> Result<(), CliError> {
 }
 
 pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), CliError> {
-    let config = load_config(dir)?;
+    let config = match c {
+        CronCommand::List { .. } => super::config_to_read(dir),
+        _ => load_config(dir)?,
+    };
     if !matches!(c, CronCommand::List { .. }) {
         dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
     }

@@ -3,7 +3,7 @@
 //! keeps the recent ones, `--follow` keeps printing what is appended.
 
 use super::log_line::Printer;
-use super::{load_config, note};
+use super::note;
 use crate::error::CliError;
 use chrono::{DateTime, Utc};
 use clap::Args;
@@ -48,7 +48,7 @@ pub fn load(dir: &DataDir) -> Result<Option<Vec<Line>>, CliError> {
 }
 
 pub fn run(a: LogArgs, dir: &DataDir) -> Result<(), CliError> {
-    let config = load_config(dir)?;
+    let config = super::config_to_read(dir);
     let (tz, order) = (config.general.timezone, config.general.date_order);
     let since = a.since.as_deref().map(|s| since(s, Utc::now(), tz, order)).transpose()?;
     let mut out = Output { json: a.json, since, printer: Printer::new(tz) };

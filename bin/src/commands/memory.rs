@@ -2,7 +2,6 @@
 //! of deadlines sees them (line, when, kind, done), so a user can check that a note is read the
 //! way they meant it.
 
-use super::load_config;
 use crate::error::CliError;
 use clap::Subcommand;
 use raven_actors::context::deadlines::lead_words;
@@ -22,7 +21,7 @@ pub enum MemoryCommand {
 
 pub fn run(cmd: MemoryCommand, dir: &DataDir) -> Result<(), CliError> {
     let MemoryCommand::Dates { json } = cmd;
-    let config = load_config(dir)?;
+    let config = super::config_to_read(dir);
     let path = dir.memory();
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,

@@ -39,6 +39,37 @@ pub fn load_config(dir: &DataDir) -> Result<RavenConfig, CliError> {
     Ok(config)
 }
 
+/// The config of a command that only reads (`cron list`, `log`, `why`, `memory dates`,
+/// `outbox`): a config.toml that does not check is said on stderr, and the defaults are used
+/// (with the zone the file names, when it names a valid one), so a typo never hides what is
+/// scheduled or what was decided. Every command that acts still refuses the file.
+pub fn config_to_read(dir: &DataDir) -> RavenConfig {
+    let error = match load_config(dir) {
+        Ok(config) => return config,
+        Err(e) => e,
+    };
+    let mut config = RavenConfig::default();
+    let text = std::fs::read_to_string(dir.config()).unwrap_or_default();
+    let named = toml::from_str::<toml::Table>(&text).ok().and_then(|t| {
+        let zone = t.get("general")?.get("timezone")?.as_str()?.parse::<chrono_tz::Tz>().ok()?;
+        Some((zone, dir.config()))
+    });
+    let zone = match raven_actors::time::zone::published(&dir.zone()) {
+        Some(running) => running,
+        None => raven_actors::time::resolve(
+            named.as_ref().map(|(tz, path)| (*tz, path.as_path())),
+            std::env::var("TZ").ok().as_deref(),
+            std::path::Path::new(raven_actors::time::LOCALTIME),
+        ),
+    };
+    config.set_zone(&zone);
+    note(format!(
+        "raven: warning: {error}\nraven: shown with the default config (times in {}); `raven config check` says what to fix",
+        zone.tz
+    ));
+    config
+}
+
 /// A private copy of `dir` for a command run at a pretended time (`--at`): the engine runs
 /// there and the data dir is left as it was. The first line on stdout says so.
 pub fn dry_run(dir: &DataDir) -> Result<DryRun, CliError> {

@@ -34,7 +34,11 @@ enum OutboxCommand {
 }
 
 pub fn run(a: OutboxArgs, dir: &DataDir) -> Result<(), CliError> {
-    let tz = load_config(dir)?.general.timezone;
+    let config = match a.command {
+        Some(OutboxCommand::Drop { .. }) => load_config(dir)?,
+        None => super::config_to_read(dir),
+    };
+    let tz = config.general.timezone;
     if let Some(OutboxCommand::Drop { id, dead }) = a.command {
         dir.ensure_root().map_err(CliError::data_dir(dir.root()))?;
         let store = outbox::open_in(dir)?;

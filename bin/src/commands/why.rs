@@ -3,7 +3,6 @@
 //! argument that names more than one kind of item (a topic and a job) tells each story under
 //! its heading.
 
-use super::load_config;
 use super::log::{load, Line};
 use super::log_line::Printer;
 use crate::error::CliError;
@@ -40,7 +39,7 @@ impl Kind {
 }
 
 pub fn run(item: String, dir: &DataDir) -> Result<(), CliError> {
-    let tz = load_config(dir)?.general.timezone;
+    let tz = super::config_to_read(dir).general.timezone;
     let item = item.trim().trim_start_matches('[').trim_end_matches(']').to_owned();
     let lines = load(dir)?.ok_or_else(|| CliError::refused("no journal yet: nothing has been recorded"))?;
     let stories: Vec<(Kind, Vec<&Entry>)> =

@@ -185,3 +185,26 @@ fn intervals_print_as_people_say_them() {
     assert!(list.contains("  every 10m  ") && list.contains("  every 1h 30m  "), "{list}");
     assert!(!list.contains("600s") && !list.contains("5400s"), "{list}");
 }
+
+/// A typo in config.toml never hides what is scheduled or decided: the commands that only
+/// read say the error and show with the defaults (in the zone the file names); one that acts
+/// refuses the file.
+#[test]
+fn a_config_typo_is_said_and_the_reading_commands_still_show() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let out = support::raven(dir, &["cron", "add", "--in", "1h", "tea"]);
+    assert!(out.status.success(), "{out:?}");
+    support::write_config(dir, "[general]\ntimezone = \"Asia/Tokyo\"\n[policy]\nmax_per_dya = 3\n");
+    for args in [&["cron", "list"][..], &["log"], &["outbox"], &["memory", "dates"]] {
+        let out = support::raven(dir, args);
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        assert!(stderr.contains("max_per_dya") && stderr.contains("raven config check"), "{args:?}: {stderr}");
+        if args[0] == "cron" {
+            assert!(stdout.contains("tea") && stdout.contains("Asia/Tokyo"), "{stdout}");
+        }
+    }
+    let add = support::raven(dir, &["cron", "add", "--in", "1h", "coffee"]);
+    assert_eq!(add.status.code(), Some(2), "a command that acts refuses the file");
+}
