@@ -100,6 +100,14 @@ fn a_fire_leaves_jobs_json_alone_and_its_run_state_is_exported() {
     support::wait_ready(dir);
     let fired = || std::fs::read_to_string(dir.join("out.jsonl")).unwrap_or_default().matches("stretch").count();
     support::eventually("two fires", || fired() >= 2);
+    // A fire's run state is written after its delivery: stopped in between, the export would
+    // show the run before.
+    let runs = || {
+        let export = support::raven(dir, &["state", "export", "--json"]);
+        let export: serde_json::Value = serde_json::from_slice(&export.stdout).unwrap_or_default();
+        export["cron"][0]["state"]["runs"].as_u64().unwrap_or(0)
+    };
+    support::eventually("two runs kept", || runs() >= 2);
     drop(up);
     assert_eq!(std::fs::read(dir.join("cron/jobs.json")).unwrap(), jobs, "jobs.json left as it was");
     let export = support::raven(dir, &["state", "export", "--json"]);
