@@ -64,7 +64,7 @@ pub fn config_to_read(dir: &DataDir) -> RavenConfig {
     };
     config.set_zone(&zone);
     note(format!(
-        "raven: warning: {error}\nraven: shown with the default config (times in {}); `raven config check` says what to fix",
+        "raven: warning: {error}\nraven: shown with the default config (times in {}); fix it before the next `raven up` (`raven config show` reads it again)",
         zone.tz
     ));
     config

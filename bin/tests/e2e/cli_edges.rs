@@ -200,7 +200,7 @@ fn a_config_typo_is_said_and_the_reading_commands_still_show() {
         let out = support::raven(dir, args);
         let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         assert!(out.status.success(), "{args:?}: {stderr}");
-        assert!(stderr.contains("max_per_dya") && stderr.contains("raven config check"), "{args:?}: {stderr}");
+        assert!(stderr.contains("max_per_dya") && stderr.contains("raven config show"), "{args:?}: {stderr}");
         if args[0] == "cron" {
             assert!(stdout.contains("tea") && stdout.contains("Asia/Tokyo"), "{stdout}");
         }
