@@ -206,12 +206,9 @@ impl Matrix {
     fn aimed_by_reply(&self, body: &str, content: &Value) -> Option<String> {
         let replied = content["m.relates_to"]["m.in_reply_to"]["event_id"].as_str()?;
         let own = body.lines().filter(|l| !l.starts_with('>')).collect::<Vec<_>>().join("\n");
-        let command = own.trim().to_lowercase();
-        if !matches!(command.as_str(), "/ok" | "/stop") {
-            return None;
-        }
-        let nudge = self.saved().nudges.iter().find(|(e, _)| e == replied).map(|(_, id)| id.clone())?;
-        Some(format!("{command} [{nudge}]"))
+        super::buttons::aimed_at_reply(&own, || {
+            self.saved().nudges.iter().find(|(e, _)| e == replied).map(|(_, id)| id.clone())
+        })
     }
 
     /// A reaction to one of Raven's nudges (a verdict) or menus (a pick, run as a USER turn).

@@ -187,16 +187,14 @@ impl Telegram {
 /// `/ok` or `/stop` sent as a reply to a nudge: aimed at that nudge (`/stop [3fa2c1]`), found
 /// by the buttons the replied-to message carries. `None`: the text goes as it is.
 fn aimed_by_reply(text: &str, m: &Value) -> Option<String> {
-    let command = text.trim().to_lowercase();
-    if !matches!(command.as_str(), "/ok" | "/stop") {
-        return None;
-    }
-    let rows = m["reply_to_message"]["reply_markup"]["inline_keyboard"].as_array()?;
-    rows.iter().flat_map(|r| r.as_array().into_iter().flatten()).find_map(|button| {
-        match Tapped::decode(button["callback_data"].as_str()?)? {
-            Tapped::Verdict { nudge, .. } => Some(format!("{command} [{nudge}]")),
-            Tapped::Pick { .. } => None,
-        }
+    crate::channels::buttons::aimed_at_reply(text, || {
+        let rows = m["reply_to_message"]["reply_markup"]["inline_keyboard"].as_array()?;
+        rows.iter().flat_map(|r| r.as_array().into_iter().flatten()).find_map(|button| {
+            match Tapped::decode(button["callback_data"].as_str()?)? {
+                Tapped::Verdict { nudge, .. } => Some(nudge),
+                Tapped::Pick { .. } => None,
+            }
+        })
     })
 }
 
