@@ -73,6 +73,7 @@ impl ChannelsConfig {
             (!(60..=LINK_TTL_MAX_S).contains(&n.link_ttl_s))
                 .then(|| format!("`channels.ntfy.link_ttl_s` must be 60 to {LINK_TTL_MAX_S} (a year)")),
             (!(1..=5).contains(&n.priority)).then(|| "`channels.ntfy.priority` must be 1 to 5".to_owned()),
+            (!(1..=3600).contains(&n.poll_s)).then(|| "`channels.ntfy.poll_s` must be 1 to 3600 (seconds)".to_owned()),
             (e.enabled && e.timeout_s == 0).then(|| "`channels.email.timeout_s` must be at least 1".to_owned()),
         ];
         match gaps.into_iter().chain(bounds).flatten().next() {
@@ -161,6 +162,10 @@ pub struct NtfyConfig {
     pub priority: u8,
     /// Seconds a feedback button stays valid.
     pub link_ttl_s: i64,
+    /// Whether what the phone publishes to the topic reaches Raven (commands, reminders).
+    pub listen: bool,
+    /// Seconds between two reads of the topic while listening.
+    pub poll_s: u64,
 }
 
 impl Default for NtfyConfig {
@@ -172,6 +177,8 @@ impl Default for NtfyConfig {
             token_env: "RAVEN_NTFY_TOKEN".into(),
             priority: 3,
             link_ttl_s: 7 * 24 * 3600,
+            listen: true,
+            poll_s: 10,
         }
     }
 }

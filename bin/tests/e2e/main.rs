@@ -31,6 +31,7 @@ mod loops;
 mod matrix;
 mod metrics;
 mod ntfy;
+mod ntfy_phone;
 mod outbox;
 mod remote_escapes;
 mod remote_secrets;

@@ -2,11 +2,15 @@
 //! message is one publish (title, priority, tags). With `[gateway] public_url` set, a rated
 //! nudge carries the feedback buttons as `http` actions that call the gateway's signed,
 //! single-use links ([`super::taps`]); without it there are no buttons (the phone could not
-//! reach the gateway). ntfy only sends: nothing is heard back but taps. Only a 2xx is a
+//! reach the gateway). What the phone publishes to the topic is read back ([`listen`]): the
+//! commands and reminders of any chat, and `/ok`, `/stop`. Only a 2xx is a
 //! publish: a redirect is a failure naming where it pointed (the message waits in the
 //! outbox), and an error answer is kept cut and cleaned ([`super::remote`]).
 
+mod listen;
+
 use super::remote;
+use super::state::ChannelState;
 use super::taps::TapLinks;
 use super::{Adapter, ChannelError};
 use crate::config::NtfyConfig;
@@ -26,6 +30,11 @@ pub struct Ntfy {
     /// The gateway's public address and its links; `None` without `public_url`.
     links: Option<(String, TapLinks)>,
     link_ttl: chrono::Duration,
+    /// Whether the topic is read back, and how often.
+    listening: bool,
+    poll_every: Duration,
+    /// Where the reading of the topic stands.
+    state: ChannelState,
 }
 
 impl Ntfy {
@@ -44,6 +53,9 @@ impl Ntfy {
             priority: c.priority.clamp(1, 5),
             links,
             link_ttl: chrono::Duration::seconds(c.link_ttl_s.max(60)),
+            listening: c.listen,
+            poll_every: Duration::from_secs(c.poll_s.max(1)),
+            state: ChannelState::new(dir, "ntfy"),
         })
     }
 
@@ -55,7 +67,7 @@ impl Ntfy {
             "message": content,
             "title": if text.is_proactive() { "Raven ⏰" } else { "Raven" },
             "priority": self.priority,
-            "tags": ["bird"],
+            "tags": [listen::OWN_TAG],
         });
         if let (Some(nudge), Some((base, links))) = (super::buttons::rated_nudge(text), &self.links) {
             let until = chrono::Utc::now() + self.link_ttl;
@@ -103,6 +115,13 @@ impl Outlet for Ntfy {
 }
 
 impl Adapter for Ntfy {
+    fn listen<'a>(&'a self, inbox: &'a dyn super::Inbox) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
+        match self.listening {
+            true => Box::pin(self.listen_to_topic(inbox)),
+            false => Box::pin(futures_util::future::pending()),
+        }
+    }
+
     fn test<'a>(&'a self) -> LocalBoxFuture<'a, Result<String, ChannelError>> {
         Box::pin(async move {
             let text = super::test_message("ntfy", &self.topic);
@@ -113,7 +132,11 @@ impl Adapter for Ntfy {
                          and the buttons 👍 / later / stop appear under each nudge"
                     .to_owned(),
             };
-            Ok(format!("published a test message to {}/{}; {buttons}", self.server, self.topic))
+            let heard = match self.listening {
+                true => "what you publish to the topic from the app reaches Raven (try /help)",
+                false => "what you publish to the topic is not read (`listen = false`)",
+            };
+            Ok(format!("published a test message to {}/{}; {buttons}; {heard}", self.server, self.topic))
         })
     }
 }
