@@ -55,7 +55,7 @@ pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), CliError> {
         _ => None,
     };
     if let Some(command) = command {
-        let ctx = CommandCtx { tracker: &tracker, jobs: None, session: None, tz, now };
+        let ctx = CommandCtx { tracker: &tracker, jobs: None, verdicts: None, session: None, tz, now };
         println!("{}", ctx.apply(&command)?);
         return Ok(());
     }

@@ -77,8 +77,9 @@ async fn follow(slot: Slot, mut pushed: UnboundedReceiver<Pushed>, socket: PathB
     }
 }
 
-const HELP: &str = "commands: /status, /tick, /cron, /quit; on the last proactive message: /ok [topic], \
-/stop [topic], /snooze <duration>|off; anything else goes to the agent";
+const HELP: &str = "commands: /status, /tick, /cron, /quit, and /help for the chat's own (/remind, /list, …); \
+on the last proactive message: /ok [topic], /stop [topic], /later, /snooze <duration>|off; anything else goes \
+to the agent";
 
 /// Prints between prompts without tearing the line being edited (plain stdout when the
 /// terminal offers no external printer).

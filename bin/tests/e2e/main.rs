@@ -36,6 +36,7 @@ mod outbox;
 mod remote_escapes;
 mod remote_secrets;
 mod repl;
+mod repl_week;
 mod roundtrip;
 mod safe_tools;
 mod sessions;

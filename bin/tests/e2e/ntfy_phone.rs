@@ -46,7 +46,7 @@ impl Topic {
     }
 
     /// What Raven published so far.
-    fn from_raven(&self) -> Vec<Value> {
+    fn ravens(&self) -> Vec<Value> {
         self.0.lock().unwrap().iter().filter(|m| m.get("tags").is_some()).cloned().collect()
     }
 
@@ -69,8 +69,8 @@ fn nudge(dir: &std::path::Path, topic: &Topic, title: &str, minutes: i64) -> Val
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] {title} due: {due}\n")).unwrap();
     let tick = ok(dir, &["tick"]);
     assert!(tick.contains(&format!("ntfy:{TOPIC}")), "{tick}");
-    support::eventually("the nudge", || topic.from_raven().iter().any(|m| m["message"].to_string().contains(title)));
-    topic.from_raven().into_iter().rev().find(|m| m["message"].to_string().contains(title)).unwrap()
+    support::eventually("the nudge", || topic.ravens().iter().any(|m| m["message"].to_string().contains(title)));
+    topic.ravens().into_iter().rev().find(|m| m["message"].to_string().contains(title)).unwrap()
 }
 
 #[test]
@@ -93,8 +93,8 @@ fn the_phone_steers_reminders_and_feedback_through_the_topic_with_no_model() {
     support::wait_ready(dir);
     let (addr, _) = support::gateway(dir);
     let said = |n: usize| {
-        support::eventually("an answer", || topic.from_raven().len() >= n);
-        topic.from_raven()[n - 1]["message"].as_str().unwrap().to_owned()
+        support::eventually("an answer", || topic.ravens().len() >= n);
+        topic.ravens()[n - 1]["message"].as_str().unwrap().to_owned()
     };
 
     topic.phone("/start");
@@ -126,9 +126,9 @@ fn the_phone_steers_reminders_and_feedback_through_the_topic_with_no_model() {
     nudge(dir, &topic, "Pay the rent", 25);
     ok(dir, &["cron", "add", "--in", "1s", "--to", &format!("ntfy:{TOPIC}"), "Drink some water"]);
     support::eventually("the cron reminder", || {
-        topic.from_raven().iter().any(|m| m["message"].to_string().contains("Drink some water"))
+        topic.ravens().iter().any(|m| m["message"].to_string().contains("Drink some water"))
     });
-    let before = topic.from_raven().len();
+    let before = topic.ravens().len();
     topic.phone("/stop");
     let stopped = said(before + 1);
     assert!(stopped.contains("as a stop") && stopped.contains("rent"), "{stopped}");

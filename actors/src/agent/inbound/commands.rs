@@ -1,9 +1,11 @@
-//! The LLM-free verdict commands: `/ok [topic]`, `/stop [topic]`, `/snooze <duration>|off`
-//! (`/ok [3fa2c1]`, `/stop [3fa2c1]`: about that message, by the short id shown beside it),
+//! The LLM-free verdict commands: `/ok [topic]`, `/stop [topic]`, `/later`, `/snooze
+//! <duration>|off` (`/ok [3fa2c1]`, `/stop [3fa2c1]`, `/later [3fa2c1]`: about that message, by
+//! the short id shown beside it; `/later` sends it again after `feedback.later_minutes`),
 //! typed in the REPL or sent as a short reply on any channel (and `raven feedback` on the
 //! command line). Each answer says what was recorded and how to undo it; with nothing to
 //! give feedback on, it says so and records nothing.
 
+use crate::cron::later::{self, Verdicts};
 use crate::cron::pause::PauseOutcome;
 use crate::cron::store::JobsStore;
 use crate::feedback::{short_id, FeedbackError, FeedbackRecord, Lifecycle, NudgeFeedbackTracker};
@@ -14,6 +16,7 @@ use chrono_tz::Tz;
 pub enum FeedbackCommand {
     Ok(Option<String>),
     Stop(Option<String>),
+    Later(Option<String>),
     Snooze(Option<Duration>),
 }
 
@@ -23,6 +26,8 @@ pub enum CommandError {
     Snooze(String),
     #[error(transparent)]
     Feedback(#[from] FeedbackError),
+    #[error(transparent)]
+    Later(#[from] crate::feedback::give::GiveError),
     #[error("the jobs file: {0}")]
     Jobs(#[from] crate::cron::store::JobsError),
 }
@@ -35,6 +40,7 @@ pub fn parse(text: &str) -> Option<Result<FeedbackCommand, CommandError>> {
     match head.to_lowercase().as_str() {
         "/ok" => Some(Ok(FeedbackCommand::Ok(topic()))),
         "/stop" => Some(Ok(FeedbackCommand::Stop(topic()))),
+        "/later" => Some(Ok(FeedbackCommand::Later(topic()))),
         "/snooze" => Some(match rest.trim() {
             "off" | "0" => Ok(FeedbackCommand::Snooze(None)),
             "" => Err(CommandError::Snooze("nothing given".into())),
@@ -50,6 +56,8 @@ pub fn parse(text: &str) -> Option<Result<FeedbackCommand, CommandError>> {
 pub struct CommandCtx<'a> {
     pub tracker: &'a NudgeFeedbackTracker,
     pub jobs: Option<&'a JobsStore>,
+    /// What `/later` schedules with; `None` where it is not offered.
+    pub verdicts: Option<&'a Verdicts>,
     pub session: Option<&'a str>,
     pub tz: Tz,
     pub now: DateTime<Utc>,
@@ -94,6 +102,7 @@ impl CommandCtx<'_> {
         match cmd {
             FeedbackCommand::Ok(topic) => self.ok(topic.as_deref()),
             FeedbackCommand::Stop(topic) => self.stop(topic.as_deref()),
+            FeedbackCommand::Later(topic) => self.later(topic.as_deref()),
             FeedbackCommand::Snooze(d) => self.snooze(*d),
         }
     }
@@ -162,6 +171,28 @@ impl CommandCtx<'_> {
             }
             PauseOutcome::NoSuchJob => format!("The reminder job `{job}` is gone already. Nothing to pause."),
         })
+    }
+
+    /// `/later`: the message is sent again after the wait, as a job the user can cancel.
+    fn later(&self, arg: Option<&str>) -> Result<String, CommandError> {
+        let Some(verdicts) = self.verdicts else {
+            return Ok("Later is given in a chat or the REPL; here: raven feedback <id> later".into());
+        };
+        let (message, topic) = split_arg(arg);
+        match self.aimed(message, topic)? {
+            Some(r) if r.source.is_rated() => {
+                let req = crate::feedback::give::GiveFeedback {
+                    nudge_id: Some(r.nudge_id),
+                    verdict: later::LATER.into(),
+                    ..Default::default()
+                };
+                Ok(later::said(&verdicts.give(self.tracker, &req, self.now)?, self.tz))
+            }
+            Some(_) => Ok("That was a reminder you scheduled; to have it again, /remind in 1h and its words. \
+                           Nothing recorded."
+                .into()),
+            None => Ok(NOTHING.into()),
+        }
     }
 
     fn snooze(&self, d: Option<Duration>) -> Result<String, CommandError> {

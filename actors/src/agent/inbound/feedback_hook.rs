@@ -1,5 +1,5 @@
 //! The feedback replies as an inbound hook: after a pending question and a menu pick, and
-//! before the agent, a recognised `/ok`, `/stop` or `/snooze` is answered here, with no LLM.
+//! before the agent, a recognised `/ok`, `/stop`, `/later` or `/snooze` is answered here, with no LLM.
 
 use super::commands::{parse, CommandCtx};
 use crate::clock::SharedClock;
@@ -14,6 +14,8 @@ use std::rc::Rc;
 pub struct FeedbackReplies {
     pub tracker: Rc<NudgeFeedbackTracker>,
     pub jobs: JobsStore,
+    /// What `/later` schedules with.
+    pub verdicts: Rc<crate::cron::later::Verdicts>,
     pub tz: Tz,
     pub clock: SharedClock,
 }
@@ -26,6 +28,7 @@ impl InboundHook for FeedbackReplies {
             let ctx = CommandCtx {
                 tracker: &self.tracker,
                 jobs: Some(&self.jobs),
+                verdicts: Some(&self.verdicts),
                 session: Some(&session),
                 tz: self.tz,
                 now: self.clock.now(),

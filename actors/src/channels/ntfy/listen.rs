@@ -51,7 +51,7 @@ struct Event {
 
 impl Event {
     /// A message someone other than Raven published.
-    fn from_the_user(&self) -> bool {
+    fn is_the_user_s(&self) -> bool {
         !self.tags.iter().any(|t| t == OWN_TAG) && !self.message.trim().is_empty()
     }
 }
@@ -112,7 +112,7 @@ impl Ntfy {
             if !cursor.is_new(e) {
                 continue;
             }
-            if e.from_the_user() {
+            if e.is_the_user_s() {
                 self.hand_over(e, inbox, tries).await?;
             }
             cursor.take(e);
@@ -197,8 +197,8 @@ mod tests {
         assert!(!c.is_new(&Event { event: "keepalive".into(), ..event("k", 101, &[]) }));
         c.take(&event("c", 101, &[]));
         assert_eq!((c.since, c.taken.clone()), (101, vec!["c".to_owned()]));
-        assert!(!event("d", 101, &[OWN_TAG]).from_the_user());
-        assert!(event("d", 101, &["phone"]).from_the_user());
+        assert!(!event("d", 101, &[OWN_TAG]).is_the_user_s());
+        assert!(event("d", 101, &["phone"]).is_the_user_s());
     }
 
     /// Hears what the listener hands over.
@@ -259,7 +259,10 @@ mod tests {
         assert!(asked[1].url.query().unwrap().contains(&format!("since={}", now + 1)), "{}", asked[1].url);
 
         let page = MockServer::start().await;
-        Mock::given(method("GET")).respond_with(ResponseTemplate::new(200).set_body_string("<html>")).mount(&page).await;
+        Mock::given(method("GET"))
+            .respond_with(ResponseTemplate::new(200).set_body_string("<html>"))
+            .mount(&page)
+            .await;
         let config = crate::config::NtfyConfig { server: page.uri(), ..config };
         let failed = Ntfy::new(&dir, &config, "").unwrap().read_topic(&heard, &mut tries).await.unwrap_err();
         assert!(failed.to_string().contains("not ntfy's JSON stream"), "{failed}");

@@ -88,8 +88,13 @@ impl Wiring<'_> {
         let spawn_late = Rc::new(OnceCell::new());
         let consumer = self.decision_consumer(provider, policy, &tools, spawn_late.clone());
         let (config, clock, jobs, tracker) = (self.config, &self.clock, &delivery.jobs, &delivery.tracker);
-        let replies =
-            FeedbackReplies { tracker: tracker.clone(), jobs: jobs.clone(), tz: self.tz, clock: clock.clone() };
+        let replies = FeedbackReplies {
+            tracker: tracker.clone(),
+            jobs: jobs.clone(),
+            verdicts: Rc::new(crate::cron::later::Verdicts::of(self.dir, self.config)),
+            tz: self.tz,
+            clock: clock.clone(),
+        };
         let agent = Rc::new(AgentLoop {
             provider: provider.clone(),
             embedded: crate::engine::stand_in(self.config, provider),

@@ -97,6 +97,7 @@ impl ChatCommands {
              On what I send you:\n\
              /ok: that was useful\n\
              /stop: not this topic for a while\n\
+             /later: send it again later (in an hour unless set otherwise)\n\
              /snooze 2h: nothing proactive for a while (your reminders still come)\n\
              /why: what I decided lately and why (/why dentist: about one thing)\n\n\
              Times are read in {}. {model}",

@@ -22,8 +22,14 @@ fn rig() -> Rig {
 
 impl Rig {
     fn run(&self, text: &str, at: DateTime<Utc>) -> String {
-        let ctx =
-            CommandCtx { tracker: &self.tracker, jobs: Some(&self.jobs), session: Some("cli:1"), tz: Tz::UTC, now: at };
+        let ctx = CommandCtx {
+            tracker: &self.tracker,
+            jobs: Some(&self.jobs),
+            verdicts: None,
+            session: Some("cli:1"),
+            tz: Tz::UTC,
+            now: at,
+        };
         ctx.apply(&parse(text).expect("a command").unwrap()).unwrap()
     }
 
@@ -40,6 +46,7 @@ fn only_the_three_commands_are_recognised_and_a_bad_snooze_is_refused() {
     assert_eq!(parse("/snooze off").unwrap().unwrap(), FeedbackCommand::Snooze(None));
     assert!(parse("/snooze whenever").unwrap().is_err());
     assert!(parse("/snooze").unwrap().is_err());
+    assert_eq!(parse("/later").unwrap().unwrap(), FeedbackCommand::Later(None));
     assert!(parse("stop it").is_none() && parse("/status").is_none() && parse("ok").is_none());
 }
 
@@ -153,7 +160,40 @@ fn a_command_aimed_at_a_message_by_its_short_id_means_that_one_not_the_latest() 
     assert!(r
         .run(&format!("/ok [{}]", short_id("cron-k3x9p2-1")), t0())
         .starts_with("That was a reminder you scheduled"));
-    let ctx = CommandCtx { tracker: &r.tracker, jobs: Some(&r.jobs), session: Some("cli:1"), tz: Tz::UTC, now: t0() };
+    let ctx = CommandCtx {
+        tracker: &r.tracker,
+        jobs: Some(&r.jobs),
+        verdicts: None,
+        session: Some("cli:1"),
+        tz: Tz::UTC,
+        now: t0(),
+    };
     let unknown = ctx.apply(&parse("/stop [abcdef]").unwrap().unwrap()).unwrap_err().to_string();
     assert!(unknown.contains("abcdef"), "{unknown}");
+}
+
+#[test]
+fn later_puts_the_latest_message_off_as_a_job_and_rates_nothing() {
+    let r = rig();
+    let dir = crate::data_dir::DataDir::new(r._dir.path());
+    let verdicts = Verdicts::of(&dir, &crate::config::RavenConfig::default());
+    r.sent(Dispatch::new("n-1", "water", Priority::Low, Source::Sentinel));
+    let now = t0() + Duration::minutes(5);
+    let ctx = CommandCtx {
+        tracker: &r.tracker,
+        jobs: Some(&r.jobs),
+        verdicts: Some(&verdicts),
+        session: Some("cli:1"),
+        tz: Tz::UTC,
+        now,
+    };
+    let said = ctx.apply(&parse("/later").unwrap().unwrap()).unwrap();
+    assert!(said.starts_with("Later, then: I'll send it again at ") && said.contains("11:05 (job "), "{said}");
+    let last = r.tracker.records().unwrap().pop().unwrap();
+    assert_eq!(last.event, Lifecycle::Later, "{last:?}");
+    let jobs = std::fs::read_to_string(dir.jobs()).unwrap();
+    assert!(jobs.contains("water") && jobs.contains("cli:1"), "{jobs}");
+    // Without the jobs (`raven feedback`), it says where later is given.
+    let ctx = CommandCtx { verdicts: None, ..ctx };
+    assert!(ctx.apply(&FeedbackCommand::Later(None)).unwrap().contains("raven feedback <id> later"));
 }
