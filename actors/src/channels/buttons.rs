@@ -27,11 +27,11 @@ pub fn verdict_of_reaction(key: &str) -> Option<&'static str> {
     }
 }
 
-/// `/ok` or `/stop` sent as a reply: aimed at the nudge replied to (`/stop [3fa2c1]`), when
+/// `/ok`, `/stop` or `/later` sent as a reply: aimed at the nudge replied to (`/stop [3fa2c1]`), when
 /// `replied_to` finds it; `None`, the text goes as it is.
 pub fn aimed_at_reply(text: &str, replied_to: impl FnOnce() -> Option<String>) -> Option<String> {
     let command = text.trim().to_lowercase();
-    if !matches!(command.as_str(), "/ok" | "/stop") {
+    if !matches!(command.as_str(), "/ok" | "/stop" | "/later") {
         return None;
     }
     replied_to().map(|nudge| format!("{command} [{nudge}]"))

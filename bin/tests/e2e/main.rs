@@ -29,6 +29,7 @@ mod llm_outage;
 mod locks;
 mod loops;
 mod matrix;
+mod matrix_phone;
 mod metrics;
 mod ntfy;
 mod ntfy_phone;

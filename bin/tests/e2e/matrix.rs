@@ -19,7 +19,7 @@ const STEP_LIMIT: Duration = Duration::from_secs(60);
 const BURST_LIMIT: Duration = Duration::from_secs(90);
 
 /// Waits for `check`, asking every [`POLL`], for up to [`STEP_LIMIT`].
-fn until(what: &str, check: impl FnMut() -> bool) {
+pub(super) fn until(what: &str, check: impl FnMut() -> bool) {
     support::eventually_within(what, STEP_LIMIT, POLL, check);
 }
 
@@ -67,10 +67,21 @@ fn login(base: &str, user: &str, password: &str) -> String {
 }
 
 /// The user's side: her token and the room she is in.
-struct Alice {
+pub(super) struct Alice {
     base: String,
     token: String,
-    room: String,
+    pub room: String,
+}
+
+/// A homeserver's room for the test: Raven's account creates it and invites alice, who joins.
+pub(super) fn room_with_alice(base: &str) -> Alice {
+    let raven_token = login(base, "raven", "raven-pass");
+    let body = json!({"preset": "private_chat", "invite": ["@alice:raven.test"]});
+    let room =
+        call(base, "POST", "/createRoom", Some(&raven_token), Some(&body))["room_id"].as_str().unwrap().to_owned();
+    let alice_token = login(base, "alice", "alice-pass");
+    call(base, "POST", &format!("/join/{room}"), Some(&alice_token), Some(&json!({})));
+    Alice { base: base.to_owned(), token: alice_token, room }
 }
 
 impl Alice {
@@ -94,7 +105,7 @@ impl Alice {
     }
 
     /// The bodies of the bot's messages so far.
-    fn said_by_raven(&self) -> Vec<(String, String)> {
+    pub(super) fn said_by_raven(&self) -> Vec<(String, String)> {
         self.history()
             .iter()
             .filter(|e| e["sender"] == "@raven:raven.test" && e["type"] == "m.room.message")
@@ -102,12 +113,12 @@ impl Alice {
             .collect()
     }
 
-    fn say(&self, txn: &str, text: &str) {
+    pub(super) fn say(&self, txn: &str, text: &str) {
         let path = format!("/rooms/{}/send/m.room.message/{txn}", self.room);
         call(&self.base, "PUT", &path, Some(&self.token), Some(&json!({"msgtype": "m.text", "body": text})));
     }
 
-    fn react(&self, event: &str, key: &str) {
+    pub(super) fn react(&self, event: &str, key: &str) {
         self.react_as("r1", event, key);
     }
 
@@ -129,20 +140,8 @@ fn a_room_with_a_real_homeserver_nudges_answers_rates_and_survives_restarts() {
     let synapse = Server::start("synapse.sh", &hs_dir);
     let base = synapse.address.clone();
 
-    let raven_token = login(&base, "raven", "raven-pass");
-    let room = call(
-        &base,
-        "POST",
-        "/createRoom",
-        Some(&raven_token),
-        Some(&json!({"preset": "private_chat", "invite": ["@alice:raven.test"]})),
-    )["room_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let alice_token = login(&base, "alice", "alice-pass");
-    call(&base, "POST", &format!("/join/{room}"), Some(&alice_token), Some(&json!({})));
-    let alice = Alice { base: base.clone(), token: alice_token, room: room.clone() };
+    let alice = room_with_alice(&base);
+    let room = alice.room.clone();
 
     let config = format!(
         "[gateway]\nlisten = \"127.0.0.1:0\"\nrestart_backoff_ms = 4000\n[policy]\nsession_cooldown_minutes = 0\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\

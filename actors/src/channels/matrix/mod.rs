@@ -222,6 +222,10 @@ impl Matrix {
         };
         if let (Some(nudge), Some(verdict)) = (nudge, super::buttons::verdict_of_reaction(key)) {
             match inbox.verdict(&nudge, verdict) {
+                // A reaction is answered by itself, but "later" says when: the room is told.
+                Ok(words) if verdict == "later" => {
+                    self.send(&self.room_id, &format!("later-{target}"), &words).await?;
+                }
                 Ok(words) => tracing::info!("matrix: {words}"),
                 Err(e) => tracing::warn!("matrix: a reaction was not recorded: {e}"),
             }
