@@ -207,8 +207,8 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_example_parses() {
-        let readme = include_str!("../../../README.md");
+    fn the_documented_example_parses() {
+        let readme = include_str!("../../../docs/configuration.md");
         let start = readme.find("```toml\n").expect("a toml block") + 8;
         let end = start + readme[start..].find("```").unwrap();
         let c = parse(&readme[start..end]).unwrap();

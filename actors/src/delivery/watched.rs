@@ -16,7 +16,7 @@ pub const CLI_ALWAYS_ENV: &str = "RAVEN_CLI_ALWAYS";
 /// What the outbox says of a message that waits for someone to watch.
 pub const NO_ONE_WATCHES: &str = "no one is watching the terminal (no REPL attached, stdout not a terminal) \
      and no chat channel is set up: it waits for `raven repl`, or add a channel ([channels.telegram] and the \
-     others, see the README's Channels)";
+     others, see docs/channels.md)";
 
 /// Where a message for an unwatched terminal goes instead.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -49,7 +49,7 @@ fn list(dir: &DataDir) -> Result<(), CliError> {
 pub fn how_to_add() -> &'static str {
     "no chat channel is set up: nudges reach you only while a terminal shows them (`raven repl`), and wait \
      in the outbox otherwise; add one with [channels.telegram] (or matrix, ntfy, email) in config.toml: \
-     see the README's Channels"
+     see docs/channels.md"
 }
 
 fn test(dir: &DataDir, name: &str) -> Result<(), CliError> {

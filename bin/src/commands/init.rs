@@ -7,7 +7,7 @@ use raven_actors::data_dir::DataDir;
 use std::path::Path;
 
 const CONFIG: &str = r#"# Raven's settings. Every key has a default; the commented lines show the usual choices.
-# The whole list is in the README ("Configuration"). Most keys apply while raven up runs.
+# The whole list is in docs/configuration.md. Most keys apply while raven up runs.
 
 [general]
 # Your zone (else the system's): times in notes and reminders are read in it.

@@ -78,3 +78,43 @@ fn a_bad_scenario_names_the_file_and_the_key_and_exits_2() {
     assert!(err.contains("bad.toml") && err.contains("tick_minutes") && err.contains("line 2"), "{err}");
     assert!(!tmp.path().join("simulation").exists(), "nothing is written for a bad scenario");
 }
+
+/// The week's figures that docs/operations.md gives under "Guarantees" ("Not at 3 a.m. for
+/// nothing", "Never spams"), read back from the run's report.json: a figure that no longer
+/// holds fails here, and the page is corrected with it.
+#[test]
+fn the_week_s_figures_in_the_guarantees_hold() {
+    use chrono::Timelike;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("week");
+    let run = simulate(&[&week(), "--out", &out.display().to_string()], tmp.path());
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let total = &report["total"];
+    assert_eq!(total["nudges"]["nudge"], 8, "Sentinel nudges: {total}");
+    assert_eq!(total["heartbeat_runs"], 25, "{total}");
+    assert_eq!(total["deliveries"]["cli"], 29, "{total}");
+    assert_eq!(total["avoided"]["quiet_hours"], 112, "night ticks on the fast path: {total}");
+    assert_eq!(total["llm_calls"], serde_json::json!({}), "{total}");
+    let events = report["events"].as_array().unwrap();
+    let night = events
+        .iter()
+        .filter(|e| e["kind"] == "delivered")
+        .map(|e| chrono::DateTime::parse_from_rfc3339(e["at"].as_str().unwrap()).unwrap())
+        .filter(|at| {
+            let hour = at.with_timezone(&chrono_tz::Europe::Berlin).hour();
+            !(7..23).contains(&hour)
+        })
+        .count();
+    assert_eq!(night, 0, "deliveries between 23:00 and 07:00");
+    let denied: Vec<&serde_json::Value> = events.iter().filter(|e| e["kind"] == "denied").collect();
+    let heartbeat_reply = |e: &&&serde_json::Value| e["topic"] == "heartbeat review" || e["topic"] == "status";
+    assert!(denied.iter().all(|e| heartbeat_reply(&e)), "only heartbeat replies are held: {denied:?}");
+    let layer = |n: &str| denied.iter().filter(|e| e["detail"].as_str().unwrap().starts_with(n)).count();
+    let layers =
+        [("layer 2:", 14), ("layer 11:", 8), ("layer 10:", 7), ("layer 6:", 3), ("layer 7:", 1), ("layer 5:", 1)];
+    assert_eq!(denied.len(), 34, "{denied:?}");
+    for (n, count) in layers {
+        assert_eq!(layer(n), count, "{n} {denied:?}");
+    }
+}
