@@ -97,6 +97,20 @@ impl CommandCtx<'_> {
         crate::time::local(t, self.tz)
     }
 
+    /// Whether the answer is read in a terminal (`raven feedback`, `raven say`, the REPL) rather
+    /// than a chat: only there do command lines and backticks belong.
+    fn in_terminal(&self) -> bool {
+        self.session.is_none_or(|s| s.starts_with("cli:"))
+    }
+
+    /// A topic as the answer names it: `water` in a terminal, “water” in a chat.
+    fn topic(&self, t: &str) -> String {
+        match self.in_terminal() {
+            true => format!("`{t}`"),
+            false => format!("“{t}”"),
+        }
+    }
+
     /// Runs the command and returns what to tell the user.
     pub fn apply(&self, cmd: &FeedbackCommand) -> Result<String, CommandError> {
         match cmd {
@@ -112,21 +126,22 @@ impl CommandCtx<'_> {
         let mut said = Vec::new();
         if let Some(t) = topic.filter(|t| self.tracker.summary(self.now).is_ok_and(|s| s.muted.contains_key(*t))) {
             self.tracker.record_mute(t, None, self.now)?;
-            said.push(format!("Unmuted topic `{t}`. To mute it again: /stop {t}"));
+            said.push(format!("Unmuted topic {}. To mute it again: /stop {t}", self.topic(t)));
         }
         match self.aimed(message, topic)? {
             Some(r) if r.source.is_rated() => {
                 self.tracker.record_verdict(&r.nudge_id, "accepted", "/ok", self.now)?;
                 let id = short_id(&r.nudge_id);
-                said.push(format!(
-                    "Recorded: accepted [{id}] (topic `{}`). To undo: raven feedback {id} neutral",
-                    r.topic.unwrap_or_default()
-                ));
+                let topic = self.topic(&r.topic.unwrap_or_default());
+                said.push(match self.in_terminal() {
+                    true => format!("Recorded: accepted [{id}] (topic {topic}). To undo: raven feedback {id} neutral"),
+                    false => format!("Recorded: accepted [{id}] (topic {topic}). Thanks!"),
+                });
             }
             _ if said.is_empty() && topic.is_some() => {
                 return Ok(format!(
-                    "Topic `{}` is not muted and nothing here waits for a verdict on it. Nothing recorded.",
-                    topic.unwrap_or_default()
+                    "Topic {} is not muted and nothing here waits for a verdict on it. Nothing recorded.",
+                    self.topic(topic.unwrap_or_default())
                 ))
             }
             Some(_) if said.is_empty() => return Ok(NOT_RATED.into()),
@@ -152,24 +167,34 @@ impl CommandCtx<'_> {
         }
         let until = self.now + Duration::days(self.tracker.config().stop_mute_days);
         self.tracker.record_mute(&topic, Some(until), self.now)?;
-        said.push(format!("Muted topic `{topic}` until {} ({}). To undo: /ok {topic}", self.shown(until), self.tz));
+        said.push(format!(
+            "Muted topic {} until {} ({}). To undo: /ok {topic}",
+            self.topic(&topic),
+            self.shown(until),
+            self.tz
+        ));
         Ok(said.join(" "))
     }
 
     /// A "stop" to a cron reminder: the job is paused (the reminder is the user's own).
     fn stop_job(&self, r: &FeedbackRecord) -> Result<String, CommandError> {
         let (Some(job), Some(jobs)) = (r.job.as_deref(), self.jobs) else {
-            return Ok(
-                "That was a reminder you scheduled; remove it with `raven cron rm <id>`. Nothing recorded.".into()
-            );
+            return Ok(match self.in_terminal() {
+                true => "That was a reminder you scheduled; remove it with `raven cron rm <id>`. Nothing recorded.",
+                false => {
+                    "That was a reminder you scheduled; /list shows it and /cancel <id> removes it. Nothing recorded."
+                }
+            }
+            .into());
         };
         self.tracker
             .append(&FeedbackRecord { reason: Some("/stop".into()), ..r.following(Lifecycle::Neutral, self.now) })?;
         Ok(match jobs.pause(job, "paused by /stop")? {
-            PauseOutcome::Done | PauseOutcome::Already => {
-                format!("Paused the reminder job `{job}`. To resume it: raven cron resume {job}")
-            }
-            PauseOutcome::NoSuchJob => format!("The reminder job `{job}` is gone already. Nothing to pause."),
+            PauseOutcome::Done | PauseOutcome::Already => match self.in_terminal() {
+                true => format!("Paused the reminder job `{job}`. To resume it: raven cron resume {job}"),
+                false => format!("Paused the reminder job {job}. To resume it: /resume {job}"),
+            },
+            PauseOutcome::NoSuchJob => format!("The reminder job {job} is gone already. Nothing to pause."),
         })
     }
 

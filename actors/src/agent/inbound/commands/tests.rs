@@ -22,11 +22,15 @@ fn rig() -> Rig {
 
 impl Rig {
     fn run(&self, text: &str, at: DateTime<Utc>) -> String {
+        self.run_in("cli:1", text, at)
+    }
+
+    fn run_in(&self, session: &str, text: &str, at: DateTime<Utc>) -> String {
         let ctx = CommandCtx {
             tracker: &self.tracker,
             jobs: Some(&self.jobs),
             verdicts: None,
-            session: Some("cli:1"),
+            session: Some(session),
             tz: Tz::UTC,
             now: at,
         };
@@ -34,7 +38,11 @@ impl Rig {
     }
 
     fn sent(&self, d: Dispatch) {
-        self.tracker.record_dispatched(&d, Some("cli:1"), true, t0()).unwrap();
+        self.sent_in("cli:1", d);
+    }
+
+    fn sent_in(&self, session: &str, d: Dispatch) {
+        self.tracker.record_dispatched(&d, Some(session), true, t0()).unwrap();
     }
 }
 
@@ -196,4 +204,22 @@ fn later_puts_the_latest_message_off_as_a_job_and_rates_nothing() {
     // Without the jobs (`raven feedback`), it says where later is given.
     let ctx = CommandCtx { verdicts: None, ..ctx };
     assert!(ctx.apply(&FeedbackCommand::Later(None)).unwrap().contains("raven feedback <id> later"));
+}
+
+/// In a chat the answers name chat commands, never a command line, and no backticks (a chat
+/// shows them as they are).
+#[test]
+fn in_a_chat_the_answers_speak_chat() {
+    let r = rig();
+    let chat = "telegram:42";
+    r.sent_in(chat, Dispatch::new("n-1", "water", Priority::Low, Source::Sentinel));
+    let ok = r.run_in(chat, "/ok", t0() + Duration::minutes(5));
+    r.sent_in(chat, Dispatch::new("n-2", "rent", Priority::Low, Source::Sentinel));
+    let stop = r.run_in(chat, "/stop", t0() + Duration::minutes(6));
+    assert!(stop.contains("Muted topic “rent”") && stop.contains("/ok rent"), "{stop}");
+    let unmute = r.run_in(chat, "/ok rent", t0() + Duration::minutes(7));
+    assert!(unmute.starts_with("Unmuted topic “rent”"), "{unmute}");
+    for said in [&ok, &stop, &unmute] {
+        assert!(!said.contains('`') && !said.contains("raven "), "{said}");
+    }
 }
