@@ -51,7 +51,7 @@ pub(super) fn one_shot(tokens: &[&str], now: DateTime<Utc>, tz: Tz, order: DateO
 /// A day and/or a clock time, in either order.
 fn named(tokens: &[&str], now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Found<DateTime<Utc>> {
     if let Some((day, used)) = day(tokens, order)? {
-        let (time, timed) = clock_at(&tokens[used..])?.unwrap_or((MORNING, 0));
+        let (time, timed) = clock_after_day(&tokens[used..])?.unwrap_or((MORNING, 0));
         return Ok(Some((resolve(day, time, now, tz)?, used + timed)));
     }
     let Some((time, used)) = clock_at(tokens)? else { return Ok(None) };
@@ -81,12 +81,26 @@ pub(super) fn clock_at(tokens: &[&str]) -> Found<NaiveTime> {
     }
 }
 
-/// `8.30` as `8:30`: one or two digits, a dot, two digits.
+/// A clock time after a day: as [`clock_at`], and `8.30` without `at` too (after a day it
+/// cannot be a date): `tomorrow 8.30`, `friday 9.15pm`.
+fn clock_after_day(tokens: &[&str]) -> Found<NaiveTime> {
+    if let Some(found) = clock_at(tokens)? {
+        return Ok(Some(found));
+    }
+    let Some(colon) = tokens.first().and_then(|w| dotted(w)) else { return Ok(None) };
+    let mut said: Vec<&str> = tokens.to_vec();
+    said[0] = &colon;
+    Ok(words::clock(&said, false))
+}
+
+/// `8.30` as `8:30`: one or two digits, a dot, two digits, perhaps `am` or `pm` (`9.15pm`).
 fn dotted(word: &str) -> Option<String> {
-    let (h, m) = word.split_once('.')?;
+    let (h, rest) = word.split_once('.')?;
+    let (m, tail) = rest.split_at_checked(2)?;
     let digits =
         |s: &str, n: std::ops::RangeInclusive<usize>| n.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(h, 1..=2) && digits(m, 2..=2)).then(|| format!("{h}:{m}"))
+    let tail_ok = matches!(tail.to_ascii_lowercase().as_str(), "" | "am" | "pm");
+    (digits(h, 1..=2) && digits(m, 2..=2) && tail_ok).then(|| format!("{h}:{m}{tail}"))
 }
 
 /// A day at the start of `tokens`, after an optional `on`.
