@@ -34,6 +34,14 @@ use raven_actors::data_dir::{DataDir, DryRun};
 pub fn load_config(dir: &DataDir) -> Result<RavenConfig, CliError> {
     let (mut config, _) = RavenConfig::load(&dir.config())?;
     if let Some(zone) = raven_actors::time::zone::published(&dir.zone()) {
+        let own = &config.general;
+        if own.timezone_source == raven_actors::time::ZoneSource::TzVariable && own.timezone != zone.tz {
+            note(format!(
+                "raven: times are in {} (the running supervisor's zone), not in {} (your TZ); \
+                 set general.timezone in config.toml to name one zone for both",
+                zone.tz, own.timezone
+            ));
+        }
         config.set_zone(&zone);
     }
     Ok(config)

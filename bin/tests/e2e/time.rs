@@ -46,6 +46,27 @@ fn config_show_names_the_zone_from_tz_and_an_invalid_tz_falls_back_to_utc_with_a
     assert!(text(&out.stdout).contains("# zone:     Europe/Berlin (from general.timezone in"), "{}", text(&out.stdout));
 }
 
+/// A client whose `TZ` differs from the running supervisor's zone is told which zone its
+/// times are in, and how to name one for both; with the same zone it is told nothing.
+#[test]
+fn a_client_in_another_zone_than_the_supervisor_is_told_which_zone_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let _up = support::Killed(support::up(dir, "", &[("TZ", "America/New_York")]));
+    support::wait_ready(dir);
+    let out = raven_in("Asia/Tokyo", dir, &["cron", "add", "--at", "tomorrow at 9", "tea"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("times are in America/New_York (the running supervisor's zone), not in Asia/Tokyo (your TZ)")
+            && said.contains("general.timezone"),
+        "{said}"
+    );
+    assert!(text(&out.stdout).contains("09:00"), "read in the supervisor's zone: {}", text(&out.stdout));
+    let same = raven_in("America/New_York", dir, &["cron", "list"]);
+    assert!(!text(&same.stderr).contains("times are in"), "{}", text(&same.stderr));
+}
+
 /// The README's demo: a deadline half an hour ahead, written in the user's own local time,
 /// then `raven tick`. Quiet hours are moved away from now (the demo may run at any hour), so
 /// only the zone decides whether the deadline is seen as imminent.
