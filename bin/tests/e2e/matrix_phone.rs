@@ -62,10 +62,12 @@ fn the_room_steers_reminders_and_feedback_with_no_model() {
     let set = said(2);
     assert!(set.contains("call the dentist") && set.contains("When:") && set.contains("Id:"), "{set}");
     let id = set.split("Id: ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
-    alice.say("c3", "/list");
-    assert!(said(3).contains(&id) && said(3).contains("call the dentist"), "{}", said(3));
-    alice.say("c4", &format!("/cancel {id}"));
-    assert!(said(4).contains(&format!("Cancelled {id}")), "{}", said(4));
+    alice.say("c3", "/remind every weekday at 8:30 standup");
+    assert!(said(3).contains("When: every weekday at 08:30"), "the recurrence in words: {}", said(3));
+    alice.say("c4", "/list");
+    assert!(said(4).contains(&id) && said(4).contains("call the dentist") && said(4).contains("standup"), "{}", said(4));
+    alice.say("c5", &format!("/cancel {id}"));
+    assert!(said(5).contains(&format!("Cancelled {id}")), "{}", said(5));
     assert!(!ok(&dir, &["cron", "list"]).contains(&id), "gone from the jobs too");
 
     // ⏰ on a nudge (once the supervisor wrote its record, as a person reacting seconds later
@@ -82,7 +84,7 @@ fn the_room_steers_reminders_and_feedback_with_no_model() {
     ok(&dir, &["cron", "add", "--in", "1s", "--to", &format!("matrix:{room}"), "Drink some water"]);
     until("the cron reminder", || alice.said_by_raven().iter().any(|(_, b)| b.contains("Drink some water")));
     let before = alice.said_by_raven().len();
-    alice.say("c5", "/stop");
+    alice.say("c6", "/stop");
     let stopped = said(before + 1);
     assert!(stopped.contains("as a stop") && stopped.contains("rent"), "{stopped}");
     let explain = ok(&dir, &["policy", "explain", "--content", "Pay the rent", "--priority", "high"]);

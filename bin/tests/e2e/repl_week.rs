@@ -43,10 +43,14 @@ fn the_terminal_steers_reminders_and_feedback_with_no_model() {
     let set = screen.lines().skip_while(|l| !l.contains("call the dentist")).collect::<Vec<_>>().join("\n");
     assert!(set.contains("When:"), "{screen}");
     let id = screen.split("Id: ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+    t.send("/remind every weekday at 8:30 standup");
+    t.wait_for("When: every weekday at 08:30");
     t.send("/list");
     let screen = || t.run(&["capture-pane", "-t", "t", "-p", "-J"]);
-    support::eventually("the list", || screen().matches(&id).count() >= 2);
+    // The confirmation names the id twice (its Id and its /cancel), the list once more.
+    support::eventually("the list", || screen().matches(&id).count() >= 3);
     assert!(screen().lines().any(|l| l.contains(&id) && l.contains("call the dentist")), "{}", screen());
+    assert!(screen().matches("standup").count() >= 3, "typed, confirmed and listed: {}", screen());
     t.send(&format!("/cancel {id}"));
     t.wait_for(&format!("Cancelled {id}"));
     assert!(!ok(dir, &["cron", "list"]).contains(&id), "gone from the jobs too");

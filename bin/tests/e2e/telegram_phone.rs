@@ -48,10 +48,12 @@ fn the_phone_steers_reminders_and_feedback_with_no_model() {
     let set = said(2);
     assert!(set.contains("call the dentist") && set.contains("When:") && set.contains("Id:"), "{set}");
     let id = set.split("Id: ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
-    bot.push(message(3, 42, "/list"));
-    assert!(said(3).contains(&id) && said(3).contains("call the dentist"), "{}", said(3));
-    bot.push(message(4, 42, &format!("/cancel {id}")));
-    assert!(said(4).contains(&format!("Cancelled {id}")), "{}", said(4));
+    bot.push(message(3, 42, "/remind every weekday at 8:30 standup"));
+    assert!(said(3).contains("When: every weekday at 08:30"), "the recurrence in words: {}", said(3));
+    bot.push(message(4, 42, "/list"));
+    assert!(said(4).contains(&id) && said(4).contains("call the dentist") && said(4).contains("standup"), "{}", said(4));
+    bot.push(message(5, 42, &format!("/cancel {id}")));
+    assert!(said(5).contains(&format!("Cancelled {id}")), "{}", said(5));
     assert!(!ok(dir, &["cron", "list"]).contains(&id), "gone from the jobs too");
 
     // ⏰ later on a nudge: not a rating; the message comes again, as a job the user sees.
@@ -65,7 +67,7 @@ fn the_phone_steers_reminders_and_feedback_with_no_model() {
         .as_str()
         .unwrap()
         .to_owned();
-    bot.push(tap(5, 42, &later));
+    bot.push(tap(6, 42, &later));
     support::eventually("the tap answered", || fake.requests("/answerCallbackQuery").len() == 1);
     let answered = fake.requests("/answerCallbackQuery")[0].body["text"].as_str().unwrap_or_default().to_owned();
     assert!(answered.starts_with("Later, then: I'll send it again at "), "{answered}");
@@ -77,7 +79,7 @@ fn the_phone_steers_reminders_and_feedback_with_no_model() {
     ok(dir, &["cron", "add", "--in", "1s", "--to", "telegram:42", "Drink some water"]);
     support::eventually("the cron reminder", || sent_to(&fake, "42").iter().any(|t| t.contains("Drink some water")));
     let before = sent_to(&fake, "42").len();
-    bot.push(message(6, 42, "/stop"));
+    bot.push(message(7, 42, "/stop"));
     let stopped = said(before + 1);
     assert!(stopped.contains("as a stop") && stopped.contains("rent"), "{stopped}");
     let explain = ok(dir, &["policy", "explain", "--content", "Pay the rent", "--priority", "high"]);
