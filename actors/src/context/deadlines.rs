@@ -31,9 +31,12 @@ pub struct Deadline {
     pub event: bool,
     /// How long before it the reminder comes (a calendar alarm); `None`: an hour.
     pub notice: Option<Duration>,
-    /// How long before it the user asked to hear of it (`a week before`, `提前3天`): a heads-up
-    /// then, besides the one the day before. `None`: the day before only.
+    /// How long before it the user asked to hear of it (`a week before`, `提前3天`), else what
+    /// its kind needs (a booking a week, a payment three days): a heads-up then, besides the one
+    /// the day before. `None`: the day before only.
     pub lead: Option<Duration>,
+    /// The kind the lead is for, when the user asked for none.
+    pub lead_for: Option<crate::time::Need>,
 }
 
 impl Deadline {
@@ -120,7 +123,8 @@ pub fn deadlines_in(ctx: &raven_proto::PlannerContext, tz: Tz, order: DateOrder)
         all_day: c.all_day,
         event: true,
         notice: c.notice_minutes.map(Duration::minutes),
-        lead: None,
+        lead: crate::time::Need::of(&c.title).map(crate::time::Need::lead),
+        lead_for: crate::time::Need::of(&c.title),
     }));
     out.sort_by_key(|d| d.due);
     out
@@ -141,6 +145,7 @@ fn deadline(f: &FoundDate, due: DateTime<Utc>) -> Deadline {
         event: f.kind == DateKind::Event,
         notice: None,
         lead: f.lead,
+        lead_for: f.lead_for,
     }
 }
 
@@ -161,6 +166,7 @@ mod tests {
             event: true,
             notice: None,
             lead: Some(Duration::days(7)),
+            lead_for: None,
         };
         assert_eq!(d.heads_up_window(due - Duration::days(8)), None);
         assert_eq!(d.heads_up_window(due - Duration::days(6)), Some(Duration::days(7)));

@@ -107,12 +107,13 @@ impl RulesProvider {
                 }
             };
         }
-        // A heads-up is said once in each window (the user's lead, then the day before): not
-        // again while its topic was nudged since the window began.
+        // A heads-up is said once in each window (the lead, then the day before): not again
+        // while its topic was nudged since the window began, or in the day before it began (a
+        // lead heads-up that came late, a day and a few hours ahead, covers the day before).
         let told = |d: &&crate::context::deadlines::Deadline| {
             let last = ctx.fire_history.get(&d.topic).and_then(|h| h.last_fired);
             let window = d.heads_up_window(now).unwrap_or_default();
-            last.is_some_and(|t| t >= d.due - window)
+            last.is_some_and(|t| t >= d.due - window - Duration::hours(24))
         };
         // One whose hour has begun had its reminder (listed in another's when not its own).
         let ahead = |d: &&crate::context::deadlines::Deadline| {
@@ -121,8 +122,11 @@ impl RulesProvider {
         if let Some(d) = deadlines.iter().filter(ahead).find(|d| !told(d)) {
             let verb = if d.event { "is" } else { "is due" };
             let message = format!("Heads-up: {} {verb} {}.", d.title, d.when(now, self.tz));
-            let reason = match d.heads_up_window(now) {
-                Some(w) if w > Duration::hours(24) => {
+            let reason = match (d.heads_up_window(now), d.lead_for) {
+                (Some(w), Some(need)) if w > Duration::hours(24) => {
+                    format!("deadline `{}`: {} gets a heads-up {} before", d.title, need.words(), lead_words(w))
+                }
+                (Some(w), None) if w > Duration::hours(24) => {
                     format!("deadline `{}`: the note asks to hear of it {} before", d.title, lead_words(w))
                 }
                 _ => format!("deadline `{}` within 24 hours", d.title),

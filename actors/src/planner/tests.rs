@@ -288,6 +288,55 @@ mod rules {
     }
 
     #[actix_rt::test]
+    async fn a_note_without_a_lead_gets_the_heads_up_its_kind_needs() {
+        // Monday 2 March 2026: the nanny is paid on Monday the 9th (a payment: three days
+        // ahead), the dentist is that day too (an appointment: the day before only), the
+        // table for the anniversary is booked for the 14th (a booking: a week ahead).
+        let mut c = ctx();
+        c.memory_md =
+            "Pay the nanny on March 9\nDentist on March 9 at 10am\nBook a table at Luigi's on March 14\n".into();
+        let d = decide(c.clone()).await;
+        assert_eq!(d.action, Action::Skip, "nothing needs a word yet: {d:?}");
+        c.now = Utc.with_ymd_and_hms(2026, 3, 6, 9, 0, 0).unwrap();
+        let d = decide(c.clone()).await;
+        assert!(d.nudge_message.as_deref().unwrap_or_default().contains("Pay the nanny"), "{d:?}");
+        assert!(d.reason.contains("a payment gets a heads-up 3 days before"), "{}", d.reason);
+        let fired = |at| raven_proto::TopicFireHistory { fired: 1, last_fired: Some(at), ..Default::default() };
+        c.fire_history.insert("nanny".into(), fired(c.now));
+        assert_eq!(decide(c.clone()).await.action, Action::Skip, "the table is not a week off yet");
+        c.now = Utc.with_ymd_and_hms(2026, 3, 7, 9, 0, 0).unwrap();
+        let d = decide(c.clone()).await;
+        assert!(
+            d.nudge_message.as_deref().unwrap_or_default().contains("Book a table"),
+            "a week before the 14th: {d:?}"
+        );
+        assert!(d.reason.contains("a booking gets a heads-up 1 week before"), "{}", d.reason);
+        c.fire_history.insert(crate::policy::topic::topic_of("Book a table at Luigi's"), fired(c.now));
+        assert_eq!(decide(c.clone()).await.action, Action::Skip, "the dentist waits for the day before");
+        c.now = Utc.with_ymd_and_hms(2026, 3, 8, 12, 0, 0).unwrap();
+        let d = decide(c.clone()).await;
+        assert!(d.nudge_message.as_deref().unwrap_or_default().contains("Dentist"), "{d:?}");
+    }
+
+    #[actix_rt::test]
+    async fn a_heads_up_that_came_late_in_its_lead_covers_the_day_before() {
+        // The report is due Tuesday 11:00 and first read on Monday 07:00, a day and 4 hours
+        // ahead: one heads-up, not a second one four hours later, then its reminder.
+        let mut c = ctx();
+        c.memory_md = "- [ ] Submit the quarterly report due: 2026-03-03 11:00\n".into();
+        c.now = Utc.with_ymd_and_hms(2026, 3, 2, 7, 0, 0).unwrap();
+        let d = decide(c.clone()).await;
+        assert!(d.reason.contains("3 days before"), "{d:?}");
+        let fired = |at| raven_proto::TopicFireHistory { fired: 1, last_fired: Some(at), ..Default::default() };
+        c.fire_history.insert("quarterly".into(), fired(c.now));
+        c.now = Utc.with_ymd_and_hms(2026, 3, 2, 13, 0, 0).unwrap();
+        assert_eq!(decide(c.clone()).await.action, Action::Skip, "the day before is covered");
+        c.now = Utc.with_ymd_and_hms(2026, 3, 3, 10, 30, 0).unwrap();
+        let d = decide(c.clone()).await;
+        assert_eq!((d.action, d.priority), (Action::Nudge, Priority::High), "its reminder: {d:?}");
+    }
+
+    #[actix_rt::test]
     async fn nothing_due_is_a_skip() {
         assert_eq!(decide(ctx()).await.action, Action::Skip);
     }

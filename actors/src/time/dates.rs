@@ -100,10 +100,13 @@ pub struct FoundDate {
     pub importance: Importance,
     /// Duty only: the 5-field cron expression of its occurrences in the user's zone.
     pub recurrence: Option<String>,
-    /// How long before it the line asks to hear of it (`a week before`, `提前3天`); in JSON,
-    /// `lead_s` seconds.
+    /// How long before it the line asks to hear of it (`a week before`, `提前3天`), else what
+    /// its kind needs ([`Need`](super::Need)); in JSON, `lead_s` seconds.
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "lead_s", with = "super::lead::seconds")]
     pub lead: Option<Duration>,
+    /// The kind the lead is for, when the line asked for none (`payment`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_for: Option<super::Need>,
 }
 
 /// The most occurrences [`occurrences`] lists (a weekly duty over 190 years).
@@ -263,6 +266,8 @@ impl Reader {
         if title.is_empty() {
             return None;
         }
+        let asked = super::lead::lead_in(content);
+        let need = asked.is_none().then(|| super::Need::of(content)).flatten();
         Some(FoundDate {
             line: number,
             title,
@@ -272,7 +277,8 @@ impl Reader {
             done: line.done || struck,
             importance: line.importance,
             recurrence: dated.recurrence,
-            lead: super::lead::lead_in(content),
+            lead: asked.or(need.map(super::Need::lead)),
+            lead_for: need,
         })
     }
 

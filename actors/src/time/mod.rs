@@ -9,6 +9,7 @@ mod duration;
 mod expr;
 mod instant;
 mod lead;
+mod need;
 pub(crate) mod words;
 mod zh;
 
@@ -65,6 +66,7 @@ pub enum TimeError {
 mod show;
 pub mod zone;
 
+pub use need::Need;
 pub use show::{local, local_hm};
 pub use zone::{resolve, resolve_from_env, UserZone, ZoneSource, LOCALTIME};
 

@@ -67,7 +67,13 @@ fn line(f: &FoundDate, tz: chrono_tz::Tz) -> String {
     let ahead = f
         .lead
         .filter(|l| *l > chrono::Duration::hours(24))
-        .map(|l| format!("  [heads-up from {}: {} before, as the line asks]", day(f.at - l, tz), lead_words(l)))
+        .map(|l| {
+            let why = match f.lead_for {
+                Some(need) => format!("as for {}", need.words()),
+                None => "as the line asks".to_owned(),
+            };
+            format!("  [heads-up from {}: {} before, {why}]", day(f.at - l, tz), lead_words(l))
+        })
         .unwrap_or_default();
     format!("line {:<4} {when}  {kind:<8}  {}{every}{ahead}{done}", f.line, f.title)
 }

@@ -65,7 +65,11 @@ fn the_room_steers_reminders_and_feedback_with_no_model() {
     alice.say("c3", "/remind every weekday at 8:30 standup");
     assert!(said(3).contains("When: every weekday at 08:30"), "the recurrence in words: {}", said(3));
     alice.say("c4", "/list");
-    assert!(said(4).contains(&id) && said(4).contains("call the dentist") && said(4).contains("standup"), "{}", said(4));
+    assert!(
+        said(4).contains(&id) && said(4).contains("call the dentist") && said(4).contains("standup"),
+        "{}",
+        said(4)
+    );
     alice.say("c5", &format!("/cancel {id}"));
     assert!(said(5).contains(&format!("Cancelled {id}")), "{}", said(5));
     assert!(!ok(&dir, &["cron", "list"]).contains(&id), "gone from the jobs too");

@@ -106,7 +106,11 @@ fn the_phone_steers_reminders_and_feedback_through_the_topic_with_no_model() {
     topic.phone("/remind every weekday at 8:30 standup");
     assert!(said(3).contains("When: every weekday at 08:30"), "the recurrence in words: {}", said(3));
     topic.phone("/list");
-    assert!(said(4).contains(&id) && said(4).contains("call the dentist") && said(4).contains("standup"), "{}", said(4));
+    assert!(
+        said(4).contains(&id) && said(4).contains("call the dentist") && said(4).contains("standup"),
+        "{}",
+        said(4)
+    );
     topic.phone(&format!("/cancel {id}"));
     assert!(said(5).contains(&format!("Cancelled {id}")), "{}", said(5));
     assert!(!ok(dir, &["cron", "list"]).contains(&id), "gone from the jobs too");

@@ -200,5 +200,22 @@ fn memory_dates_says_when_the_heads_up_a_line_asks_for_comes() {
     let json = raven_in("Europe/Berlin", tmp.path(), &["memory", "dates", "--json"]);
     let found: Vec<serde_json::Value> = serde_json::from_slice(&json.stdout).unwrap();
     let leads: Vec<Option<i64>> = found.iter().map(|f| f["lead_s"].as_i64()).collect();
-    assert_eq!(leads, [Some(7 * 86_400), Some(3 * 86_400), None, None]);
+    assert_eq!(leads, [Some(7 * 86_400), Some(3 * 86_400), None, Some(3 * 86_400)]);
+    let kinds: Vec<Option<&str>> = found.iter().map(|f| f["lead_for"].as_str()).collect();
+    assert_eq!(kinds, [None, None, None, Some("payment")], "a lead the line asks for is the line's own");
+}
+
+/// A line that asks for no lead gets the one its kind needs (a payment three days, a booking a
+/// week), and `raven memory dates` says why; an appointment gets none beyond the day before.
+#[test]
+fn memory_dates_says_the_heads_up_a_kind_of_item_gets() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("workspace")).unwrap();
+    let notes = "Pay the rent on Dec 20 2027\nDentist on Dec 20 2027 at 10am\n2027年12月20日 订餐厅\n";
+    std::fs::write(tmp.path().join("workspace/MEMORY.md"), notes).unwrap();
+    let listing = text(&raven_in("Europe/Berlin", tmp.path(), &["memory", "dates"]).stdout);
+    let line = |n: &str| listing.lines().find(|l| l.starts_with(&format!("line {n} "))).unwrap_or_default().to_owned();
+    assert!(line("1").ends_with("[heads-up from Fri 17 Dec: 3 days before, as for a payment]"), "{listing}");
+    assert!(!line("2").contains("heads-up"), "{listing}");
+    assert!(line("3").ends_with("[heads-up from Mon 13 Dec: 1 week before, as for a booking]"), "{listing}");
 }
