@@ -73,6 +73,15 @@ pub(super) struct Alice {
     pub room: String,
 }
 
+/// A room alice creates and invites Raven's account to, as a user sets it up: Raven is not in
+/// it until it joins.
+pub(super) fn room_of_alice(base: &str) -> Alice {
+    let token = login(base, "alice", "alice-pass");
+    let body = json!({"preset": "private_chat", "invite": ["@raven:raven.test"]});
+    let room = call(base, "POST", "/createRoom", Some(&token), Some(&body))["room_id"].as_str().unwrap().to_owned();
+    Alice { base: base.to_owned(), token, room }
+}
+
 /// A homeserver's room for the test: Raven's account creates it and invites alice, who joins.
 pub(super) fn room_with_alice(base: &str) -> Alice {
     let raven_token = login(base, "raven", "raven-pass");

@@ -1,10 +1,10 @@
 //! A first week in a Matrix room with no model, against a real Synapse (`scripts/synapse.sh`):
-//! `/start`, `/remind` (the confirmation says the text and the time), `/list`, `/cancel`; a ⏰
+//! the user's room, Raven invited, `raven channels test matrix` before `raven up`; `/start`, `/remind` (the confirmation says the text and the time), `/list`, `/cancel`; a ⏰
 //! reaction puts a nudge off (a job sends it again, and the room is told when), and `/stop`
 //! after a nudge and then a cron reminder mutes the nudge's topic. Each verdict given in the
 //! gateway is in `raven why` and in the supervisor's metrics.
 
-use super::matrix::{room_with_alice, until, Alice};
+use super::matrix::{room_of_alice, until, Alice};
 use crate::support;
 use support::servers::Server;
 
@@ -37,7 +37,7 @@ fn the_room_steers_reminders_and_feedback_with_no_model() {
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
     let synapse = Server::start("synapse.sh", &hs_dir);
     let base = synapse.address.clone();
-    let alice = room_with_alice(&base);
+    let alice = room_of_alice(&base);
     let room = alice.room.clone();
     let config = format!(
         "[gateway]\nlisten = \"127.0.0.1:0\"\n[policy]\nsession_cooldown_minutes = 0\n\
@@ -45,15 +45,29 @@ fn the_room_steers_reminders_and_feedback_with_no_model() {
          [channels.matrix]\nenabled = true\nhomeserver = \"{base}\"\nuser_id = \"@raven:raven.test\"\n\
          room_id = \"{room}\"\nallowed_users = [\"@alice:raven.test\"]\nsync_timeout_s = 1\n"
     );
+    // The README's order: `raven channels test matrix` before `raven up`, Raven only invited.
+    support::write_config(&dir, &config);
+    let tested = std::process::Command::new(support::raven_bin())
+        .arg("--data-dir")
+        .arg(&dir)
+        .args(["channels", "test", "matrix"])
+        .env("RAVEN_MATRIX_PASSWORD", "raven-pass")
+        .env_remove("RAVEN_HOME")
+        .output()
+        .unwrap();
+    assert!(tested.status.success(), "{}{}", text(&tested.stdout), text(&tested.stderr));
     let _up = support::Killed(support::up(&dir, &config, &[("RAVEN_MATRIX_PASSWORD", "raven-pass")]));
     support::wait_ready(&dir);
     support::gateway(&dir);
     // The very first sync takes the room's position (history before it is not answered).
     let state = || std::fs::read_to_string(dir.join("gateway/matrix.json")).unwrap_or_default();
     until("the first sync", || state().contains("\"next_batch\": \""));
+    // The test message is in the room; the answers come after it.
+    let tested = alice.said_by_raven().len();
+    assert_eq!(tested, 1, "{:?}", alice.said_by_raven());
     let said = |n: usize| {
-        until("an answer", || alice.said_by_raven().len() >= n);
-        alice.said_by_raven()[n - 1].1.clone()
+        until("an answer", || alice.said_by_raven().len() >= tested + n);
+        alice.said_by_raven()[tested + n - 1].1.clone()
     };
 
     alice.say("c1", "/start");
@@ -87,7 +101,7 @@ fn the_room_steers_reminders_and_feedback_with_no_model() {
     nudge(&dir, &alice, "Pay the rent", 25);
     ok(&dir, &["cron", "add", "--in", "1s", "--to", &format!("matrix:{room}"), "Drink some water"]);
     until("the cron reminder", || alice.said_by_raven().iter().any(|(_, b)| b.contains("Drink some water")));
-    let before = alice.said_by_raven().len();
+    let before = alice.said_by_raven().len() - tested;
     alice.say("c6", "/stop");
     let stopped = said(before + 1);
     assert!(stopped.contains("as a stop") && stopped.contains("rent"), "{stopped}");

@@ -236,6 +236,13 @@ impl Matrix {
         Ok(())
     }
 
+    /// Joins the room (a no-op when already in it).
+    async fn join(&self) -> Result<(), ChannelError> {
+        let token = self.token().await?;
+        let path = format!("/join/{}", enc(&self.room_id));
+        self.request(reqwest::Method::POST, &path, Some(&token), Some(&json!({}))).await.map(|_| ())
+    }
+
     async fn send(&self, room: &str, txn: &str, body: &str) -> Result<String, ChannelError> {
         let token = self.token().await?;
         let path = format!("/rooms/{}/send/m.room.message/{}", enc(room), enc(txn));
@@ -298,22 +305,17 @@ fn pick_hint(n: usize) -> Option<String> {
 impl Adapter for Matrix {
     fn listen<'a>(&'a self, inbox: &'a dyn Inbox) -> LocalBoxFuture<'a, Result<(), ChannelError>> {
         Box::pin(async move {
-            let token = self.token().await?;
-            self.request(
-                reqwest::Method::POST,
-                &format!("/join/{}", enc(&self.room_id)),
-                Some(&token),
-                Some(&json!({})),
-            )
-            .await?;
+            self.join().await?;
             loop {
                 self.sync(inbox).await?;
             }
         })
     }
 
+    /// Joins the room first (an invited bot is not in it yet), as `raven up` would.
     fn test<'a>(&'a self) -> LocalBoxFuture<'a, Result<String, ChannelError>> {
         Box::pin(async move {
+            self.join().await?;
             let txn = format!("test-{}", chrono::Utc::now().timestamp_millis());
             let event = self.send(&self.room_id, &txn, "Raven test message: this channel works.").await?;
             Ok(format!("sent a test message to {} as {} (event {event})", self.room_id, self.user_id))
