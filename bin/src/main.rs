@@ -132,7 +132,7 @@ enum Command {
         item: String,
     },
     /// Run the whole engine on a manual clock against a scenario file and write a report, in a
-    /// data dir of its own (never a real one: --data-dir and RAVEN_HOME are refused).
+    /// data dir of its own (never a real one: --data-dir is refused, RAVEN_HOME ignored).
     Simulate(commands::simulate::SimulateArgs),
 }
 

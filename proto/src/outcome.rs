@@ -114,10 +114,25 @@ pub struct TickOutcome {
 impl TickOutcome {
     /// What a person reads of it, a line each: the decision with its reason, and what became
     /// of it (delivered where, or why not: a denial names its layer).
+    /// A fast-path skip in words: why the Planner was not asked.
+    pub fn fast_path_words(&self) -> Option<&'static str> {
+        if self.route.path != Path::FastPathSkip {
+            return None;
+        }
+        Some(match self.decision.reason.strip_prefix("fast_path:") {
+            Some("quiet_hours") => "quiet hours: nothing is asked or sent until they end",
+            Some("unchanged_context") => "nothing changed since the last look: the planner was not asked",
+            _ => "skipped before the planner was asked",
+        })
+    }
+
     pub fn describe(&self) -> Vec<String> {
         let d = &self.decision;
         let mut lines =
             vec![format!("decision: {} ({}, score {:.2}): {}", d.action, d.priority, d.proactivity_score, d.reason)];
+        if let Some(why) = self.fast_path_words() {
+            lines.push(format!("why:      {why}"));
+        }
         if let Some(r) = &self.result {
             lines.push(match &r.error {
                 None if r.started => {
@@ -128,5 +143,30 @@ impl TickOutcome {
             });
         }
         lines
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skipped(path: Path, reason: &str) -> TickOutcome {
+        TickOutcome {
+            decision: PlannerDecision::skip(reason),
+            result: None,
+            nudge_id: None,
+            route: Route::of(path),
+            notes: Vec::new(),
+        }
+    }
+
+    /// A fast-path skip says why in words; a tick the Planner decided needs no such line.
+    #[test]
+    fn a_fast_path_skip_says_why_in_words() {
+        let quiet = skipped(Path::FastPathSkip, "fast_path:quiet_hours").describe();
+        assert_eq!(quiet[1], "why:      quiet hours: nothing is asked or sent until they end");
+        let unchanged = skipped(Path::FastPathSkip, "fast_path:unchanged_context").describe();
+        assert!(unchanged[1].contains("nothing changed since the last look"), "{unchanged:?}");
+        assert_eq!(skipped(Path::Planned(Action::Skip), "nothing due").describe().len(), 1);
     }
 }

@@ -24,6 +24,8 @@ pub enum CronCommand {
     },
     /// Remove a job by its id, or a unique prefix of 4 or more characters of it.
     Rm { id: String },
+    /// Stop a job (by id or unique prefix) from firing until `raven cron resume`.
+    Pause { id: String },
     /// Let a paused job (by id or unique prefix) fire again, from its next due time (strikes forgiven, no catch-up); a
     /// job set aside as unschedulable is refused with its reason.
     Resume { id: String },
@@ -129,8 +131,24 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), CliError> {
             } else {
                 println!("times in {}", jobs.tz);
             }
-            for job in &file.jobs {
+            // Soonest first; paused ones, and those with no next time, after, in the file's order.
+            let mut shown: Vec<_> = file.jobs.iter().collect();
+            shown.sort_by_key(|j| {
+                (!j.enabled || j.state.paused.is_some(), j.state.next_run_at.is_none(), j.state.next_run_at)
+            });
+            for job in shown {
                 println!("{}", sanitize(&describe(job, jobs.tz)));
+            }
+        }
+        CronCommand::Pause { id } => {
+            use raven_actors::cron::pause::PauseOutcome;
+            let id = full_id(&jobs.store, &id)?;
+            match jobs.store.pause(&id, "paused by raven cron pause")? {
+                PauseOutcome::Done => println!("paused {id} (raven cron resume {id} lets it fire again)"),
+                PauseOutcome::Already => println!("{id} is paused already"),
+                PauseOutcome::NoSuchJob => {
+                    return Err(CliError::refused(format!("no job {id} (see `raven cron list`)")))
+                }
             }
         }
         CronCommand::Resume { id } => {

@@ -289,7 +289,9 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
                 ControlResponse::Status { pid, actors, upcoming, .. } => status(tz, Some(pid), &actors, &upcoming),
                 // The tick's `cli` messages arrive as events.
                 ControlResponse::Ticked { route, detail, .. } => {
-                    let why = detail.iter().find_map(|l| l.strip_prefix("result:   not delivered: "));
+                    let why = detail.iter().find_map(|l| {
+                        l.strip_prefix("result:   not delivered: ").or_else(|| l.strip_prefix("why:      "))
+                    });
                     why.map_or_else(|| format!("(tick: {route})"), |why| format!("(tick: {route}: {why})"))
                 }
                 ControlResponse::Reply { text: Some(text) } | ControlResponse::Refused { text } => {
@@ -307,7 +309,10 @@ async fn handle(backend: &Backend, dir: &DataDir, line: &str, n: u64) -> Result<
             }
             "/tick" => {
                 let out = engine.runner.call_async(Tick).await?;
-                Ok(Some(format!("(tick: {})", out.route)))
+                Ok(Some(match out.fast_path_words() {
+                    Some(why) => format!("(tick: {}: {why})", out.route),
+                    None => format!("(tick: {})", out.route),
+                }))
             }
             text => match dispatch_inbound(&engine.scheduler, &engine.questions, turn(text, n)) {
                 // An answer to a question, or input merged into the running turn.

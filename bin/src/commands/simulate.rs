@@ -2,7 +2,8 @@
 //! file; writes `report.txt`, `report.json` and `timeline.svg` and prints the report. It
 //! always runs in a data dir of its own, a private temp dir removed afterwards, or with
 //! `--keep-data` `<out>/data`, made fresh each run and kept to inspect. A real data dir is
-//! never touched: `--data-dir` and `RAVEN_HOME` are refused. The scenario is only read.
+//! never touched: `--data-dir` is refused, and `RAVEN_HOME` (often set for good in a shell)
+//! is ignored, with a note saying so. The scenario is only read.
 
 use crate::error::CliError;
 use clap::Args;
@@ -35,21 +36,18 @@ pub enum Refused {
          of its own (use --keep-data to inspect it in <out>/data)"
     )]
     DataDirFlag,
-    #[error(
-        "simulate never touches a real data dir, so it does not run with RAVEN_HOME set (unset it \
-         for this command); it runs in a data dir of its own (use --keep-data to inspect it in \
-         <out>/data)"
-    )]
-    RavenHome,
 }
 
-/// Refuses a named data dir, by flag or by `RAVEN_HOME`.
+/// Refuses a data dir named by the flag; says that `RAVEN_HOME` is ignored.
 pub fn refuse_real_data_dir(data_dir: Option<&Path>) -> Result<(), Refused> {
     if data_dir.is_some() {
         return Err(Refused::DataDirFlag);
     }
     if std::env::var_os("RAVEN_HOME").is_some_and(|v| !v.is_empty()) {
-        return Err(Refused::RavenHome);
+        super::note(
+            "raven: RAVEN_HOME is ignored: simulate never touches a real data dir and runs in one of its own \
+             (--keep-data keeps it in <out>/data)",
+        );
     }
     Ok(())
 }

@@ -33,6 +33,22 @@ fn delivered(dir: &Path, text: &str) -> usize {
     std::fs::read_to_string(dir.join("out.jsonl")).unwrap_or_default().lines().filter(|l| l.contains(text)).count()
 }
 
+/// `cron list` shows the soonest first, whatever order the jobs were added in; a paused one last.
+#[test]
+fn cron_list_shows_the_soonest_first_and_the_paused_last() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    add(dir, &["--in", "3h", "third"]);
+    add(dir, &["--in", "1h", "first"]);
+    let paused = add(dir, &["--every", "30m", "paused one"]);
+    add(dir, &["--in", "2h", "second"]);
+    let id = paused.split_whitespace().next().unwrap();
+    assert!(support::raven(dir, &["cron", "pause", id]).status.success());
+    let listing = out(&support::raven(dir, &["cron", "list"]));
+    let order: Vec<&str> = listing.lines().skip(1).map(|l| l.rsplit("  ").next().unwrap()).collect();
+    assert_eq!(order, ["first", "second", "third", "paused one"], "{listing}");
+}
+
 #[test]
 fn a_job_added_from_another_process_re_arms_the_sleeping_timer_and_fires() {
     let tmp = tempfile::tempdir().unwrap();
