@@ -7,6 +7,7 @@
 mod dates;
 mod duration;
 mod expr;
+mod gap;
 mod instant;
 mod lead;
 mod need;
@@ -66,6 +67,7 @@ pub enum TimeError {
 mod show;
 pub mod zone;
 
+pub use gap::skipped_clock;
 pub use need::Need;
 pub use show::{local, local_hm};
 pub use zone::{resolve, resolve_from_env, UserZone, ZoneSource, LOCALTIME};

@@ -119,6 +119,12 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), CliError> {
             let new = NewJob { message: a.message, schedule, target, broadcast: a.broadcast, topic: a.topic };
             let job = jobs.insert(new, now)?;
             println!("{}  (times in {})", sanitize(&describe(&job, jobs.tz)), jobs.tz);
+            let typed = a.at.as_deref().or(a.every.as_deref()).unwrap_or_default();
+            if let Some(gap) =
+                job.state.next_run_at.and_then(|at| raven_actors::time::skipped_clock(typed, at, jobs.tz))
+            {
+                super::note(format!("raven: note: {gap}"));
+            }
         }
         CronCommand::List { json } => {
             let file = jobs.store.load()?;

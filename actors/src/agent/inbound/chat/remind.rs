@@ -55,7 +55,12 @@ impl ChatCommands {
                 Err(e) => return Answer::Refused(self.not_all(&made, &e.to_string())),
             }
         }
-        Answer::Done(self.confirm(&made, now))
+        let mut said = self.confirm(&made, now);
+        let next = made.first().and_then(|j| j.state.next_run_at);
+        if let Some(gap) = next.and_then(|at| crate::time::skipped_clock(rest, at, self.jobs.tz)) {
+            said.push_str(&format!("\nNote: {gap}"));
+        }
+        Answer::Done(said)
     }
 
     /// The time first, else last; a second time after `and` makes a second job.

@@ -149,3 +149,16 @@ fn a_dotted_time_after_at_reads_as_a_clock_time_first_or_last() {
     let first = say(&c, "/remind tomorrow at 18.45 pick up the kids").unwrap();
     assert!(first.starts_with("Reminder set: “pick up the kids”") && first.contains("18:45"), "{first}");
 }
+
+/// A time the clocks skip (Paris, 28 March 2027: 02:00 becomes 03:00) is set for the first
+/// minute after the gap, and the confirmation says so.
+#[test]
+fn a_time_in_the_spring_gap_is_said_not_moved_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = commands(dir.path(), false);
+    let said = say(&c, "/remind 2027-03-28 at 2:30 water the plants").unwrap();
+    assert!(said.contains("Note: 02:30 does not exist on Sun 28 Mar in Europe/Paris"), "{said}");
+    assert!(said.contains("set for 03:00"), "{said}");
+    let plain = say(&c, "/remind 2027-03-29 at 2:30 water the plants").unwrap();
+    assert!(!plain.contains("Note:"), "{plain}");
+}
