@@ -93,8 +93,10 @@ impl Gateway {
     pub fn open(dir: &DataDir, config: RavenConfig, supervisor: Arc<dyn Supervisor>) -> Result<Gateway, GatewayError> {
         let g = &config.gateway;
         let secret = std::env::var(&g.secret_env).ok().filter(|s| !s.is_empty());
+        // Not a warning: most users never POST to the gateway (the chat channels and the taps
+        // need no secret); the 503 says it to the one who does (RAVEN_LOG=info shows it here).
         if secret.is_none() {
-            tracing::warn!("no {} set: POST /inbound and /feedback answer 503 until one is", g.secret_env);
+            tracing::info!("no {} set: POST /inbound and /feedback answer 503 until one is", g.secret_env);
         }
         // A verdict from a button, a reaction, a tap or POST /feedback is journaled like one
         // given anywhere else: `raven log` and `raven why` show it.
