@@ -116,6 +116,8 @@ pub fn run(dir: &DataDir) -> Result<(), CliError> {
                 Ok::<_, CliError>((Backend::Attached(slot), events))
             }
             Err(_) => {
+                // An engine of its own writes the data dir: a read-only one is said at once.
+                dir.check_writable()?;
                 let engine = embedded(dir, &config)?;
                 // What the engine's `cli` outlet delivers comes back here, to be printed.
                 let (tx, events) = tokio::sync::mpsc::unbounded_channel();

@@ -243,6 +243,14 @@ fn a_read_only_data_dir_is_a_clear_error_and_leaves_every_file_whole() {
         assert_eq!(o.status.code(), Some(2), "raven {args:?}: {}", text(&o));
         assert!(text(&o).contains("not writable") && !text(&o).contains("shown, never kept"), "{}", text(&o));
     }
+    // The REPL, with no supervisor to attach to, would run an engine here: it says why not.
+    let repl = run(&["repl"]).stdin(std::process::Stdio::null()).output().unwrap();
+    assert_eq!(repl.status.code(), Some(2), "{}", text(&repl));
+    assert!(
+        text(&repl).contains("the data dir is not writable") && text(&repl).contains("Permission denied"),
+        "{}",
+        text(&repl)
+    );
     let mut up = support::Killed(
         run(&["up"]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap(),
     );
