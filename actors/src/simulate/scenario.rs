@@ -146,9 +146,10 @@ fn day_hours() -> u32 {
 /// What happens at one instant of the run, before the engine's own timers at that instant.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
-    /// A line appended to MEMORY.md.
+    /// A line appended to MEMORY.md, about an event that `starts` then.
     Calendar {
         line: String,
+        starts: DateTime<Utc>,
     },
     Message {
         session: String,
@@ -234,7 +235,7 @@ impl Scenario {
             let local = due.with_timezone(&self.timezone).format("%Y-%m-%d at %H:%M");
             let line = format!("{} on {local}", c.title.trim());
             let shown = (due - Duration::hours(i64::from(c.notice_hours))).max(start);
-            events.push((shown, Event::Calendar { line }));
+            events.push((shown, Event::Calendar { line, starts: due }));
         }
         let jitter = i64::from(self.jitter_minutes);
         for (i, m) in self.messages.iter().enumerate() {

@@ -1,7 +1,8 @@
 //! The timeline as hand-written SVG: time runs left to right across the run, one lane per
-//! source, a mark per event (its label in a `<title>`), quiet hours shaded, a line and a
-//! label at each local midnight. Coordinates are printed with one decimal, so the same
-//! report always gives the same bytes.
+//! source, a mark per event (its local time and label in a `<title>`), quiet hours shaded, a
+//! line and a label at each local midnight, an hour axis (06, 12, 18) under the lanes, and a
+//! legend: the quiet band, and a colour per policy layer for the denied marks. Coordinates are
+//! printed with one decimal, so the same report always gives the same bytes.
 
 use super::report::Report;
 use super::scenario::Plan;
@@ -25,6 +26,21 @@ const LEFT: f64 = 130.0;
 const DAY_PX: f64 = 240.0;
 const TOP: f64 = 30.0;
 const LANE_PX: f64 = 28.0;
+/// Room under the lanes for the hour axis and the legend.
+const FOOT_PX: f64 = 56.0;
+
+/// A colour per policy layer (1 to 12) for the denied marks.
+pub(super) const LAYER_COLOURS: [&str; 12] = [
+    "#495057", "#e03131", "#c2255c", "#9c36b5", "#6741d9", "#3b5bdb", "#1c7ed6", "#0c8599", "#099268", "#2f9e44",
+    "#f08c00", "#e8590c",
+];
+
+/// The layer a denial's label names (`layer 10: …`).
+fn layer_of(label: &str) -> Option<usize> {
+    let rest = label.split("layer ").nth(1)?;
+    let n: usize = rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()?;
+    (1..=12).contains(&n).then_some(n)
+}
 
 /// The quiet-hours spans of the run, clipped to it, in time order.
 pub fn quiet_spans(plan: &Plan, quiet: &Window) -> Vec<(DateTime<Utc>, DateTime<Utc>)> {
@@ -51,6 +67,59 @@ pub fn quiet_spans(plan: &Plan, quiet: &Window) -> Vec<(DateTime<Utc>, DateTime<
     out
 }
 
+/// Ticks and labels at 06:00, 12:00 and 18:00 local each day, under the lanes at `y`.
+fn hours(out: &mut String, plan: &Plan, x: &dyn Fn(DateTime<Utc>) -> f64, y: f64) {
+    let mut d = plan.start.with_timezone(&plan.tz).date_naive();
+    while let Some(day) = plan.tz.from_local_datetime(&d.and_hms_opt(0, 0, 0).unwrap_or_default()).earliest() {
+        if day.with_timezone(&Utc) >= plan.end {
+            break;
+        }
+        for h in [6, 12, 18] {
+            let Some(at) = plan.tz.from_local_datetime(&d.and_hms_opt(h, 0, 0).unwrap_or_default()).earliest() else {
+                continue;
+            };
+            let at = at.with_timezone(&Utc);
+            if at < plan.start || at >= plan.end {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                r##"<line class="hour" x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#adb5bd"/><text class="hour-label" x="{0:.1}" y="{3:.1}" text-anchor="middle" fill="#868e96">{h:02}</text>"##,
+                x(at),
+                y,
+                y + 4.0,
+                y + 15.0,
+            );
+        }
+        d += Duration::days(1);
+    }
+}
+
+/// The legend under the axis: the quiet band, then a swatch per policy layer that denied.
+fn legend(out: &mut String, report: &Report, quiet: &Window, y: f64) {
+    let _ = writeln!(
+        out,
+        r##"<g class="legend"><rect x="{LEFT:.1}" y="{:.1}" width="14" height="10" fill="#dee2e6"/><text x="{:.1}" y="{y:.1}">quiet hours {quiet}</text>"##,
+        y - 9.0,
+        LEFT + 18.0,
+    );
+    let mut layers: Vec<usize> =
+        report.marks.iter().filter(|m| m.lane == "denied").filter_map(|m| layer_of(&m.label)).collect();
+    layers.sort_unstable();
+    layers.dedup();
+    for (i, n) in layers.iter().enumerate() {
+        let lx = LEFT + 170.0 + 70.0 * i as f64;
+        let _ = writeln!(
+            out,
+            r##"<circle cx="{lx:.1}" cy="{:.1}" r="4" fill="{}"/><text x="{:.1}" y="{y:.1}">layer {n}</text>"##,
+            y - 4.0,
+            LAYER_COLOURS[n - 1],
+            lx + 7.0,
+        );
+    }
+    let _ = writeln!(out, "</g>");
+}
+
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
@@ -59,7 +128,7 @@ pub fn render(plan: &Plan, report: &Report, quiet: &Window) -> String {
     let minutes = (plan.end - plan.start).num_minutes().max(1) as f64;
     let width_px = DAY_PX * minutes / (24.0 * 60.0);
     let x = |t: DateTime<Utc>| LEFT + width_px * (t - plan.start).num_minutes() as f64 / minutes;
-    let height = TOP + LANE_PX * LANES.len() as f64 + 20.0;
+    let height = TOP + LANE_PX * LANES.len() as f64 + FOOT_PX;
     let width = LEFT + width_px + 20.0;
     let mut out = String::new();
     let _ = writeln!(
@@ -109,6 +178,7 @@ pub fn render(plan: &Plan, report: &Report, quiet: &Window) -> String {
         first = false;
         d += Duration::days(1);
     }
+    hours(&mut out, plan, &x, TOP + body);
     for (i, (key, label, colour)) in LANES.iter().enumerate() {
         let y = TOP + LANE_PX * (i as f64 + 0.5);
         let _ = writeln!(out, r#"<g class="lane" data-lane="{key}">"#);
@@ -120,15 +190,21 @@ pub fn render(plan: &Plan, report: &Report, quiet: &Window) -> String {
         );
         for m in report.marks.iter().filter(|m| m.lane == *key) {
             let mx = LEFT + width_px * m.minute as f64 / minutes;
+            let fill = match (*key, layer_of(&m.label)) {
+                ("denied", Some(n)) => LAYER_COLOURS[n - 1],
+                _ => colour,
+            };
+            let local = (plan.start + Duration::minutes(m.minute)).with_timezone(&plan.tz);
             let _ = writeln!(
                 out,
-                r#"<circle cx="{mx:.1}" cy="{y:.1}" r="3.5" fill="{colour}"><title>{} {}</title></circle>"#,
-                escape(&m.at),
+                r#"<circle cx="{mx:.1}" cy="{y:.1}" r="3.5" fill="{fill}"><title>{} {}</title></circle>"#,
+                local.format("%a %Y-%m-%d %H:%M %Z"),
                 escape(&m.label)
             );
         }
         let _ = writeln!(out, "</g>");
     }
+    legend(&mut out, report, quiet, TOP + body + 34.0);
     let _ = writeln!(out, "</svg>");
     out
 }

@@ -125,6 +125,45 @@ enabled = false
     assert_eq!(out.svg.matches(r#"class="day-label""#).count(), 2);
     assert!(out.svg.contains("Mon 2026-03-02") && out.svg.contains("Tue 2026-03-03"));
     assert!(out.svg.starts_with("<svg") && out.svg.trim_end().ends_with("</svg>"));
+    // An hour axis (06, 12, 18 each day) and a legend for the quiet band.
+    assert_eq!(out.svg.matches(r#"class="hour-label""#).count(), 6);
+    assert!(out.svg.contains(">quiet hours 23:00-07:00</text>"), "{}", out.svg);
+}
+
+/// A denied mark takes its layer's colour, and the legend names each layer shown; tooltips
+/// are in the scenario's zone; a calendar event is drawn when it starts, not when it was noted.
+#[actix_rt::test]
+async fn the_svg_colours_denials_by_layer_and_shows_local_times() {
+    let p = plan(
+        r##"
+start = "2026-03-02T00:00:00+01:00"
+days = 2
+timezone = "Europe/Berlin"
+[[calendar]]
+title = "Team lunch"
+at = "2026-03-03T12:30:00+01:00"
+"##,
+    );
+    let out = simulate(&p, &Place::Temporary).await.unwrap();
+    let lunch = out.svg.lines().find(|l| l.contains("CET Team lunch")).expect("the calendar mark");
+    assert!(lunch.contains("<title>Tue 2026-03-03 12:30 CET Team lunch"), "{lunch}");
+    // Two denials at different layers, drawn in their layers' colours.
+    let mut report = out.report.clone();
+    for (minute, label) in
+        [(600, "nudge denied at layer 2 (quiet_hours)"), (700, "nudge denied at layer 10 (content_dedup)")]
+    {
+        let at = (p.start + chrono::Duration::minutes(minute)).to_rfc3339();
+        report.marks.push(report::Mark { at, minute, lane: "denied".into(), label: label.into() });
+    }
+    let quiet = drive::config_for(&p).unwrap().policy.quiet_hours;
+    let drawn = svg::render(&p, &report, &quiet);
+    let denied = drawn.lines().filter(|l| l.contains("<circle") && l.contains("denied at layer ")).collect::<Vec<_>>();
+    assert_eq!(denied.len(), 2, "{drawn}");
+    for mark in &denied {
+        let n: usize = mark.split("layer ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert!(mark.contains(&format!("fill=\"{}\"", svg::LAYER_COLOURS[n - 1])), "{mark}");
+        assert!(drawn.contains(&format!(">layer {n}</text>")), "the legend names layer {n}");
+    }
 }
 
 #[test]

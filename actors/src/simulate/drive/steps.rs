@@ -17,7 +17,7 @@ impl Sim<'_> {
     pub(super) async fn event(&mut self, at: DateTime<Utc>, e: Event) {
         self.clock.set(at);
         match e {
-            Event::Calendar { line } => {
+            Event::Calendar { line, starts } => {
                 let path = self.dir.memory();
                 let mut text = std::fs::read_to_string(&path).unwrap_or_default();
                 if !text.is_empty() && !text.ends_with('\n') {
@@ -28,7 +28,11 @@ impl Sim<'_> {
                 if let Err(e) = std::fs::write(&path, text) {
                     self.notes.push(format!("{}: calendar entry not written: {e}", at.to_rfc3339()));
                 }
-                self.mark(at, "calendar", line.clone());
+                // Drawn when it happens; when it was written down is in its label.
+                if starts < self.plan.end {
+                    let written = at.with_timezone(&self.plan.tz).format("%a %H:%M");
+                    self.mark(starts, "calendar", format!("{line} (in the notes from {written})"));
+                }
             }
             Event::Message { session, text } => self.user_turn(at, &session, &text).await,
             Event::Verdict { verdict } => {
