@@ -27,7 +27,7 @@ pub(super) fn until(what: &str, check: impl FnMut() -> bool) {
 fn call(base: &str, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> Value {
     let addr = base.trim_start_matches("http://");
     let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    s.set_read_timeout(Some(STEP_LIMIT)).unwrap();
     let body = body.map(|b| b.to_string()).unwrap_or_default();
     let auth = token.map(|t| format!("authorization: Bearer {t}\r\n")).unwrap_or_default();
     write!(

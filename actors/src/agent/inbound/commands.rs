@@ -198,26 +198,21 @@ impl CommandCtx<'_> {
         })
     }
 
-    /// `/later`: the message is sent again after the wait, as a job the user can cancel.
+    /// `/later`: the latest message (a nudge or a cron reminder), or the one named, is sent
+    /// again after the wait, as a job the user can cancel.
     fn later(&self, arg: Option<&str>) -> Result<String, CommandError> {
         let Some(verdicts) = self.verdicts else {
             return Ok("Later is given in a chat or the REPL; here: raven feedback <id> later".into());
         };
         let (message, topic) = split_arg(arg);
-        match self.aimed(message, topic)? {
-            Some(r) if r.source.is_rated() => {
-                let req = crate::feedback::give::GiveFeedback {
-                    nudge_id: Some(r.nudge_id),
-                    verdict: later::LATER.into(),
-                    ..Default::default()
-                };
-                Ok(later::said(&verdicts.give(self.tracker, &req, self.now)?, self.tz))
-            }
-            Some(_) => Ok("That was a reminder you scheduled; to have it again, /remind in 1h and its words. \
-                           Nothing recorded."
-                .into()),
-            None => Ok(NOTHING.into()),
-        }
+        // A nudge or a cron reminder alike: either can come again later.
+        let Some(r) = self.aimed(message, topic)? else { return Ok(NOTHING.into()) };
+        let req = crate::feedback::give::GiveFeedback {
+            nudge_id: Some(r.nudge_id),
+            verdict: later::LATER.into(),
+            ..Default::default()
+        };
+        Ok(later::said(&verdicts.give(self.tracker, &req, self.now)?, self.tz))
     }
 
     fn snooze(&self, d: Option<Duration>) -> Result<String, CommandError> {

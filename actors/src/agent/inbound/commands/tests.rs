@@ -201,6 +201,11 @@ fn later_puts_the_latest_message_off_as_a_job_and_rates_nothing() {
     assert_eq!(last.event, Lifecycle::Later, "{last:?}");
     let jobs = std::fs::read_to_string(dir.jobs()).unwrap();
     assert!(jobs.contains("water") && jobs.contains("cli:1"), "{jobs}");
+    // A cron reminder can be put off too.
+    r.sent(Dispatch { job: Some("tea".into()), ..Dispatch::new("cron-tea-1", "tea", Priority::Low, Source::Cron) });
+    let again = ctx.apply(&parse("/later").unwrap().unwrap()).unwrap();
+    assert!(again.starts_with("Later, then: I'll send it again at "), "{again}");
+    assert_eq!(r.tracker.records().unwrap().last().unwrap().event, Lifecycle::Later);
     // Without the jobs (`raven feedback`), it says where later is given.
     let ctx = CommandCtx { verdicts: None, ..ctx };
     assert!(ctx.apply(&FeedbackCommand::Later(None)).unwrap().contains("raven feedback <id> later"));
