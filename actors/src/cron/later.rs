@@ -111,17 +111,25 @@ impl Verdicts {
     }
 }
 
-/// What a chat answers to a verdict given by a button, a reaction or a tap.
-pub fn said(given: &Given, tz: Tz) -> String {
+/// What a chat answers to a verdict given by a button, a reaction or a tap, at `now`.
+pub fn said(given: &Given, tz: Tz, now: DateTime<Utc>) -> String {
     let about = given.topic.clone().unwrap_or_else(|| given.short_id.clone());
     match (given.again_at, &given.again_job) {
         (Some(at), Some(job)) => {
-            format!(
-                "Later, then: I'll send it again at {} (job {job}; /cancel {job} to drop it).",
-                crate::time::local_hm(at, tz)
-            )
+            format!("Later, then: I'll send it again {} (job {job}; /cancel {job} to drop it).", when(at, tz, now))
         }
         _ => format!("Noted: {} ({about}).", given.verdict),
+    }
+}
+
+/// `at 13:00` today, `tomorrow at 07:00`, else `on Fri at 07:00`, in `tz`.
+fn when(at: DateTime<Utc>, tz: Tz, now: DateTime<Utc>) -> String {
+    let (day, today) = (at.with_timezone(&tz).date_naive(), now.with_timezone(&tz).date_naive());
+    let hm = at.with_timezone(&tz).format("%H:%M");
+    match (day - today).num_days() {
+        0 => format!("at {hm}"),
+        1 => format!("tomorrow at {hm}"),
+        _ => format!("on {} at {hm}", at.with_timezone(&tz).format("%a %-d %b")),
     }
 }
 

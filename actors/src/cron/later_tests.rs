@@ -86,7 +86,17 @@ fn the_wait_is_configurable_and_a_cron_reminder_can_be_put_off_too() {
     let by_session = GiveFeedback { session: Some("telegram:42".into()), verdict: LATER.into(), ..Default::default() };
     let given = f.verdicts.give(&f.tracker, &by_session, noon()).unwrap();
     assert_eq!(given.again_at, Some(noon() + Duration::minutes(15)));
-    assert!(said(&given, Tz::UTC).contains("/cancel"), "{}", said(&given, Tz::UTC));
+    let answer = said(&given, Tz::UTC, noon());
+    assert_eq!(
+        answer,
+        format!(
+            "Later, then: I'll send it again at 12:15 (job {0}; /cancel {0} to drop it).",
+            given.again_job.clone().unwrap()
+        )
+    );
+    let late = Utc.with_ymd_and_hms(2026, 3, 2, 22, 30, 0).unwrap();
+    let next_morning = Given { again_at: Some(Utc.with_ymd_and_hms(2026, 3, 3, 7, 0, 0).unwrap()), ..given };
+    assert!(said(&next_morning, Tz::UTC, late).contains("again tomorrow at 07:00"));
 }
 
 #[test]

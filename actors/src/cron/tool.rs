@@ -152,5 +152,7 @@ pub fn describe(job: &Job, tz: Tz) -> String {
             None => "next: on the next timer run".into(),
         },
     };
-    format!("{}  {when}  {to}  {state}  strikes {}  {}", job.id, job.state.strikes, job.message)
+    // One line a job: a message of several lines is shown joined.
+    let message = job.message.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" / ");
+    format!("{}  {when}  {to}  {state}  strikes {}  {message}", job.id, job.state.strikes)
 }

@@ -100,8 +100,9 @@ impl Inbox for GatewayInbox {
 
     fn verdict(&self, nudge: &str, verdict: &str) -> Result<String, ChannelError> {
         let req = GiveFeedback { nudge_id: Some(nudge.to_owned()), verdict: verdict.to_owned(), ..Default::default() };
-        match self.feedback.give(&req, chrono::Utc::now()) {
-            Ok(given) => Ok(crate::cron::later::said(&given, self.feedback.verdicts.tz())),
+        let now = chrono::Utc::now();
+        match self.feedback.give(&req, now) {
+            Ok(given) => Ok(crate::cron::later::said(&given, self.feedback.verdicts.tz(), now)),
             Err(e) => Err(ChannelError::Refused(e.to_string())),
         }
     }

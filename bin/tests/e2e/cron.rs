@@ -44,9 +44,14 @@ fn cron_list_shows_the_soonest_first_and_the_paused_last() {
     add(dir, &["--in", "2h", "second"]);
     let id = paused.split_whitespace().next().unwrap();
     assert!(support::raven(dir, &["cron", "pause", id]).status.success());
+    add(dir, &["--in", "4h", "Open tasks:\n- the parcel"]);
     let listing = out(&support::raven(dir, &["cron", "list"]));
     let order: Vec<&str> = listing.lines().skip(1).map(|l| l.rsplit("  ").next().unwrap()).collect();
-    assert_eq!(order, ["first", "second", "third", "paused one"], "{listing}");
+    assert_eq!(
+        order,
+        ["first", "second", "third", "Open tasks: / - the parcel", "paused one"],
+        "one line a job: {listing}"
+    );
 }
 
 #[test]

@@ -74,7 +74,7 @@ fn the_phone_steers_reminders_and_feedback_with_no_model() {
     bot.push(tap(6, 42, &later));
     support::eventually("the tap answered", || fake.requests("/answerCallbackQuery").len() == 1);
     let answered = fake.requests("/answerCallbackQuery")[0].body["text"].as_str().unwrap_or_default().to_owned();
-    assert!(answered.starts_with("Later, then: I'll send it again at "), "{answered}");
+    assert!(answered.starts_with("Later, then: I'll send it again "), "{answered}");
     let jobs = ok(dir, &["cron", "list"]);
     assert!(jobs.contains("Call the bank"), "{jobs}");
 

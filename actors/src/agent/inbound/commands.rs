@@ -194,7 +194,9 @@ impl CommandCtx<'_> {
                 true => format!("Paused the reminder job `{job}`. To resume it: raven cron resume {job}"),
                 false => format!("Paused the reminder job {job}. To resume it: /resume {job}"),
             },
-            PauseOutcome::NoSuchJob => format!("The reminder job {job} is gone already. Nothing to pause."),
+            PauseOutcome::NoSuchJob => {
+                format!("That was your reminder (job {job}); it is done or removed and will not come again. Nothing to stop.")
+            }
         })
     }
 
@@ -212,7 +214,7 @@ impl CommandCtx<'_> {
             verdict: later::LATER.into(),
             ..Default::default()
         };
-        Ok(later::said(&verdicts.give(self.tracker, &req, self.now)?, self.tz))
+        Ok(later::said(&verdicts.give(self.tracker, &req, self.now)?, self.tz, self.now))
     }
 
     fn snooze(&self, d: Option<Duration>) -> Result<String, CommandError> {
