@@ -7,16 +7,7 @@
 use super::matrix::{room_of_alice, until, Alice};
 use crate::support;
 use support::servers::Server;
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn ok(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = support::raven(dir, args);
-    assert!(out.status.success(), "raven {args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
+use support::week::{ok, text};
 
 /// Writes a note due in `minutes` and ticks: the nudge's event in the room.
 fn nudge(dir: &std::path::Path, alice: &Alice, title: &str, minutes: i64) -> String {
@@ -108,12 +99,5 @@ fn the_room_steers_reminders_and_feedback_with_no_model() {
     let explain = ok(&dir, &["policy", "explain", "--content", "Pay the rent", "--priority", "high"]);
     assert!(explain.contains("topic `rent` muted by the user until"), "{explain}");
 
-    assert!(ok(&dir, &["why", "bank"]).contains("later"), "{}", ok(&dir, &["why", "bank"]));
-    assert!(ok(&dir, &["why", "rent"]).contains("dismissed"), "{}", ok(&dir, &["why", "rent"]));
-    let metrics = ok(&dir, &["metrics"]);
-    for line in
-        ["raven_feedback_verdicts_total{verdict=\"later\"} 1", "raven_feedback_verdicts_total{verdict=\"dismissed\"} 1"]
-    {
-        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
-    }
+    support::week::later_and_stop_are_told(&dir);
 }

@@ -7,22 +7,13 @@
 //! is in `raven why` and in the supervisor's metrics.
 
 use crate::support;
+use support::week::ok;
 
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use support::fake_http::{FakeHttp, Seen};
 
 const TOPIC: &str = "raven-phone";
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn ok(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = support::raven(dir, args);
-    assert!(out.status.success(), "raven {args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
 
 /// The topic as ntfy keeps it: every message published to it, Raven's and the phone's.
 #[derive(Clone, Default)]
@@ -141,12 +132,5 @@ fn the_phone_steers_reminders_and_feedback_through_the_topic_with_no_model() {
     let explain = ok(dir, &["policy", "explain", "--content", "Pay the rent", "--priority", "high"]);
     assert!(explain.contains("topic `rent` muted by the user until"), "{explain}");
 
-    assert!(ok(dir, &["why", "bank"]).contains("later"), "{}", ok(dir, &["why", "bank"]));
-    assert!(ok(dir, &["why", "rent"]).contains("dismissed"), "{}", ok(dir, &["why", "rent"]));
-    let metrics = ok(dir, &["metrics"]);
-    for line in
-        ["raven_feedback_verdicts_total{verdict=\"later\"} 1", "raven_feedback_verdicts_total{verdict=\"dismissed\"} 1"]
-    {
-        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
-    }
+    support::week::later_and_stop_are_told(dir);
 }

@@ -5,18 +5,9 @@
 //! nudge's topic. Each verdict is in `raven why` and in the supervisor's metrics.
 
 use crate::support;
+use support::week::ok;
 
 use support::tmux::Tmux;
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn ok(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = support::raven(dir, args);
-    assert!(out.status.success(), "raven {args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
 
 fn note(dir: &std::path::Path, title: &str, minutes: i64) {
     let due = (support::now_local() + chrono::Duration::minutes(minutes)).format("%Y-%m-%d %H:%M");
@@ -76,12 +67,5 @@ fn the_terminal_steers_reminders_and_feedback_with_no_model() {
     assert!(explain.contains("topic `rent` muted by the user until"), "{explain}");
     t.send("/quit");
 
-    assert!(ok(dir, &["why", "bank"]).contains("later"), "{}", ok(dir, &["why", "bank"]));
-    assert!(ok(dir, &["why", "rent"]).contains("dismissed"), "{}", ok(dir, &["why", "rent"]));
-    let metrics = ok(dir, &["metrics"]);
-    for line in
-        ["raven_feedback_verdicts_total{verdict=\"later\"} 1", "raven_feedback_verdicts_total{verdict=\"dismissed\"} 1"]
-    {
-        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
-    }
+    support::week::later_and_stop_are_told(dir);
 }

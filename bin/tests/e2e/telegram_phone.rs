@@ -6,16 +6,7 @@
 
 use super::telegram::{config, message, sent_to, tap, Bot, TOKEN};
 use crate::support;
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn ok(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = support::raven(dir, args);
-    assert!(out.status.success(), "raven {args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
+use support::week::ok;
 
 /// Writes a note due in `minutes` and ticks: the nudge sent to the chat.
 fn nudge(dir: &std::path::Path, fake: &support::fake_http::FakeHttp, title: &str, minutes: i64) -> serde_json::Value {
@@ -90,12 +81,5 @@ fn the_phone_steers_reminders_and_feedback_with_no_model() {
     assert!(explain.contains("topic `rent` muted by the user until"), "{explain}");
 
     // Each verdict given in the gateway is told by raven why and counted by the supervisor.
-    assert!(ok(dir, &["why", "bank"]).contains("later"), "{}", ok(dir, &["why", "bank"]));
-    assert!(ok(dir, &["why", "rent"]).contains("dismissed"), "{}", ok(dir, &["why", "rent"]));
-    let metrics = ok(dir, &["metrics"]);
-    for line in
-        ["raven_feedback_verdicts_total{verdict=\"later\"} 1", "raven_feedback_verdicts_total{verdict=\"dismissed\"} 1"]
-    {
-        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
-    }
+    support::week::later_and_stop_are_told(dir);
 }

@@ -31,6 +31,7 @@ pub mod model;
 pub mod servers;
 #[allow(dead_code)]
 pub mod tmux;
+pub mod week;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
