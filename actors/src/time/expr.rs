@@ -89,6 +89,10 @@ fn from_now(tokens: &[&str], now: DateTime<Utc>) -> Found<DateTime<Utc>> {
     if said_in == 0 && matches!(tokens.first(), Some(&("a" | "an"))) {
         return Ok(None);
     }
+    // `3 days from today` is a day (read with the other days), not a span from this minute.
+    if said_in == 0 && tokens.get(2..4) == Some(&["from", "today"]) {
+        return Ok(None);
+    }
     match leading_duration(&tokens[said_in..]) {
         None if said_in == 1 => Err(unreadable("`in` needs a duration after it (10m, 2 hours)")),
         None => Ok(None),

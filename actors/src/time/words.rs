@@ -62,6 +62,10 @@ pub enum FromToday {
     /// `friday this week` (`weeks` 0), `wednesday next week` (1): that day of the week that
     /// starts on a Monday.
     InWeek { weekday: Weekday, weeks: u64 },
+    /// `the end of the month` (`months` 0), `the end of next month` (1): its last day.
+    MonthEnd { months: u32 },
+    /// `the 5th of next month`: that day of the month `months` on.
+    DayOfMonth { day: u32, months: u32 },
 }
 
 impl FromToday {
@@ -73,6 +77,13 @@ impl FromToday {
                 let monday = today.checked_sub_days(Days::new(today.weekday().num_days_from_monday().into()))?;
                 monday.checked_add_days(Days::new(weeks * 7 + u64::from(weekday.num_days_from_monday())))
             }
+            FromToday::MonthEnd { months } => {
+                let first = today.with_day(1)?.checked_add_months(chrono::Months::new(months + 1))?;
+                first.checked_sub_days(Days::new(1))
+            }
+            FromToday::DayOfMonth { day, months } => {
+                today.with_day(1)?.checked_add_months(chrono::Months::new(months))?.with_day(day)
+            }
         }
     }
 }
@@ -80,13 +91,24 @@ impl FromToday {
 /// A day named from today at the start of `tokens`: `today`, `tomorrow`, `day after tomorrow`
 /// (`the` before it too), `friday this week`, `wednesday next week`; and how many tokens it took.
 pub fn from_today(tokens: &[&str]) -> Option<(FromToday, usize)> {
-    let words: Vec<String> = tokens.iter().take(4).map(|t| bare(t)).collect();
+    let words: Vec<String> = tokens.iter().take(5).map(|t| bare(t)).collect();
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let next = |w: &str| u32::from(w == "next");
     match words.as_slice() {
         ["today", ..] => Some((FromToday::Days(0), 1)),
         ["tomorrow", ..] => Some((FromToday::Days(1), 1)),
         ["day", "after", "tomorrow", ..] => Some((FromToday::Days(2), 3)),
         ["the", "day", "after", "tomorrow", ..] => Some((FromToday::Days(2), 4)),
+        [n, "days", "from", "today", ..] => n.parse().ok().filter(|n| *n <= 366).map(|n| (FromToday::Days(n), 4)),
+        ["the", "end", "of", which @ ("the" | "this" | "next"), "month", ..] => {
+            Some((FromToday::MonthEnd { months: next(which) }, 5))
+        }
+        ["end", "of", which @ ("the" | "this" | "next"), "month", ..] => {
+            Some((FromToday::MonthEnd { months: next(which) }, 4))
+        }
+        ["the", day, "of", which @ ("this" | "next"), "month", ..] => {
+            ordinal(day).map(|day| (FromToday::DayOfMonth { day, months: next(which) }, 5))
+        }
         [name, which @ ("this" | "next"), "week", ..] => {
             let weeks = u64::from(*which == "next");
             weekday(name).map(|weekday| (FromToday::InWeek { weekday, weeks }, 3))

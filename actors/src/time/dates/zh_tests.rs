@@ -28,6 +28,10 @@ fn read(line: &str, order: DateOrder) -> String {
 /// 23:59 and is all day).
 const READ: &[(&str, &str)] = &[
     ("12月20日 体检", "体检 | Event | 2026-12-20 23:59 all day"),
+    ("月底 交房租", "交房租 | Event | 2026-05-31 23:59 all day"),
+    ("大后天 家长会", "家长会 | Event | 2026-05-16 23:59 all day"),
+    ("下个月5号 体检", "体检 | Event | 2026-06-05 23:59 all day"),
+    ("12月底 年终总结", "年终总结 | Event | 2026-12-31 23:59 all day"),
     ("5月20日 面试", "面试 | Event | 2026-05-20 23:59 all day"),
     ("2027年1月5日 续签护照", "续签护照 | Event | 2027-01-05 23:59 all day"),
     ("12/15 运动会", "运动会 | Event | 2026-12-15 23:59 all day"),

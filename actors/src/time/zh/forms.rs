@@ -1,13 +1,20 @@
 //! The time forms of Chinese, each read at the start of a text by a small cursor and a table of
 //! its words: days (`明天`), days of the week (`下周三`), recurring words (`每天`), clock times
-//! (`下午3点`), dates (`12月20日`), days of the month (`20号`) and spans from now (`3小时后`).
+//! (`下午3点`), dates (`12月20日`, `12月底`), days of the month (`20号`, `下个月5号`), the end of
+//! a month (`月底`, `下个月底`) and spans from now (`3小时后`).
 
 /// The three-letter month names the month reader knows.
 const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 
 /// Days named by a word: (the word, what it stands for, a part of the day it also says).
 const DAYS: &[(&str, &[&str], Option<Period>)] = &[
+    ("大后天", &["3", "days", "from", "today"], None),
     ("后天", &["day", "after", "tomorrow"], None),
+    ("下个月底", &["end", "of", "next", "month"], None),
+    ("下月底", &["end", "of", "next", "month"], None),
+    ("本月底", &["end", "of", "this", "month"], None),
+    ("这个月底", &["end", "of", "this", "month"], None),
+    ("月底", &["end", "of", "the", "month"], None),
     ("今天", &["today"], None),
     ("今日", &["today"], None),
     ("明天", &["tomorrow"], None),
@@ -122,7 +129,8 @@ pub(super) fn matched(text: &str) -> Option<(usize, Vec<String>)> {
         return Some((scan.at, words));
     }
     let mut words = scan
-        .attempt(day_word)
+        .attempt(next_month_day)
+        .or_else(|| scan.attempt(day_word))
         .or_else(|| scan.attempt(week_day))
         .or_else(|| scan.attempt(Scan::clock))
         .or_else(|| scan.attempt(date))
@@ -187,6 +195,13 @@ fn date(scan: &mut Scan) -> Option<Vec<String>> {
     });
     let month = scan.count().filter(|m| (1..=12).contains(m))?;
     let month_said = scan.word("月");
+    if month_said && scan.word("底") {
+        // `12月底`: the month's last day (February's 28th, whatever the year).
+        let last = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month as usize - 1];
+        let mut out = vec![MONTHS[month as usize - 1].to_owned(), last.to_string()];
+        out.extend(year.map(|y| y.to_string()));
+        return Some(out);
+    }
     let day = scan.count().filter(|d| (1..=31).contains(d))?;
     let day_said = scan.word("日") || scan.word("号") || scan.word("號");
     if !(month_said && day_said) {
@@ -195,6 +210,16 @@ fn date(scan: &mut Scan) -> Option<Vec<String>> {
     let mut out = vec![MONTHS[month as usize - 1].to_owned(), day.to_string()];
     out.extend(year.map(|y| y.to_string()));
     Some(out)
+}
+
+/// `下个月5号`, `下月20日`: that day of next month.
+fn next_month_day(scan: &mut Scan) -> Option<Vec<String>> {
+    if !(scan.word("下个月") || scan.word("下月")) {
+        return None;
+    }
+    let mut words = day_of_month(scan)?;
+    words.extend(["of", "next", "month"].map(String::from));
+    Some(words)
 }
 
 /// `20号`, `20日`: the 20th of a month.
