@@ -22,6 +22,11 @@ const MAX_PAUSE: Duration = Duration::from_secs(300);
 /// The most bytes one read of the topic takes (ntfy keeps 12 hours of messages).
 const MAX_READ_BYTES: usize = 4 * 1024 * 1024;
 
+/// How long a read waits for more once nothing comes, at most: a server that streams the topic
+/// (as ntfy does without `poll=1`) has sent what it had by then. A quarter of `poll_s` when that
+/// is shorter.
+pub(super) const IDLE: Duration = Duration::from_millis(1500);
+
 /// Tries for a message the supervisor does not take before it is skipped.
 const INBOX_TRIES: u32 = 5;
 
@@ -69,6 +74,25 @@ impl Cursor {
             self.taken.clear();
         }
         self.taken.push(e.id.clone());
+    }
+}
+
+/// The answer's bytes, up to its end or until nothing has come for `idle`; over
+/// [`MAX_READ_BYTES`] it is refused.
+async fn read_batch(mut resp: reqwest::Response, idle: Duration) -> Result<Vec<u8>, ChannelError> {
+    let mut body = Vec::new();
+    loop {
+        let chunk = match actix_rt::time::timeout(idle, resp.chunk()).await {
+            Err(_) => return Ok(body),
+            Ok(chunk) => chunk.map_err(|e| ChannelError::Transient(format!("ntfy: {e}")))?,
+        };
+        let Some(chunk) = chunk else { return Ok(body) };
+        if body.len() + chunk.len() > MAX_READ_BYTES {
+            return Err(ChannelError::Transient(format!(
+                "ntfy: the answer is over {MAX_READ_BYTES} bytes; it was dropped"
+            )));
+        }
+        body.extend_from_slice(&chunk);
     }
 }
 
@@ -136,7 +160,7 @@ impl Ntfy {
         if !status.is_success() {
             return Err(ChannelError::Transient(format!("ntfy answered {status}: {}", remote::error_text(resp).await)));
         }
-        let body = remote::read_bounded(resp, MAX_READ_BYTES, "ntfy").await?;
+        let body = read_batch(resp, self.idle).await?;
         let lines = String::from_utf8_lossy(&body);
         let events: Vec<Event> =
             lines.lines().filter(|l| !l.trim().is_empty()).filter_map(|l| serde_json::from_str(l).ok()).collect();
@@ -218,6 +242,35 @@ mod tests {
         fn verdict(&self, _: &str, _: &str) -> Result<String, ChannelError> {
             unreachable!("ntfy hears no verdicts but in words")
         }
+    }
+
+    /// A server that streams the topic and keeps the connection open (ntfy without `poll=1`):
+    /// what it sent is read once nothing more comes, not after the client's timeout.
+    #[actix_rt::test]
+    async fn a_topic_streamed_and_kept_open_is_read_when_it_goes_quiet() {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let server = format!("http://{}", listener.local_addr().unwrap());
+        let now = chrono::Utc::now().timestamp();
+        let stream = format!("{}\n{}\n", r#"{"id":"o","event":"open","time":1}"#, line("p1", now, "/list", &[]));
+        std::thread::spawn(move || {
+            let (mut c, _) = listener.accept().unwrap();
+            let mut head = [0u8; 4096];
+            let _ = c.read(&mut head);
+            let chunk = format!("{:x}\r\n{stream}\r\n", stream.len());
+            let _ = write!(
+                c,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/x-ndjson\r\ntransfer-encoding: chunked\r\n\r\n{chunk}"
+            );
+            std::thread::sleep(std::time::Duration::from_secs(60));
+        });
+        let tmp = tempfile::tempdir().unwrap();
+        // Read every second: the read waits a quarter of that for more.
+        let config = crate::config::NtfyConfig { server, topic: "raven-x".into(), poll_s: 1, ..Default::default() };
+        let heard = Heard::default();
+        let ntfy = Ntfy::new(&crate::data_dir::DataDir::new(tmp.path()), &config, "").unwrap();
+        ntfy.read_topic(&heard, &mut (String::new(), 0)).await.unwrap();
+        assert_eq!(*heard.0.borrow(), ["raven-x: /list"]);
     }
 
     fn line(id: &str, time: i64, text: &str, tags: &[&str]) -> String {

@@ -33,6 +33,8 @@ pub struct Ntfy {
     /// Whether the topic is read back, and how often.
     listening: bool,
     poll_every: Duration,
+    /// How long a read of the topic waits once nothing more comes.
+    idle: Duration,
     /// Where the reading of the topic stands.
     state: ChannelState,
 }
@@ -55,6 +57,7 @@ impl Ntfy {
             link_ttl: chrono::Duration::seconds(c.link_ttl_s.max(60)),
             listening: c.listen,
             poll_every: Duration::from_secs(c.poll_s.max(1)),
+            idle: (Duration::from_secs(c.poll_s.max(1)) / 4).min(listen::IDLE),
             state: ChannelState::new(dir, "ntfy"),
         })
     }
