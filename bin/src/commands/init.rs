@@ -68,6 +68,10 @@ pub fn run(dir: &DataDir) -> Result<(), CliError> {
         println!("{}", write_new(&path, &text)?);
     }
     println!(
+        "\nThe example deadline is an hour from now in {tz}; if you set another zone (general.timezone), \
+         move that line's time with it."
+    );
+    println!(
         "\nNext:\n  1. raven up            runs Raven (the Sentinel is on: the example deadline is reminded)\n  \
          2. edit {}   your own deadlines and notes\n  3. raven service install  keeps it running after you log out",
         dir.memory().display()

@@ -17,6 +17,11 @@ fn init_then_up_nudges_the_example_deadline_with_no_further_step() {
     for file in ["config.toml", "workspace/MEMORY.md", "workspace/HEARTBEAT.md"] {
         assert!(text(&out.stdout).contains(&format!("wrote    {}", dir.join(file).display())), "{}", text(&out.stdout));
     }
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("The example deadline is an hour from now in ") && said.contains("general.timezone"),
+        "{said}"
+    );
     let again = support::raven(dir, &["init"]);
     assert!(text(&again.stdout).matches("kept ").count() == 3, "{}", text(&again.stdout));
     // The starter config as written; only its quiet hours are opened, so the test holds at any
