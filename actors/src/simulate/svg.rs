@@ -67,6 +67,39 @@ pub fn quiet_spans(plan: &Plan, quiet: &Window) -> Vec<(DateTime<Utc>, DateTime<
     out
 }
 
+/// A line and a label at each local midnight (and at the start), down to `bottom`.
+fn midnights(out: &mut String, plan: &Plan, x: &dyn Fn(DateTime<Utc>) -> f64, bottom: f64) {
+    let mut d = plan.start.with_timezone(&plan.tz).date_naive();
+    let mut first = true;
+    loop {
+        let midnight = plan
+            .tz
+            .from_local_datetime(&d.and_hms_opt(0, 0, 0).unwrap_or_default())
+            .earliest()
+            .map(|t| t.with_timezone(&Utc));
+        let at = match midnight {
+            Some(m) if first && m < plan.start => plan.start,
+            Some(m) => m,
+            None => plan.start,
+        };
+        if at >= plan.end {
+            break;
+        }
+        let _ = writeln!(
+            out,
+            r##"<line class="day" x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#adb5bd"/><text class="day-label" x="{3:.1}" y="{4:.1}">{5}</text>"##,
+            x(at),
+            TOP - 4.0,
+            bottom,
+            x(at) + 3.0,
+            TOP - 8.0,
+            d.format("%a %Y-%m-%d"),
+        );
+        first = false;
+        d += Duration::days(1);
+    }
+}
+
 /// Ticks and labels at 06:00, 12:00 and 18:00 local each day, under the lanes at `y`.
 fn hours(out: &mut String, plan: &Plan, x: &dyn Fn(DateTime<Utc>) -> f64, y: f64) {
     let mut d = plan.start.with_timezone(&plan.tz).date_naive();
@@ -148,36 +181,7 @@ pub fn render(plan: &Plan, report: &Report, quiet: &Window) -> String {
             b.with_timezone(&plan.tz).format("%Y-%m-%d %H:%M"),
         );
     }
-    // A line and a label at each local midnight (and at the start).
-    let mut d = plan.start.with_timezone(&plan.tz).date_naive();
-    let mut first = true;
-    loop {
-        let midnight = plan
-            .tz
-            .from_local_datetime(&d.and_hms_opt(0, 0, 0).unwrap_or_default())
-            .earliest()
-            .map(|t| t.with_timezone(&Utc));
-        let at = match midnight {
-            Some(m) if first && m < plan.start => plan.start,
-            Some(m) => m,
-            None => plan.start,
-        };
-        if at >= plan.end {
-            break;
-        }
-        let _ = writeln!(
-            out,
-            r##"<line class="day" x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#adb5bd"/><text class="day-label" x="{3:.1}" y="{4:.1}">{5}</text>"##,
-            x(at),
-            TOP - 4.0,
-            TOP + body,
-            x(at) + 3.0,
-            TOP - 8.0,
-            d.format("%a %Y-%m-%d"),
-        );
-        first = false;
-        d += Duration::days(1);
-    }
+    midnights(&mut out, plan, &x, TOP + body);
     hours(&mut out, plan, &x, TOP + body);
     for (i, (key, label, colour)) in LANES.iter().enumerate() {
         let y = TOP + LANE_PX * (i as f64 + 0.5);
