@@ -360,3 +360,31 @@ text = "# Memory\n## Proactivity preferences\n- quiet hours: 22:30-06:00\n"
     assert_eq!(out.report.quiet_hours, "22:30-07:00", "the configured 23:00-07:00 widened by the notes");
     assert!(out.text.contains("quiet hours 22:30-07:00"), "{}", out.text);
 }
+
+/// Three weeks of notes in Shanghai with no model: the anniversary that asks for a week
+/// (`提前一周`) is first mentioned seven days before it, the rent (a payment) three days before,
+/// the dentist (an appointment) only the day before.
+#[actix_rt::test]
+async fn heads_ups_come_as_far_ahead_as_the_note_asks_or_its_kind_needs() {
+    let out = run(r##"
+start = "2026-03-02T00:00:00+08:00"
+days = 20
+tick_minutes = 60
+timezone = "Asia/Shanghai"
+[config.heartbeat]
+enabled = false
+[config.discovery]
+enabled = false
+[memory]
+text = "# Memory\n3/20 结婚纪念日 提前一周订餐厅\nPay the rent on March 20\nDentist on March 20 at 10am\n"
+"##)
+    .await;
+    let first = |words: &str| {
+        let mark = out.report.marks.iter().find(|m| m.lane == "sentinel" && m.label.contains(words));
+        let at = mark.unwrap_or_else(|| panic!("no nudge about {words}: {}", out.text)).at.clone();
+        DateTime::parse_from_rfc3339(&at).unwrap().with_timezone(&chrono_tz::Asia::Shanghai).date_naive().to_string()
+    };
+    assert_eq!(first("结婚纪念日"), "2026-03-13", "a week before the 20th");
+    assert_eq!(first("rent"), "2026-03-17", "a payment: three days before");
+    assert_eq!(first("Dentist"), "2026-03-19", "an appointment: the day before");
+}
