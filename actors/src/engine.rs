@@ -107,7 +107,9 @@ pub struct Overrides {
 pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvider, Option<Breaker>), StartError> {
     let llm = &config.llm;
     if llm.base_url.trim().is_empty() {
-        let rules = RulesProvider::new(config.general.timezone).with_order(config.general.date_order);
+        let rules = RulesProvider::new(config.general.timezone)
+            .with_order(config.general.date_order)
+            .with_ladder(config.anticipation.ladder());
         return Ok((Rc::new(rules), None));
     }
     let key = std::env::var(&llm.api_key_env).ok().filter(|k| !k.trim().is_empty());
@@ -133,7 +135,9 @@ pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvi
 /// The embedded agent standing in for a configured model while it cannot be reached; `None`
 /// when the embedded rules are the provider already.
 pub fn stand_in(config: &RavenConfig, provider: &SharedProvider) -> Option<SharedProvider> {
-    let rules = RulesProvider::new(config.general.timezone).with_order(config.general.date_order);
+    let rules = RulesProvider::new(config.general.timezone)
+        .with_order(config.general.date_order)
+        .with_ladder(config.anticipation.ladder());
     (provider.name() != "rules").then(|| Rc::new(rules.standing_in()) as SharedProvider)
 }
 

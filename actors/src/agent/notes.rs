@@ -130,7 +130,13 @@ mod tests {
         let text = "# Me\n- [ ] taxes due 2026-03-03\n## Notes from Raven\n- 2026-03-02: code 4711\n## Errands\n- x\n";
         let memory: std::sync::Arc<str> = text.into();
         let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
-        let due = crate::context::deadlines::parse_deadlines(&memory, now, chrono_tz::UTC, Default::default());
+        let due = crate::context::deadlines::parse_deadlines(
+            &memory,
+            now,
+            chrono_tz::UTC,
+            Default::default(),
+            &Default::default(),
+        );
         let titles: Vec<&str> = due.iter().map(|d| d.title.as_str()).collect();
         assert_eq!(titles, ["taxes"], "the note's date is not a deadline");
     }

@@ -1,6 +1,7 @@
 //! `config.toml`: every knob of the spec with the spec's default. A missing file means all
 //! defaults; an unknown or ill-typed key is an error naming the key and the file.
 
+mod anticipation;
 mod channels;
 mod context;
 mod delivery;
@@ -13,6 +14,7 @@ mod policy;
 mod provenance;
 mod time_of_day;
 
+pub use anticipation::AnticipationConfig;
 pub use channels::{
     ChannelsConfig, EmailConfig, MatrixConfig, NtfyConfig, SmtpSecurity, TelegramConfig, CHANNEL_NAMES,
 };
@@ -35,6 +37,7 @@ use std::path::{Path, PathBuf};
 #[serde(deny_unknown_fields, default)]
 pub struct RavenConfig {
     pub general: GeneralConfig,
+    pub anticipation: AnticipationConfig,
     pub sentinel: SentinelConfig,
     pub policy: PolicyConfig,
     pub feedback: FeedbackConfig,
@@ -120,6 +123,9 @@ impl RavenConfig {
         }
         if !(a.weekend_factor > 0.0 && a.weekend_factor <= 1.0) {
             return Err("`policy.adaptive.weekend_factor` must be in (0, 1]".into());
+        }
+        if self.anticipation.too_far() {
+            return Err(format!("each `anticipation.*_days` must be 0 to {}", anticipation::MAX_DAYS));
         }
         if self.llm.timeout_s == 0 {
             return Err("`llm.timeout_s` must be at least 1".into());
@@ -215,6 +221,17 @@ mod tests {
         assert_eq!(c.policy.quiet_hours.to_string(), "22:00-07:30");
         assert_eq!(c.policy.dnd_windows[0].weekdays.len(), 5);
         assert_eq!(c.policy.dnd_windows[0].weekdays[0], chrono::Weekday::Mon);
+    }
+
+    #[test]
+    fn the_anticipation_ladder_is_set_in_days_and_bounded() {
+        let c = parse("[anticipation]\npayment_days = 5\nbooking_days = 0\n").unwrap();
+        let ladder = c.anticipation.ladder();
+        assert_eq!(ladder.lead(crate::time::Need::Payment), Some(chrono::Duration::days(5)));
+        assert_eq!(ladder.lead(crate::time::Need::Booking), None, "0: the day before only");
+        assert_eq!(ladder.lead(crate::time::Need::Trip), Some(chrono::Duration::days(3)), "the default");
+        let err = parse("[anticipation]\npayment_days = 99\n").unwrap_err().to_string();
+        assert!(err.contains("anticipation.*_days") && err.contains("60"), "{err}");
     }
 
     #[test]

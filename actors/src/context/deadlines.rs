@@ -12,7 +12,7 @@
 //! ```
 
 use crate::policy::topic::topic_of;
-use crate::time::{find_dates_shared, occurrences, DateKind, DateOrder, FoundDate, Importance};
+use crate::time::{find_dates_shared, occurrences, DateKind, DateOrder, FoundDate, Importance, Ladder};
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 use raven_proto::Priority;
@@ -95,7 +95,13 @@ const DUTY_AHEAD: Duration = Duration::days(14);
 
 /// Every open deadline and event in `memory_md` (done ones left out; a duty gives one per
 /// occurrence from two days ago to two weeks ahead), soonest first.
-pub fn parse_deadlines(memory_md: &Arc<str>, now: DateTime<Utc>, tz: Tz, order: DateOrder) -> Vec<Deadline> {
+pub fn parse_deadlines(
+    memory_md: &Arc<str>,
+    now: DateTime<Utc>,
+    tz: Tz,
+    order: DateOrder,
+    ladder: &Ladder,
+) -> Vec<Deadline> {
     let mut out: Vec<Deadline> = find_dates_shared(memory_md, now, tz, order)
         .into_iter()
         .filter(|f| !f.done && !f.title.is_empty())
@@ -104,7 +110,7 @@ pub fn parse_deadlines(memory_md: &Arc<str>, now: DateTime<Utc>, tz: Tz, order: 
                 DateKind::Duty => occurrences(&f, now - DUTY_PAST, now + DUTY_AHEAD, tz),
                 DateKind::Deadline | DateKind::Event => vec![f.at],
             };
-            dues.into_iter().map(move |due| deadline(&f, due)).collect::<Vec<_>>()
+            dues.into_iter().map(move |due| deadline(&f, due, ladder)).collect::<Vec<_>>()
         })
         .collect();
     out.sort_by_key(|d| d.due);
@@ -113,8 +119,8 @@ pub fn parse_deadlines(memory_md: &Arc<str>, now: DateTime<Utc>, tz: Tz, order: 
 
 /// Everything dated the Planner's context holds: the notes' deadlines and events, and the
 /// calendar's events (an event: announced before it starts, never after), soonest first.
-pub fn deadlines_in(ctx: &raven_proto::PlannerContext, tz: Tz, order: DateOrder) -> Vec<Deadline> {
-    let mut out = parse_deadlines(&ctx.memory_md, ctx.now, tz, order);
+pub fn deadlines_in(ctx: &raven_proto::PlannerContext, tz: Tz, order: DateOrder, ladder: &Ladder) -> Vec<Deadline> {
+    let mut out = parse_deadlines(&ctx.memory_md, ctx.now, tz, order, ladder);
     out.extend(ctx.calendar.iter().map(|c| Deadline {
         title: c.title.clone(),
         due: c.starts_at,
@@ -123,14 +129,14 @@ pub fn deadlines_in(ctx: &raven_proto::PlannerContext, tz: Tz, order: DateOrder)
         all_day: c.all_day,
         event: true,
         notice: c.notice_minutes.map(Duration::minutes),
-        lead: crate::time::Need::of(&c.title).map(crate::time::Need::lead),
+        lead: crate::time::Need::of(&c.title).and_then(|need| ladder.lead(need)),
         lead_for: crate::time::Need::of(&c.title),
     }));
     out.sort_by_key(|d| d.due);
     out
 }
 
-fn deadline(f: &FoundDate, due: DateTime<Utc>) -> Deadline {
+fn deadline(f: &FoundDate, due: DateTime<Utc>, ladder: &Ladder) -> Deadline {
     let priority = match f.importance {
         Importance::High => Priority::High,
         Importance::Low => Priority::Low,
@@ -144,7 +150,7 @@ fn deadline(f: &FoundDate, due: DateTime<Utc>) -> Deadline {
         all_day: f.all_day,
         event: f.kind == DateKind::Event,
         notice: None,
-        lead: f.lead,
+        lead: f.lead.or_else(|| f.lead_for.and_then(|need| ladder.lead(need))),
         lead_for: f.lead_for,
     }
 }
@@ -189,7 +195,7 @@ mod tests {
     fn deadlines_parse_with_time_priority_and_done_marks() {
         let md = "# Notes\n- [ ] Submit the tax return due: 2026-03-02 17:00 !high\n- [ ] Renew passport (due 2026-04-01)\n- [x] Book flights due 2026-02-20\nno date here due soon\n";
         let now = Utc.with_ymd_and_hms(2026, 3, 1, 9, 0, 0).unwrap();
-        let d = parse_deadlines(&md.into(), now, chrono_tz::Europe::Berlin, DateOrder::MonthFirst);
+        let d = parse_deadlines(&md.into(), now, chrono_tz::Europe::Berlin, DateOrder::MonthFirst, &Ladder::default());
         assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(d[0].title, "Submit the tax return");
         assert_eq!(d[0].priority, Priority::High);
@@ -206,7 +212,7 @@ mod tests {
     fn a_duty_is_a_deadline_on_each_occurrence_and_an_event_is_marked() {
         let md = "pay the nanny on the 20th of every month\nDentist on May 15 at 3pm\n";
         let now = Utc.with_ymd_and_hms(2026, 5, 10, 9, 0, 0).unwrap();
-        let d = parse_deadlines(&md.into(), now, chrono_tz::Tz::UTC, DateOrder::MonthFirst);
+        let d = parse_deadlines(&md.into(), now, chrono_tz::Tz::UTC, DateOrder::MonthFirst, &Ladder::default());
         let titles: Vec<(&str, bool)> = d.iter().map(|d| (d.title.as_str(), d.event)).collect();
         assert_eq!(titles, [("Dentist", true), ("pay the nanny", false)], "{d:?}");
         assert_eq!(d[0].when(now, chrono_tz::Tz::UTC), "on Fri 15 May at 15:00");

@@ -269,7 +269,7 @@ pub fn rules_options(
     order: crate::time::DateOrder,
 ) -> Vec<Choice> {
     let mut out = Vec::new();
-    for d in parse_deadlines(&memory.into(), now, tz, order) {
+    for d in parse_deadlines(&memory.into(), now, tz, order, &Default::default()) {
         let Some(option) = reminder_option(&d, now, tz) else { continue };
         out.push(option);
     }

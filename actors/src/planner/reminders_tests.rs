@@ -26,7 +26,7 @@ fn run(first: DateTime<Utc>, step: Duration, cooldown: Duration) -> (Vec<(String
         let decision = rules.decide(&ctx);
         let message = decision["nudge_message"].as_str().unwrap_or_default().to_owned();
         if decision["action"] == "nudge" && last.is_none_or(|l| ctx.now - l >= cooldown) {
-            let deadlines = deadlines_in(&ctx, Tz::UTC, DateOrder::default());
+            let deadlines = deadlines_in(&ctx, Tz::UTC, DateOrder::default(), &Default::default());
             let filed = deadlines.iter().find(|d| message.contains(&d.title)).unwrap();
             let h = ctx.fire_history.entry(filed.topic.clone()).or_default();
             (h.fired, h.last_fired) = (h.fired + 1, Some(ctx.now));
@@ -60,7 +60,7 @@ fn one_reminder_lists_the_others_and_each_is_said_once() {
     let deadlines: Vec<Deadline> = {
         let mut ctx = PlannerContext::empty(at(11, 20));
         ctx.memory_md = FOUR.into();
-        deadlines_in(&ctx, Tz::UTC, DateOrder::default())
+        deadlines_in(&ctx, Tz::UTC, DateOrder::default(), &Default::default())
     };
     let mut ctx = PlannerContext::empty(at(11, 20));
     let r = due_reminder(&deadlines, &ctx).unwrap();

@@ -34,6 +34,7 @@ use serde_json::{json, Value};
 pub struct RulesProvider {
     tz: Tz,
     order: DateOrder,
+    ladder: crate::time::Ladder,
     model: NoModel,
 }
 
@@ -65,7 +66,7 @@ impl NoModel {
 
 impl RulesProvider {
     pub fn new(tz: Tz) -> Self {
-        RulesProvider { tz, order: DateOrder::default(), model: NoModel::Configured }
+        RulesProvider { tz, order: DateOrder::default(), ladder: Default::default(), model: NoModel::Configured }
     }
 
     /// As the stand-in for a configured model that cannot be reached.
@@ -80,10 +81,16 @@ impl RulesProvider {
         self
     }
 
+    /// How far ahead each kind of item gets its heads-up (`[anticipation]`).
+    pub fn with_ladder(mut self, ladder: crate::time::Ladder) -> Self {
+        self.ladder = ladder;
+        self
+    }
+
     pub fn decide(&self, ctx: &PlannerContext) -> Value {
         let now = ctx.now;
         let active = raven_proto::planner_context::latest_private(&ctx.active_sessions);
-        let deadlines = deadlines_in(ctx, self.tz, self.order);
+        let deadlines = deadlines_in(ctx, self.tz, self.order, &self.ladder);
 
         if let Some(r) = due_reminder(&deadlines, ctx) {
             let d = r.first;
@@ -147,7 +154,7 @@ impl RulesProvider {
 impl RulesProvider {
     /// The day's analysis without an LLM: the next open deadline, and the most dismissed topic.
     pub fn analyze(&self, ctx: &PlannerContext) -> Value {
-        let next = deadlines_in(ctx, self.tz, self.order).into_iter().find(|d| d.due >= ctx.now);
+        let next = deadlines_in(ctx, self.tz, self.order, &self.ladder).into_iter().find(|d| d.due >= ctx.now);
         let focus = next.map_or_else(
             || "nothing is due".to_owned(),
             |d| format!("{} (due {})", d.title, d.due.with_timezone(&self.tz).format("%a %H:%M")),

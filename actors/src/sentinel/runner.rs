@@ -44,6 +44,8 @@ pub struct RunnerDeps {
     pub tz: Tz,
     /// How numeric dates in the notes read.
     pub order: crate::time::DateOrder,
+    /// How far ahead each kind of item gets its heads-up (`[anticipation]`).
+    pub ladder: crate::time::Ladder,
     pub tracker: Rc<NudgeFeedbackTracker>,
     pub attention: Option<AttentionUpdater>,
     pub cfg: SentinelConfig,

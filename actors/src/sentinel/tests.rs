@@ -82,6 +82,7 @@ fn rig_with(start_at: DateTime<Utc>, policy_cfg: PolicyConfig, assembler_policy:
     let router = Rc::new(Recording::default());
     let runner = SentinelRunner::new(RunnerDeps {
         order: Default::default(),
+        ladder: Default::default(),
         assembler,
         planner,
         policy,

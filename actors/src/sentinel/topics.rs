@@ -18,7 +18,7 @@ pub fn known_topic(d: &PlannerDecision, ctx: &PlannerContext, tz: Tz, order: Dat
         .collect();
     let mentioned = |topic: &str| words.iter().any(|w| w == topic);
     let routines = ctx.routines.iter().map(|r| r.topic.clone());
-    let dated = deadlines_in(ctx, tz, order).into_iter().map(|d| d.topic);
+    let dated = deadlines_in(ctx, tz, order, &Default::default()).into_iter().map(|d| d.topic);
     routines.chain(dated).find(|t| mentioned(t))
 }
 

@@ -387,4 +387,23 @@ text = "# Memory\n3/20 结婚纪念日 提前一周订餐厅\nPay the rent on Ma
     assert_eq!(first("结婚纪念日"), "2026-03-13", "a week before the 20th");
     assert_eq!(first("rent"), "2026-03-17", "a payment: three days before");
     assert_eq!(first("Dentist"), "2026-03-19", "an appointment: the day before");
+
+    // `[anticipation]` sets the ladder: a payment five days ahead, an appointment a week.
+    let out = run(r##"
+start = "2026-03-02T00:00:00+08:00"
+days = 20
+tick_minutes = 60
+timezone = "Asia/Shanghai"
+[config.heartbeat]
+enabled = false
+[config.discovery]
+enabled = false
+[config.anticipation]
+payment_days = 5
+[memory]
+text = "# Memory\nPay the rent on March 20\n"
+"##)
+    .await;
+    let mark = out.report.marks.iter().find(|m| m.lane == "sentinel" && m.label.contains("rent")).unwrap();
+    assert!(mark.at.starts_with("2026-03-14T23:00") || mark.at.starts_with("2026-03-15"), "{}", mark.at);
 }

@@ -100,8 +100,9 @@ pub struct FoundDate {
     pub importance: Importance,
     /// Duty only: the 5-field cron expression of its occurrences in the user's zone.
     pub recurrence: Option<String>,
-    /// How long before it the line asks to hear of it (`a week before`, `提前3天`), else what
-    /// its kind needs ([`Need`](super::Need)); in JSON, `lead_s` seconds.
+    /// How long before it the line asks to hear of it (`a week before`, `提前3天`); in JSON,
+    /// `lead_s` seconds. A line that asks for none has the one its kind needs by the user's
+    /// [`Ladder`](super::Ladder), applied by whoever reads the deadlines (`lead_for` says the kind).
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "lead_s", with = "super::lead::seconds")]
     pub lead: Option<Duration>,
     /// The kind the lead is for, when the line asked for none (`payment`).
@@ -277,7 +278,7 @@ impl Reader {
             done: line.done || struck,
             importance: line.importance,
             recurrence: dated.recurrence,
-            lead: asked.or(need.map(super::Need::lead)),
+            lead: asked,
             lead_for: need,
         })
     }

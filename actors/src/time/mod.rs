@@ -68,7 +68,7 @@ mod show;
 pub mod zone;
 
 pub use gap::skipped_clock;
-pub use need::Need;
+pub use need::{Ladder, Need};
 pub use show::{local, local_hm};
 pub use zone::{resolve, resolve_from_env, UserZone, ZoneSource, LOCALTIME};
 

@@ -1,8 +1,9 @@
 //! What a dated item needs ahead of its day, read from its words, English or Chinese: a table to
 //! book, a present to buy, papers to prepare, money to send, a form to hand in, a bag to pack.
 //! Such an item gets a heads-up that much before it, besides the one the day before, when its
-//! line asks for no lead of its own (`a week before`, `提前3天`): the default ladder by kind.
-//! An appointment, or anything else, gets the day before only.
+//! line asks for no lead of its own (`a week before`, `提前3天`): the [`Ladder`] by kind, which
+//! `[anticipation]` in config.toml sets. An appointment, or anything else, gets the day before
+//! only.
 
 use chrono::Duration;
 
@@ -59,6 +60,39 @@ const WORDS: &[(Need, &[&str], &[&str])] = &[
     ),
 ];
 
+/// How far ahead each kind gets its heads-up, in days (`[anticipation]` in config.toml); a day
+/// or less is the day before only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ladder {
+    pub booking: u32,
+    pub occasion: u32,
+    pub trip: u32,
+    pub payment: u32,
+    pub submission: u32,
+    pub preparation: u32,
+}
+
+impl Default for Ladder {
+    fn default() -> Self {
+        Ladder { booking: 7, occasion: 7, trip: 3, payment: 3, submission: 3, preparation: 3 }
+    }
+}
+
+impl Ladder {
+    /// The lead `need` gets; `None` for the day before only.
+    pub fn lead(&self, need: Need) -> Option<Duration> {
+        let days = match need {
+            Need::Booking => self.booking,
+            Need::Occasion => self.occasion,
+            Need::Trip => self.trip,
+            Need::Payment => self.payment,
+            Need::Submission => self.submission,
+            Need::Preparation => self.preparation,
+        };
+        (days > 1).then(|| Duration::days(i64::from(days)))
+    }
+}
+
 impl Need {
     /// The kind `text` names, if any.
     pub fn of(text: &str) -> Option<Need> {
@@ -75,14 +109,6 @@ impl Need {
             });
             (said_in_english || chinese.iter().any(|w| text.contains(w))).then_some(*need)
         })
-    }
-
-    /// How long before the item its heads-up comes.
-    pub fn lead(self) -> Duration {
-        match self {
-            Need::Booking | Need::Occasion => Duration::days(7),
-            Need::Trip | Need::Payment | Need::Submission | Need::Preparation => Duration::days(3),
-        }
     }
 
     /// The kind in words, after "as for": `a booking`, `a payment`.
@@ -133,7 +159,9 @@ mod tests {
         for (text, need) in cases {
             assert_eq!(Need::of(text), *need, "{text}");
         }
-        assert_eq!(Need::Booking.lead(), Duration::days(7));
-        assert_eq!(Need::Payment.lead(), Duration::days(3));
+        let ladder = Ladder::default();
+        assert_eq!(ladder.lead(Need::Booking), Some(Duration::days(7)));
+        assert_eq!(ladder.lead(Need::Payment), Some(Duration::days(3)));
+        assert_eq!(Ladder { payment: 1, ..ladder }.lead(Need::Payment), None, "the day before only");
     }
 }

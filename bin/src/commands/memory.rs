@@ -29,7 +29,12 @@ pub fn run(cmd: MemoryCommand, dir: &DataDir) -> Result<(), CliError> {
         Err(source) => return Err(CliError::File { path, source }),
     };
     let (tz, order) = (config.general.timezone, config.general.date_order);
-    let found = find_dates(&text, chrono::Utc::now(), tz, order);
+    let ladder = config.anticipation.ladder();
+    // A line that asks for no lead has the one its kind gets (`[anticipation]`).
+    let found: Vec<FoundDate> = find_dates(&text, chrono::Utc::now(), tz, order)
+        .into_iter()
+        .map(|f| FoundDate { lead: f.lead.or_else(|| f.lead_for.and_then(|need| ladder.lead(need))), ..f })
+        .collect();
     if json {
         println!("{}", serde_json::to_string_pretty(&found)?);
         return Ok(());

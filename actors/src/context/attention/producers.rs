@@ -35,7 +35,7 @@ impl Producer for UpcomingDeadlines {
 
     fn produce(&self, input: &ProducerInput) -> Result<String, ProduceError> {
         let mut out = String::new();
-        for d in parse_deadlines(&input.memory_md, input.now, input.tz, input.order) {
+        for d in parse_deadlines(&input.memory_md, input.now, input.tz, input.order, &Default::default()) {
             if d.due > input.now + Duration::days(7) {
                 continue;
             }

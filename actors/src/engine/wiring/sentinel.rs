@@ -62,6 +62,7 @@ impl Wiring<'_> {
             clock: self.clock.clone(),
             tz: self.tz,
             order: config.general.date_order,
+            ladder: config.anticipation.ladder(),
             tracker: tracker.clone(),
             attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
             cfg: config.sentinel.clone(),

@@ -13,7 +13,7 @@ impl SentinelRunner {
         self.maybe_cleanup_feedback(now, notes);
         self.sweep_ignored(now, notes);
         let summary = self.maybe_retune_policy(now, notes).await;
-        let deadlines = deadlines_in(ctx, self.d.tz, self.d.order);
+        let deadlines = deadlines_in(ctx, self.d.tz, self.d.order, &self.d.ladder);
         self.phase = super::deadline_phase(&deadlines, now);
         self.high_due = super::high_priority_due(&deadlines, now);
         let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines);
