@@ -121,16 +121,19 @@ pub fn parse_deadlines(
 /// calendar's events (an event: announced before it starts, never after), soonest first.
 pub fn deadlines_in(ctx: &raven_proto::PlannerContext, tz: Tz, order: DateOrder, ladder: &Ladder) -> Vec<Deadline> {
     let mut out = parse_deadlines(&ctx.memory_md, ctx.now, tz, order, ladder);
-    out.extend(ctx.calendar.iter().map(|c| Deadline {
-        title: c.title.clone(),
-        due: c.starts_at,
-        priority: Priority::Medium,
-        topic: topic_of(&c.title),
-        all_day: c.all_day,
-        event: true,
-        notice: c.notice_minutes.map(Duration::minutes),
-        lead: crate::time::Need::of(&c.title).and_then(|need| ladder.lead(need)),
-        lead_for: crate::time::Need::of(&c.title),
+    out.extend(ctx.calendar.iter().map(|c| {
+        let need = crate::time::Need::of(&c.title);
+        Deadline {
+            title: c.title.clone(),
+            due: c.starts_at,
+            priority: Priority::Medium,
+            topic: topic_of(&c.title),
+            all_day: c.all_day,
+            event: true,
+            notice: c.notice_minutes.map(Duration::minutes),
+            lead: need.and_then(|n| ladder.lead(n)),
+            lead_for: need,
+        }
     }));
     out.sort_by_key(|d| d.due);
     out
@@ -150,7 +153,7 @@ fn deadline(f: &FoundDate, due: DateTime<Utc>, ladder: &Ladder) -> Deadline {
         all_day: f.all_day,
         event: f.kind == DateKind::Event,
         notice: None,
-        lead: f.lead.or_else(|| f.lead_for.and_then(|need| ladder.lead(need))),
+        lead: f.lead_by(ladder),
         lead_for: f.lead_for,
     }
 }

@@ -361,24 +361,23 @@ text = "# Memory\n## Proactivity preferences\n- quiet hours: 22:30-06:00\n"
     assert!(out.text.contains("quiet hours 22:30-07:00"), "{}", out.text);
 }
 
+/// Three weeks from 2 March in Shanghai with no model, heartbeat or discovery: `config` more
+/// of the config, `memory` the notes.
+fn three_weeks_in_shanghai(config: &str, memory: &str) -> String {
+    format!(
+        "start = \"2026-03-02T00:00:00+08:00\"\ndays = 20\ntick_minutes = 60\ntimezone = \"Asia/Shanghai\"\n\
+         [config.heartbeat]\nenabled = false\n[config.discovery]\nenabled = false\n{config}\n\
+         [memory]\ntext = {memory:?}\n"
+    )
+}
+
 /// Three weeks of notes in Shanghai with no model: the anniversary that asks for a week
 /// (`提前一周`) is first mentioned seven days before it, the rent (a payment) three days before,
 /// the dentist (an appointment) only the day before.
 #[actix_rt::test]
 async fn heads_ups_come_as_far_ahead_as_the_note_asks_or_its_kind_needs() {
-    let out = run(r##"
-start = "2026-03-02T00:00:00+08:00"
-days = 20
-tick_minutes = 60
-timezone = "Asia/Shanghai"
-[config.heartbeat]
-enabled = false
-[config.discovery]
-enabled = false
-[memory]
-text = "# Memory\n3/20 结婚纪念日 提前一周订餐厅\nPay the rent on March 20\nDentist on March 20 at 10am\n"
-"##)
-    .await;
+    let notes = "# Memory\n3/20 结婚纪念日 提前一周订餐厅\nPay the rent on March 20\nDentist on March 20 at 10am\n";
+    let out = run(&three_weeks_in_shanghai("", notes)).await;
     let first = |words: &str| {
         let mark = out.report.marks.iter().find(|m| m.lane == "sentinel" && m.label.contains(words));
         let at = mark.unwrap_or_else(|| panic!("no nudge about {words}: {}", out.text)).at.clone();
@@ -388,22 +387,9 @@ text = "# Memory\n3/20 结婚纪念日 提前一周订餐厅\nPay the rent on Ma
     assert_eq!(first("rent"), "2026-03-17", "a payment: three days before");
     assert_eq!(first("Dentist"), "2026-03-19", "an appointment: the day before");
 
-    // `[anticipation]` sets the ladder: a payment five days ahead, an appointment a week.
-    let out = run(r##"
-start = "2026-03-02T00:00:00+08:00"
-days = 20
-tick_minutes = 60
-timezone = "Asia/Shanghai"
-[config.heartbeat]
-enabled = false
-[config.discovery]
-enabled = false
-[config.anticipation]
-payment_days = 5
-[memory]
-text = "# Memory\nPay the rent on March 20\n"
-"##)
-    .await;
+    // `[anticipation]` sets the ladder: a payment five days ahead.
+    let config = "[config.anticipation]\npayment_days = 5";
+    let out = run(&three_weeks_in_shanghai(config, "# Memory\nPay the rent on March 20\n")).await;
     let mark = out.report.marks.iter().find(|m| m.lane == "sentinel" && m.label.contains("rent")).unwrap();
     assert!(mark.at.starts_with("2026-03-14T23:00") || mark.at.starts_with("2026-03-15"), "{}", mark.at);
 }

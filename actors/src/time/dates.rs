@@ -110,6 +110,13 @@ pub struct FoundDate {
     pub lead_for: Option<super::Need>,
 }
 
+impl FoundDate {
+    /// The lead its line asks for, else the one its kind gets by `ladder`.
+    pub fn lead_by(&self, ladder: &super::Ladder) -> Option<Duration> {
+        self.lead.or_else(|| self.lead_for.and_then(|need| ladder.lead(need)))
+    }
+}
+
 /// The most occurrences [`occurrences`] lists (a weekly duty over 190 years).
 const MAX_OCCURRENCES: usize = 10_000;
 

@@ -33,7 +33,7 @@ pub fn run(cmd: MemoryCommand, dir: &DataDir) -> Result<(), CliError> {
     // A line that asks for no lead has the one its kind gets (`[anticipation]`).
     let found: Vec<FoundDate> = find_dates(&text, chrono::Utc::now(), tz, order)
         .into_iter()
-        .map(|f| FoundDate { lead: f.lead.or_else(|| f.lead_for.and_then(|need| ladder.lead(need))), ..f })
+        .map(|f| FoundDate { lead: f.lead_by(&ladder), ..f })
         .collect();
     if json {
         println!("{}", serde_json::to_string_pretty(&found)?);

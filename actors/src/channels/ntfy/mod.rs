@@ -47,6 +47,7 @@ impl Ntfy {
             true => None,
             false => Some((public.to_owned(), TapLinks::open(dir).map_err(|e| ChannelError::Config(e.to_string()))?)),
         };
+        let poll_every = Duration::from_secs(c.poll_s.max(1));
         Ok(Ntfy {
             client: super::http_client(Duration::from_secs(30))?,
             server: c.server.trim_end_matches('/').to_owned(),
@@ -56,8 +57,8 @@ impl Ntfy {
             links,
             link_ttl: chrono::Duration::seconds(c.link_ttl_s.max(60)),
             listening: c.listen,
-            poll_every: Duration::from_secs(c.poll_s.max(1)),
-            idle: (Duration::from_secs(c.poll_s.max(1)) / 4).min(listen::IDLE),
+            poll_every,
+            idle: (poll_every / 4).min(listen::IDLE),
             state: ChannelState::new(dir, "ntfy"),
         })
     }
