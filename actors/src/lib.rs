@@ -1,15 +1,15 @@
 //! raven-actors: the actors, the stores and the engine wiring. One folder per subsystem,
-//! named as in the spec.
+//! named as in the spec, over the ground floor of `raven-core` (re-exported here under the same
+//! names, so `crate::clock` and `raven_actors::clock` read as before).
+
+pub use raven_core::{clock, config, data_dir, ipc, journal, llm, store, supervise, text, time, watch};
 
 pub mod agent;
 #[cfg(test)]
 mod architecture_tests;
 pub mod channels;
-pub mod clock;
-pub mod config;
 pub mod context;
 pub mod cron;
-pub mod data_dir;
 pub mod delivery;
 pub mod discovery;
 pub mod engine;
@@ -17,9 +17,6 @@ pub mod executor;
 pub mod feedback;
 pub mod gateway;
 pub mod heartbeat;
-pub mod ipc;
-pub mod journal;
-pub mod llm;
 pub mod planner;
 pub mod policy;
 pub mod process;
@@ -27,10 +24,5 @@ pub mod sentinel;
 pub mod sessions;
 pub mod simulate;
 pub mod spine;
-pub mod store;
-pub mod supervise;
 #[cfg(test)]
 pub(crate) mod testing;
-pub mod text;
-pub mod time;
-pub mod watch;

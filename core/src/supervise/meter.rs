@@ -54,7 +54,7 @@ impl Meter {
         &self.name
     }
 
-    pub(crate) fn on_send(&self) {
+    pub fn on_send(&self) {
         self.received.fetch_add(1, Relaxed);
     }
 
@@ -69,11 +69,11 @@ impl Meter {
         self.started.load(Relaxed)
     }
 
-    pub(crate) fn on_start(&self) {
+    pub fn on_start(&self) {
         self.started.fetch_add(1, Relaxed);
     }
 
-    pub(crate) fn on_done(&self, ok: bool, ns: u64) {
+    pub fn on_done(&self, ok: bool, ns: u64) {
         if ok {
             self.handled.fetch_add(1, Relaxed);
         } else {

@@ -11,7 +11,7 @@ mod gap;
 mod instant;
 mod lead;
 mod need;
-pub(crate) mod words;
+pub mod words;
 mod zh;
 
 pub use dates::{find_dates, find_dates_shared, occurrences, DateKind, FoundDate, Importance};
