@@ -135,8 +135,7 @@ fn split_explicit(target: &str) -> (String, Option<String>) {
 }
 
 impl FireJob for CronTurns {
-    // A `String` error: a fire's failure is only logged and shown, for a person.
-    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>> {
+    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Fired> {
         let this = self.clone();
         Box::pin(async move {
             let now = this.clock.now();
@@ -178,7 +177,7 @@ impl FireJob for CronTurns {
             if let Some(f) = &this.on_fired {
                 f(&job.id);
             }
-            Ok(Fired { delivered_to, reply: Some(reply) })
+            Fired { delivered_to, reply: Some(reply) }
         })
     }
 

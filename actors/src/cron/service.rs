@@ -32,8 +32,9 @@ pub struct Fired {
 
 /// Runs one claimed job (the real one submits a CRON turn and delivers its reply).
 pub trait FireJob {
-    // A `String` error: a fire's failure is only logged and shown, for a person.
-    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>>;
+    /// Fires `job`: a fire does not fail (a reminder whose turn fails goes out in its own
+    /// words); what it reached is in [`Fired::delivered_to`], empty when it reached nobody.
+    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Fired>;
 
     /// Delivers `text`, about the job itself (strike decay paused it), to the job's targets by
     /// the path its fires take; answers the targets reached.
@@ -44,8 +45,7 @@ pub trait FireJob {
 pub struct FireReport {
     pub job_id: String,
     pub slot: DateTime<Utc>,
-    // A `String` error: a fire's failure is only logged and shown, for a person.
-    pub result: Result<Fired, String>,
+    pub result: Fired,
     /// Set when this fire paused the job (strike decay, a schedule with no next time).
     pub paused: Option<Paused>,
     /// Where the notice of a strike pause went (empty when there was none).
@@ -270,9 +270,6 @@ impl ServeAsync<RunDue> for CronService {
                 let reached: Vec<_> = jobs.iter().cloned().zip(results.iter().map(reached)).collect();
                 let paused = inner.borrow_mut().complete(&reached, clock.now());
                 for ((job, result), paused) in jobs.into_iter().zip(results).zip(paused) {
-                    if let Err(e) = &result {
-                        tracing::error!(job = %job.id, "cron fire failed: {e}");
-                    }
                     let told = match &paused {
                         Some(why) => tell_paused(fire.as_ref(), &job, why).await,
                         None => Vec::new(),
@@ -346,10 +343,11 @@ pub fn spawn_cron_loop(
 }
 
 /// Whether a fire reached anybody (an outlet accepted its reply).
-fn reached(result: &Result<Fired, String>) -> Reached {
-    match result {
-        Ok(f) if !f.delivered_to.is_empty() => Reached::Someone,
-        _ => Reached::Nobody,
+fn reached(fired: &Fired) -> Reached {
+    if fired.delivered_to.is_empty() {
+        Reached::Nobody
+    } else {
+        Reached::Someone
     }
 }
 

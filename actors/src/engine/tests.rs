@@ -222,7 +222,7 @@ async fn a_cron_fire_suppresses_a_sentinel_nudge_on_its_topic_and_leaves_the_acc
     clock.advance(D::minutes(1));
     let run = engine.cron.as_ref().unwrap().call_async(RunDue).await.unwrap();
     assert_eq!(run.fired.len(), 1);
-    assert_eq!(run.fired[0].result.as_ref().unwrap().delivered_to, ["cli:local"]);
+    assert_eq!(run.fired[0].result.delivered_to, ["cli:local"]);
     assert!(screen.text().contains("Take your medication"), "delivered: {:?}", screen.text());
     // The Sentinel's own nudge on the same thing, an hour later: denied, naming the cron fire.
     clock.advance(D::hours(1));
@@ -287,7 +287,7 @@ async fn cron_targets_resolve_at_fire_time_and_a_broadcast_reaches_each_target()
         })
         .unwrap();
     let run = engine.cron.as_ref().unwrap().call_async(RunDue).await.unwrap();
-    let to = |id: &str| run.fired.iter().find(|f| f.job_id == id).unwrap().result.clone().unwrap().delivered_to;
+    let to = |id: &str| run.fired.iter().find(|f| f.job_id == id).unwrap().result.delivered_to.clone();
     assert_eq!(to("forwarded"), ["jsonl:ann"], "cli → the forward channel, its latest chat");
     assert_eq!(to("everywhere"), ["jsonl:bob", "jsonl:carl"]);
     assert!(to("quiet").is_empty(), "a silent job tells nobody");

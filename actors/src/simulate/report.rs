@@ -24,6 +24,7 @@ pub struct Counts {
     /// Ticks that needed no planner call, by the path that answered instead.
     pub avoided: BTreeMap<String, u64>,
     pub cron_fires: u64,
+    /// Of those, the fires that reached nobody (no target took the reminder).
     pub cron_failures: u64,
     pub heartbeat_runs: u64,
     pub heartbeat_skips: u64,
@@ -131,7 +132,7 @@ fn counts(out: &mut String, c: &Counts) {
         let _ = writeln!(out, "  rules:        {answered} answered by the embedded rules ({})", map(&c.rules_calls));
     }
     let _ = writeln!(out, "  avoided:      {} ({})", c.avoided.values().sum::<u64>(), map(&c.avoided));
-    let _ = writeln!(out, "  cron fires:   {} (failed {})", c.cron_fires, c.cron_failures);
+    let _ = writeln!(out, "  cron fires:   {} (reached nobody {})", c.cron_fires, c.cron_failures);
     let _ = writeln!(out, "  heartbeat:    {} ran, {} skipped", c.heartbeat_runs, c.heartbeat_skips);
     let _ = writeln!(out, "  user msgs:    {}", c.user_messages);
     let _ = writeln!(out, "  verdicts:     {}", map(&c.verdicts));

@@ -24,10 +24,10 @@ struct Recording {
 }
 
 impl FireJob for Recording {
-    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>> {
+    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Fired> {
         self.fires.borrow_mut().push(job.id.clone());
         let delivered_to = job.target.into_iter().collect();
-        Box::pin(async { Ok(Fired { delivered_to, reply: None }) })
+        Box::pin(async { Fired { delivered_to, reply: None } })
     }
 
     fn tell(&self, job: Job, text: String) -> LocalBoxFuture<'static, Vec<String>> {

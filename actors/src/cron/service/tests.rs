@@ -21,9 +21,9 @@ impl Counting {
 }
 
 impl FireJob for Counting {
-    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>> {
+    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Fired> {
         self.0.borrow_mut().push(job.id.clone());
-        Box::pin(async { Ok(Fired { delivered_to: vec!["cli:local".into()], reply: None }) })
+        Box::pin(async { Fired { delivered_to: vec!["cli:local".into()], reply: None } })
     }
 
     fn tell(&self, _job: Job, _text: String) -> LocalBoxFuture<'static, Vec<String>> {
@@ -204,7 +204,7 @@ struct OneSlow {
 }
 
 impl FireJob for OneSlow {
-    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Result<Fired, String>> {
+    fn fire(&self, job: Job) -> LocalBoxFuture<'static, Fired> {
         let (done, release) = (self.fires.fire(job.clone()), self.release.clone());
         Box::pin(async move {
             if job.id == "slow" {

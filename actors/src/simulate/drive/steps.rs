@@ -73,15 +73,12 @@ impl Sim<'_> {
         }
         for f in &run.fired {
             let id = stable_job_id(&f.job_id);
-            match &f.result {
-                Ok(_) => {
-                    self.day(t).cron_fires += 1;
-                    self.mark(t, "cron", id.clone());
-                }
-                Err(e) => {
-                    self.day(t).cron_failures += 1;
-                    self.mark(t, "cron", format!("{id} failed: {e}"));
-                }
+            self.day(t).cron_fires += 1;
+            if f.result.delivered_to.is_empty() {
+                self.day(t).cron_failures += 1;
+                self.mark(t, "cron", format!("{id} reached nobody"));
+            } else {
+                self.mark(t, "cron", id.clone());
             }
             if let Some(why) = &f.paused {
                 self.notes.push(format!("{}: cron job `{id}` paused: {why}", t.to_rfc3339()));
