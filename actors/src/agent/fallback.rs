@@ -5,8 +5,9 @@
 //! later calls go to the embedded agent too: a model that just failed is not asked again
 //! within the same turn.
 
-use crate::llm::provider::{CompletionRequest, ProviderError, ProviderReply, SharedProvider};
+use crate::llm::provider::{CompletionRequest, ProviderError, SharedProvider};
 use crate::llm::retry::retryable;
+use crate::llm::usage::{Answer, Usage};
 
 /// Whether `e` means the model cannot answer now (rather than that the request or the reply
 /// was wrong, which the embedded agent would not mend).
@@ -27,25 +28,31 @@ impl<'a> TurnProvider<'a> {
         TurnProvider { model, embedded, fallen_back: false }
     }
 
-    pub async fn complete(&mut self, req: &CompletionRequest) -> Result<ProviderReply, ProviderError> {
-        let Some(embedded) = self.embedded else { return self.model.complete(req).await };
+    /// The call's answer, with what it cost: the model's, or the embedded agent's once the
+    /// model is out (the model's failed requests may still have cost tokens).
+    pub async fn answer(&mut self, req: &CompletionRequest) -> Answer {
+        let Some(embedded) = self.embedded else { return self.model.answer(req).await };
+        let mut spent = None;
         if !self.fallen_back {
-            match self.model.complete(req).await {
-                Err(e) if is_outage(&e) => {
+            let answer = self.model.answer(req).await;
+            match &answer.reply {
+                Err(e) if is_outage(e) => {
                     tracing::warn!("the model cannot be reached ({e}); the embedded agent answers this turn");
                     self.fallen_back = true;
+                    spent = answer.usage;
                 }
-                other => return other,
+                _ => return answer,
             }
         }
-        embedded.complete(req).await
+        let answer = embedded.answer(req).await;
+        Answer { usage: Usage::sum(spent, answer.usage), ..answer }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::provider::{ChatMessage, Generation, Provider};
+    use crate::llm::provider::{ChatMessage, Generation, Provider, ProviderReply};
     use crate::planner::rules::{RulesProvider, MODEL_DOWN};
     use futures_util::future::LocalBoxFuture;
     use std::cell::Cell;
@@ -95,8 +102,8 @@ mod tests {
         let (shared, embedded): (SharedProvider, SharedProvider) =
             (model.clone(), Rc::new(RulesProvider::new(chrono_tz::UTC).standing_in()));
         let mut turn = TurnProvider::new(&shared, Some(&embedded));
-        assert_eq!(turn.complete(&said("how are you?")).await, Ok(ProviderReply::Text(MODEL_DOWN.into())));
-        assert_eq!(turn.complete(&said("still there?")).await, Ok(ProviderReply::Text(MODEL_DOWN.into())));
+        assert_eq!(turn.answer(&said("how are you?")).await.reply, Ok(ProviderReply::Text(MODEL_DOWN.into())));
+        assert_eq!(turn.answer(&said("still there?")).await.reply, Ok(ProviderReply::Text(MODEL_DOWN.into())));
         assert_eq!(model.calls.get(), 1, "the model is not asked again within the turn");
     }
 
@@ -108,8 +115,8 @@ mod tests {
         assert!(!is_outage(&bad) && !is_outage(&ProviderError::Decode("x".into())));
         let embedded: SharedProvider = Rc::new(RulesProvider::new(chrono_tz::UTC).standing_in());
         let model: SharedProvider = failing(bad.clone());
-        assert_eq!(TurnProvider::new(&model, Some(&embedded)).complete(&said("hi")).await, Err(bad));
+        assert_eq!(TurnProvider::new(&model, Some(&embedded)).answer(&said("hi")).await.reply, Err(bad));
         let model: SharedProvider = failing(unreachable.clone());
-        assert_eq!(TurnProvider::new(&model, None).complete(&said("hi")).await, Err(unreachable));
+        assert_eq!(TurnProvider::new(&model, None).answer(&said("hi")).await.reply, Err(unreachable));
     }
 }

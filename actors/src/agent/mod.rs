@@ -187,9 +187,9 @@ impl AgentLoop {
                 generation: Generation { caller: Caller::Agent(req.origin), ..AGENT_GENERATION },
                 context: None,
             };
-            let (answer, usage) = crate::llm::usage::measure(provider.complete(&call)).await;
-            spend.add(usage, &call, &self.provider.prompt_budget());
-            match answer? {
+            let answer = provider.answer(&call).await;
+            spend.add(answer.usage, &call, &self.provider.prompt_budget());
+            match answer.reply? {
                 ProviderReply::Text(t) => return Ok(t),
                 ProviderReply::ToolCalls { calls, text } => {
                     let calls = calls::prepared(calls, &format!("raven-{}-{i}", now.timestamp_millis()));

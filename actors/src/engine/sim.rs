@@ -4,7 +4,7 @@ use super::{Engine, Overrides};
 use crate::clock::ManualClock;
 use crate::config::RavenConfig;
 use crate::data_dir::DataDir;
-use crate::llm::provider::Counted;
+use crate::llm::decorator::Counted;
 use crate::planner::rules::RulesProvider;
 use crate::sentinel::{Router, Tick};
 use crate::supervise::LocalBoxFuture;

@@ -45,7 +45,7 @@ async fn a_hand_edit_of_attention_md_reaches_the_assembler_through_the_watcher()
 
 #[actix_rt::test]
 async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
-    use crate::llm::provider::Counted;
+    use crate::llm::decorator::Counted;
     use crate::planner::rules::RulesProvider;
     use crate::sentinel::{GetStats, Tick};
     let tmp = tempfile::tempdir().unwrap();

@@ -1,5 +1,5 @@
 //! Token accounting and the daily budget, around the provider: each call's usage (as the reply
-//! reported it, see [`usage`](super::usage); else its prompt counted by the budget's counter)
+//! reported it, riding the [`Answer`]; else its prompt counted by the budget's counter)
 //! is added to the local day's spending in the data dir, counted in `raven_llm_tokens_total`
 //! by role and kind, and journaled. Once `llm.daily_token_budget` is spent, the proactive
 //! roles' calls fail at once with [`ProviderError::BudgetSpent`] (logged), so each degrades as
@@ -7,8 +7,9 @@
 //! delivers the job's own text, the heartbeat skips. The user's own turns are never refused.
 
 use super::daily_tokens::DailyTokens;
-use super::provider::{Caller, CompletionRequest, Provider, ProviderError, ProviderReply, SharedProvider};
-use super::usage::{measure, Usage};
+use super::decorator::Decorator;
+use super::provider::{Caller, CompletionRequest, ProviderError, SharedProvider};
+use super::usage::{Answer, Usage};
 use crate::clock::SharedClock;
 use crate::journal::{Event, Journal, LlmUsage};
 use futures_util::future::LocalBoxFuture;
@@ -68,15 +69,19 @@ impl Accounted {
         self.journal.record(self.clock.now(), Some("llm"), Event::LlmUsage(line));
     }
 
-    async fn call(&self, req: &CompletionRequest) -> Result<ProviderReply, ProviderError> {
+    /// The call, admitted by the budget and recorded with what it cost (as the reply said,
+    /// else its prompt counted); the answer goes on with the usage the backend said.
+    async fn call(&self, req: &CompletionRequest) -> Answer {
         let (role, proactive) = role_of(req.generation.caller);
-        self.admit(role, proactive)?;
-        let (reply, usage) = measure(self.inner.complete(req)).await;
-        let usage = usage.or_else(|| reply.is_ok().then(|| self.estimated(req)));
-        if let Some(u) = usage {
+        if let Err(spent) = self.admit(role, proactive) {
+            return Answer { reply: Err(spent), usage: None };
+        }
+        let answer = self.inner.answer(req).await;
+        let cost = answer.usage.or_else(|| answer.reply.is_ok().then(|| self.estimated(req)));
+        if let Some(u) = cost {
             self.record(role, u);
         }
-        reply
+        answer
     }
 
     /// A reply that said nothing of its usage: its prompt, counted as the budget counts.
@@ -87,20 +92,12 @@ impl Accounted {
     }
 }
 
-impl Provider for Accounted {
-    fn name(&self) -> &str {
-        self.inner.name()
+impl Decorator for Accounted {
+    fn inner(&self) -> &SharedProvider {
+        &self.inner
     }
 
-    fn reads_prompt(&self) -> bool {
-        self.inner.reads_prompt()
-    }
-
-    fn prompt_budget(&self) -> super::budget::PromptBudget {
-        self.inner.prompt_budget()
-    }
-
-    fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+    fn around<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Answer> {
         Box::pin(self.call(req))
     }
 }

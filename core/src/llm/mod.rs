@@ -7,6 +7,7 @@ pub mod accounted;
 pub mod breaker;
 pub mod budget;
 pub mod daily_tokens;
+pub mod decorator;
 pub mod openai;
 pub mod params;
 pub mod provider;

@@ -4,6 +4,7 @@
 use super::budget::PromptBudget;
 use super::params::ModelParams;
 use super::provider::{CompletionRequest, Provider, ProviderError, ProviderReply, ToolCall};
+use super::usage::{Answer, Usage};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -93,7 +94,23 @@ impl OpenAiProvider {
         body
     }
 
-    async fn send(&self, req: &CompletionRequest) -> Result<ProviderReply, ProviderError> {
+    /// One request: its reply, and what the body said it cost (a reply refused after it came,
+    /// cut off or not understood, still cost its tokens).
+    async fn send(&self, req: &CompletionRequest) -> Answer {
+        let text = match self.post(req).await {
+            Ok(text) => text,
+            Err(e) => return Answer { reply: Err(e), usage: None },
+        };
+        let usage = Usage::from_body(&text);
+        let reply = parse_reply(&text, self.params.resolve(req.generation).max_tokens);
+        if let Err(e @ ProviderError::CutOff { .. }) = &reply {
+            tracing::warn!(model = %self.model, "{e}; the reply is dropped");
+        }
+        Answer { reply, usage }
+    }
+
+    /// The body of a successful answer, which is the API's JSON and not a web page.
+    async fn post(&self, req: &CompletionRequest) -> Result<String, ProviderError> {
         let mut http = self.client.post(format!("{}/chat/completions", self.base_url)).json(&self.body(req));
         if let Some(key) = &self.api_key {
             http = http.bearer_auth(key);
@@ -102,7 +119,7 @@ impl OpenAiProvider {
         let status = resp.status();
         let retry_after = retry_after(resp.headers());
         let body = self.read_bounded(resp).await?;
-        let text = String::from_utf8_lossy(&body);
+        let text = String::from_utf8_lossy(&body).into_owned();
         if !status.is_success() {
             let body = self.refusal(status.as_u16(), &text);
             return Err(ProviderError::Http { status: status.as_u16(), body, retry_after });
@@ -113,14 +130,7 @@ impl OpenAiProvider {
                 self.base_url
             )));
         }
-        if let Some(usage) = super::usage::Usage::from_body(&text) {
-            super::usage::report(usage);
-        }
-        let reply = parse_reply(&text, self.params.resolve(req.generation).max_tokens);
-        if let Err(e @ ProviderError::CutOff { .. }) = &reply {
-            tracing::warn!(model = %self.model, "{e}; the reply is dropped");
-        }
-        reply
+        Ok(text)
     }
 
     /// The body, chunk by chunk, up to the bound: a larger one is dropped as it arrives.
@@ -223,6 +233,10 @@ impl Provider for OpenAiProvider {
     }
 
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+        Box::pin(async move { self.send(req).await.reply })
+    }
+
+    fn answer<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Answer> {
         Box::pin(self.send(req))
     }
 }

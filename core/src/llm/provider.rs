@@ -2,6 +2,7 @@
 //! Errors are values.
 
 use super::budget::PromptBudget;
+use super::usage::Answer;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::PlannerContext;
 use serde::{Deserialize, Serialize};
@@ -198,39 +199,14 @@ pub trait Provider: 'static {
         PromptBudget::default()
     }
 
+    /// The reply alone: what a caller that does not account for tokens reads.
     fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>>;
+
+    /// The reply with what it cost, as the backend said (a provider that cannot say answers
+    /// no usage: the reply of [`complete`](Provider::complete) alone).
+    fn answer<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Answer> {
+        Box::pin(async move { Answer { reply: self.complete(req).await, usage: None } })
+    }
 }
 
 pub type SharedProvider = std::rc::Rc<dyn Provider>;
-
-/// Wraps a provider and counts its calls (LLM calls made, for stats, tests and benches).
-pub struct Counted {
-    inner: SharedProvider,
-    calls: std::rc::Rc<std::cell::Cell<u64>>,
-}
-
-impl Counted {
-    pub fn new(inner: SharedProvider) -> (Counted, std::rc::Rc<std::cell::Cell<u64>>) {
-        let calls = std::rc::Rc::new(std::cell::Cell::new(0));
-        (Counted { inner, calls: calls.clone() }, calls)
-    }
-}
-
-impl Provider for Counted {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn reads_prompt(&self) -> bool {
-        self.inner.reads_prompt()
-    }
-
-    fn prompt_budget(&self) -> PromptBudget {
-        self.inner.prompt_budget()
-    }
-
-    fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
-        self.calls.set(self.calls.get() + 1);
-        self.inner.complete(req)
-    }
-}

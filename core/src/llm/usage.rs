@@ -1,11 +1,10 @@
 //! Token usage: what each reply says it cost (`usage.prompt_tokens`, `usage.completion_tokens`,
-//! the shape every OpenAI-compatible server shares), handed from the provider that read it to
-//! the wrapper that accounts for it without passing through the reply: the accounting wrapper
-//! opens a [`measure`] scope around a call, and the provider [`report`]s into it (several
-//! requests of one call, its retries, add up).
+//! the shape every OpenAI-compatible server shares). It travels with the reply in an
+//! [`Answer`], from the provider that read it through the decorators (a retry adds up the
+//! usage of every request it made) to the accounting and the agent's spending.
 
+use super::provider::{ProviderError, ProviderReply};
 use serde_json::Value;
-use std::cell::Cell;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
@@ -25,51 +24,38 @@ impl Usage {
         let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
         Some(Usage { prompt: n("prompt_tokens"), completion: n("completion_tokens") })
     }
-}
 
-tokio::task_local! {
-    static REPORTED: Cell<Option<Usage>>;
-}
-
-/// Adds `usage` to the call being measured (nothing when none is).
-pub fn report(usage: Usage) {
-    let _ = REPORTED.try_with(|c| {
-        let before = c.get().unwrap_or_default();
-        c.set(Some(Usage { prompt: before.prompt + usage.prompt, completion: before.completion + usage.completion }));
-    });
-}
-
-/// Runs `call`, answering its result and the usage its requests reported (which is also
-/// reported to a measure around this one: the agent's around the accounting's).
-pub async fn measure<T>(call: impl std::future::Future<Output = T>) -> (T, Option<Usage>) {
-    let (out, usage) = REPORTED
-        .scope(Cell::new(None), async move {
-            let out = call.await;
-            (out, REPORTED.with(Cell::get))
-        })
-        .await;
-    if let Some(u) = usage {
-        report(u);
+    /// Both counts added; `None` only when neither said anything.
+    pub fn sum(a: Option<Usage>, b: Option<Usage>) -> Option<Usage> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(Usage { prompt: a.prompt + b.prompt, completion: a.completion + b.completion }),
+            (a, b) => a.or(b),
+        }
     }
-    (out, usage)
+}
+
+/// What one call answered and what its requests said they cost. A reply that was refused
+/// after it came (cut off at its token limit) still cost its tokens, so usage rides an error
+/// too.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub reply: Result<ProviderReply, ProviderError>,
+    /// `None` when no request of the call said what it cost.
+    pub usage: Option<Usage>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[actix_rt::test]
-    async fn the_usage_of_each_request_of_a_call_adds_up() {
+    #[test]
+    fn the_usage_of_each_request_of_a_call_adds_up() {
         let body = r#"{"choices": [], "usage": {"prompt_tokens": 120, "completion_tokens": 8, "total_tokens": 128}}"#;
-        let ((), usage) = measure(async {
-            report(Usage::from_body(body).unwrap());
-            report(Usage { prompt: 1, completion: 2 });
-        })
-        .await;
+        let first = Usage::from_body(body);
+        let usage = Usage::sum(first, Some(Usage { prompt: 1, completion: 2 }));
         assert_eq!(usage, Some(Usage { prompt: 121, completion: 10 }));
-        let (_, outer) = measure(async { measure(async { report(Usage { prompt: 5, completion: 1 }) }).await }).await;
-        assert_eq!(outer, Some(Usage { prompt: 5, completion: 1 }), "a measure around a measure sees its usage");
+        assert_eq!(Usage::sum(None, first), first, "a request that said nothing adds nothing");
+        assert_eq!(Usage::sum(None, None), None);
         assert_eq!(Usage::from_body(r#"{"choices": []}"#), None);
-        report(Usage::default());
     }
 }

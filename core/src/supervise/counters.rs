@@ -4,7 +4,9 @@
 //! in the process: a restart starts them from zero.
 
 use crate::journal::Event;
-use crate::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply, SharedProvider};
+use crate::llm::decorator::Decorator;
+use crate::llm::provider::{CompletionRequest, ProviderError, SharedProvider};
+use crate::llm::usage::Answer;
 use futures_util::future::LocalBoxFuture;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -169,24 +171,16 @@ struct Metered {
     counters: Counters,
 }
 
-impl Provider for Metered {
-    fn name(&self) -> &str {
-        self.inner.name()
+impl Decorator for Metered {
+    fn inner(&self) -> &SharedProvider {
+        &self.inner
     }
 
-    fn reads_prompt(&self) -> bool {
-        self.inner.reads_prompt()
-    }
-
-    fn prompt_budget(&self) -> crate::llm::budget::PromptBudget {
-        self.inner.prompt_budget()
-    }
-
-    fn complete<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Result<ProviderReply, ProviderError>> {
+    fn around<'a>(&'a self, req: &'a CompletionRequest) -> LocalBoxFuture<'a, Answer> {
         Box::pin(async move {
-            let reply = self.inner.complete(req).await;
-            self.counters.llm_call(reply.as_ref().map(|_| ()));
-            reply
+            let answer = self.inner.answer(req).await;
+            self.counters.llm_call(answer.reply.as_ref().map(|_| ()));
+            answer
         })
     }
 }

@@ -3,8 +3,9 @@
 
 use super::*;
 use crate::context::behaviors::folded_tail;
+use crate::llm::decorator::Counted;
 use crate::llm::openai::OpenAiProvider;
-use crate::llm::provider::{Counted, Provider, ProviderError, ProviderReply};
+use crate::llm::provider::{Provider, ProviderError, ProviderReply};
 use chrono::TimeZone;
 use futures_util::future::LocalBoxFuture;
 use serde_json::Value;
