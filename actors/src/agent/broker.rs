@@ -4,14 +4,9 @@
 //! all its questions, and a question not answered in time gets its fail-safe answer, so a
 //! forgotten question never wedges a lane (or the user pool slot the turn holds).
 
-use super::tools::{Tool, ToolCtx};
-use crate::llm::provider::ToolSchema;
-use futures_util::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
@@ -119,59 +114,5 @@ impl QuestionBroker {
             answers.push(answer);
         }
         answers
-    }
-}
-
-/// `ask_user(questions: [{question, choices, header, recommended}])`.
-pub struct AskUserTool {
-    pub broker: Rc<QuestionBroker>,
-}
-
-impl Tool for AskUserTool {
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: "ask_user".into(),
-            description: "Ask the user one or more multiple-choice questions and wait for the answers.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {"questions": {"type": "array", "items": {"type": "object", "properties": {
-                    "question": {"type": "string"}, "choices": {"type": "array", "items": {"type": "string"}},
-                    "header": {"type": "string"}, "recommended": {"type": "string"}}, "required": ["question"]}}},
-                "required": ["questions"]
-            }),
-        }
-    }
-
-    fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
-        Box::pin(async move {
-            // A background turn (cron, heartbeat, subagent) would ask on a channel nobody
-            // answers and hold its slot until the timeout.
-            if !ctx.origin.is_user_input() {
-                return "refused: ask_user is for the user's own turns; decide with what you know".into();
-            }
-            let Some(list) = args.get("questions").and_then(Value::as_array) else {
-                return "error: ask_user needs `questions`, a list of {question, choices}".into();
-            };
-            let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-            let questions: Vec<ClarifyRequest> = list
-                .iter()
-                .map(|q| ClarifyRequest {
-                    question: text(q, "question").unwrap_or_default(),
-                    choices: q
-                        .get("choices")
-                        .and_then(Value::as_array)
-                        .map(|c| c.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
-                        .unwrap_or_default(),
-                    header: text(q, "header").unwrap_or_default(),
-                    recommended: text(q, "recommended"),
-                    timeout_s: 0,
-                    index: 0,
-                    total: 0,
-                    batch: String::new(),
-                })
-                .collect();
-            let answers = self.broker.ask(&ctx.conversation_id, questions).await;
-            json!({"answers": answers}).to_string()
-        })
     }
 }

@@ -4,9 +4,9 @@
 //! own iteration and token limits.
 
 use super::knowledge::Knowledge;
-use super::memory_tools::{ReadMemoryTool, RememberTool};
 use super::notes::MemoryNotes;
 use super::tools::Tool;
+use super::tools::{ReadMemoryTool, RememberTool};
 use super::*;
 use crate::clock::ManualClock;
 use crate::llm::openai::OpenAiProvider;

@@ -10,7 +10,6 @@ pub mod calls;
 pub mod fallback;
 pub mod inbound;
 pub mod knowledge;
-pub mod memory_tools;
 pub mod notes;
 mod spend;
 pub mod subagent;
@@ -20,7 +19,6 @@ use crate::clock::SharedClock;
 use crate::context::sessions::SYSTEM_CHANNELS;
 use crate::delivery::conversation::Conversations;
 use crate::executor::injector::{ApplyInjects, InjectorService, PendingInject};
-use crate::feedback::tool::CURRENT_SESSION;
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
 use crate::llm::provider::{
     Caller, ChatMessage, CompletionRequest, Generation, ProviderError, ProviderReply, Role, SharedProvider, ToolCall,
@@ -100,8 +98,7 @@ pub struct Agent(pub Rc<AgentLoop>);
 impl TurnHandler for Agent {
     fn run(&self, req: TurnRequest, inbox: Inbox) -> LocalBoxFuture<'static, TurnOutcome> {
         let agent = self.0.clone();
-        let session = format!("{}:{}", req.channel, req.chat_id);
-        Box::pin(CURRENT_SESSION.scope(session, async move { agent.run_turn(req, inbox).await }))
+        Box::pin(async move { agent.run_turn(req, inbox).await })
     }
 }
 

@@ -1,7 +1,8 @@
 //! The agent loop on the spine: INJECT into a running tool loop (against a real HTTP server),
 //! ask_user holding pool slots, the cron-tool guard, the after-send gate.
 
-use super::broker::{AskUserTool, QuestionBroker};
+use super::broker::QuestionBroker;
+use super::tools::AskUserTool;
 use super::tools::{CronJobs, CronTool};
 use super::*;
 use crate::clock::ManualClock;
@@ -242,7 +243,12 @@ struct Jobs {
 }
 
 impl CronJobs for Jobs {
-    fn add(&self, _: &Value, _: &ToolCtx) -> Result<String, crate::cron::tool::JobError> {
+    fn add(
+        &self,
+        _: &str,
+        _: &crate::cron::tool::WhenSpec,
+        _: &ToolCtx,
+    ) -> Result<String, crate::cron::tool::JobError> {
         self.added.set(self.added.get() + 1);
         Ok(format!("job-{}", self.added.get()))
     }

@@ -9,7 +9,6 @@ use crate::time::TimeError;
 use crate::time::{parse_when, DateOrder, When};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use serde_json::Value;
 
 pub struct JobsCron {
     pub store: JobsStore,
@@ -61,30 +60,41 @@ pub enum JobError {
     Store(#[from] JobsError),
 }
 
+/// When a job is due, as the agent's `cron` tool and `raven cron add` say it: `when` (any form
+/// people say: `in 1h 30m`, `tomorrow at 9`, `every weekday at 9`), or the older keys `in_s`,
+/// `at_local` (HH:MM), `at` (RFC 3339 or any one-shot form), `every_s` or `cron` (an expression
+/// or `@daily`), the first given counting. `tz` applies to every form.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(default)]
+pub struct WhenSpec {
+    pub when: Option<String>,
+    pub in_s: Option<serde_json::Number>,
+    pub at_local: Option<String>,
+    pub at: Option<String>,
+    pub every_s: Option<serde_json::Number>,
+    pub cron: Option<String>,
+    pub tz: Option<String>,
+}
+
 impl JobsCron {
-    /// When, from the tool's (and the CLI's) arguments, all read by the one time parser:
-    /// `when` (any form people say: `in 1h 30m`, `tomorrow at 9`, `every weekday at 9`), or
-    /// the older keys `in_s`, `at_local` (HH:MM), `at` (RFC 3339 or any one-shot form),
-    /// `every_s` or `cron` (an expression or `@daily`). `tz` applies to every form.
-    pub fn schedule(&self, spec: &Value, now: DateTime<Utc>) -> Result<Schedule, JobError> {
-        let s = |k: &str| spec.get(k).and_then(Value::as_str);
-        let tz = s("tz").map(parse_tz).transpose()?.unwrap_or(self.tz);
-        let number = |k: &str| spec.get(k).filter(|v| v.is_number()).map(Value::to_string);
-        let text = if let Some(w) = s("when") {
-            w.to_owned()
-        } else if let Some(n) = number("in_s") {
+    /// The schedule `spec` says, every form read by the one time parser.
+    pub fn schedule(&self, spec: &WhenSpec, now: DateTime<Utc>) -> Result<Schedule, JobError> {
+        let tz = spec.tz.as_deref().map(parse_tz).transpose()?.unwrap_or(self.tz);
+        let text = if let Some(w) = &spec.when {
+            w.clone()
+        } else if let Some(n) = &spec.in_s {
             format!("in {n}s")
-        } else if let Some(hm) = s("at_local") {
+        } else if let Some(hm) = &spec.at_local {
             format!("at {hm}")
-        } else if let Some(at) = s("at") {
-            at.to_owned()
-        } else if let Some(n) = number("every_s") {
+        } else if let Some(at) = &spec.at {
+            at.clone()
+        } else if let Some(n) = &spec.every_s {
             format!("every {n}s")
-        } else if let Some(expr) = s("cron") {
+        } else if let Some(expr) = &spec.cron {
             let when = parse_when(expr, now, tz, self.order)?;
             return match when {
                 When::Cron { .. } => Ok(schedule_of(when, now)),
-                _ => Err(JobError::NotCron(expr.to_owned())),
+                _ => Err(JobError::NotCron(expr.clone())),
             };
         } else {
             return Err(JobError::NoWhen);

@@ -7,7 +7,7 @@ use crate::data_dir::DataDir;
 use crate::delivery::hub::{OutboxSnapshot, Post, PostError, RetryOutbox};
 use crate::delivery::outlets::{Outlet, OutletError, WebhookOutlet, SECRET_HEADER};
 use crate::engine::{Engine, Overrides};
-use crate::feedback::tool::{nudge_feedback, with_session};
+use crate::feedback::tool::{nudge_feedback, ModelVerdict};
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
 use crate::policy::{PolicyState, Snapshot};
 use crate::sentinel::{PollDeferred, Tick};
@@ -267,12 +267,12 @@ async fn feedback_verdicts_retune_the_multiplier_on_the_next_tick() {
     };
     let call = |calls: Vec<(String, &'static str)>| {
         let tracker = &tracker;
-        with_session("cli:1".into(), async move {
+        async move {
             for (id, verdict) in calls {
-                nudge_feedback(tracker, &json!({"verdict": verdict, "nudge_id": id, "reason": "test"}), noon())
-                    .unwrap();
+                let given = ModelVerdict { verdict, nudge_id: &id, reason: "test", session: "cli:1" };
+                nudge_feedback(tracker, given, noon()).unwrap();
             }
-        })
+        }
     };
     // Ten accepted: below the loosening volume gate (15), nothing moves.
     call(give(0..10, "accepted")).await;
@@ -290,9 +290,11 @@ async fn feedback_verdicts_retune_the_multiplier_on_the_next_tick() {
     let m = multiplier().await;
     assert!(m < 1.0, "{m}");
     // An unknown id is a clear error for the LLM, and nothing is recorded.
-    let err = nudge_feedback(&tracker, &json!({"verdict": "accepted", "nudge_id": "n-nope"}), noon()).unwrap_err();
+    let given = ModelVerdict { verdict: "accepted", nudge_id: "n-nope", reason: "", session: "cli:1" };
+    let err = nudge_feedback(&tracker, given, noon()).unwrap_err();
     assert!(err.contains("n-nope"));
-    let err = nudge_feedback(&tracker, &json!({"verdict": "meh", "nudge_id": "n1"}), noon()).unwrap_err();
+    let given = ModelVerdict { verdict: "meh", nudge_id: "n1", reason: "", session: "cli:1" };
+    let err = nudge_feedback(&tracker, given, noon()).unwrap_err();
     assert!(err.contains("unknown verdict"));
 }
 

@@ -5,11 +5,10 @@ use super::load_config;
 use crate::error::CliError;
 use clap::{Args, Subcommand};
 use raven_actors::cron::store::{JobsStore, Schedule};
-use raven_actors::cron::tool::{describe, JobsCron, NewJob};
+use raven_actors::cron::tool::{describe, JobsCron, NewJob, WhenSpec};
 use raven_actors::data_dir::DataDir;
 use raven_actors::delivery::targets::Channels;
 use raven_actors::text::sanitize;
-use serde_json::json;
 
 #[derive(Subcommand)]
 pub enum CronCommand {
@@ -67,24 +66,21 @@ pub struct AddArgs {
 }
 
 /// The cron tool's arguments for the flags given: every form goes through the one time parser.
-fn spec(a: &AddArgs) -> Result<serde_json::Value, CliError> {
+fn spec(a: &AddArgs) -> Result<WhenSpec, CliError> {
     let every =
         |d: &str| if d.starts_with("every") || d.starts_with('@') { d.to_owned() } else { format!("every {d}") };
-    let mut spec = match (&a.in_, &a.at, &a.every, &a.cron) {
+    let tz = a.tz.clone();
+    match (&a.in_, &a.at, &a.every, &a.cron) {
         (Some(d), ..) => {
             // Checked alone first, so an error quotes what was typed.
             raven_actors::time::parse_duration(d).map_err(CliError::BadDuration)?;
-            json!({ "when": format!("in {d}") })
+            Ok(WhenSpec { when: Some(format!("in {d}")), tz, ..WhenSpec::default() })
         }
-        (_, Some(t), ..) => json!({ "when": t }),
-        (_, _, Some(d), _) => json!({ "when": every(d) }),
-        (_, _, _, Some(expr)) => json!({ "cron": expr }),
-        _ => return Err(CliError::refused("say when: --in, --at, --every or --cron")),
-    };
-    if let Some(tz) = &a.tz {
-        spec["tz"] = json!(tz);
+        (_, Some(t), ..) => Ok(WhenSpec { when: Some(t.clone()), tz, ..WhenSpec::default() }),
+        (_, _, Some(d), _) => Ok(WhenSpec { when: Some(every(d)), tz, ..WhenSpec::default() }),
+        (_, _, _, Some(expr)) => Ok(WhenSpec { cron: Some(expr.clone()), tz, ..WhenSpec::default() }),
+        _ => Err(CliError::refused("say when: --in, --at, --every or --cron")),
     }
-    Ok(spec)
 }
 
 /// `--in` and `--at` are once, `--every` and `--cron` again and again.

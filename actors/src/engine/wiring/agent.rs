@@ -2,13 +2,13 @@
 //! hooks (a job's reply, a menu pick, a verdict), and the scheduler its turns run on.
 
 use super::{Delivery, Execution, Hub, Policy, Wiring};
-use crate::agent::broker::{AskUserTool, QuestionBroker};
+use crate::agent::broker::QuestionBroker;
 use crate::agent::inbound::chat::{ChatCommands, Strikes};
 use crate::agent::inbound::feedback_hook::FeedbackReplies;
 use crate::agent::knowledge::Knowledge;
-use crate::agent::memory_tools::{ListJobsTool, ReadMemoryTool, RememberTool, SearchHistoryTool};
 use crate::agent::notes::MemoryNotes;
-use crate::agent::tools::{CronTool, FeedbackTool, Tool};
+use crate::agent::tools::{AskUserTool, CronTool, FeedbackTool, Tool};
+use crate::agent::tools::{ListJobsTool, ReadMemoryTool, RememberTool, SearchHistoryTool};
 use crate::agent::{Agent, AgentLoop, HistorySink, MicroLimits};
 use crate::context::routines::{HistoryHook, HistoryWriter};
 use crate::cron::reply::JobReplies;

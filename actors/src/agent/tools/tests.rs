@@ -1,7 +1,11 @@
+use super::read_memory::READ_BYTES;
 use super::*;
+use crate::agent::notes::MemoryNotes;
+use crate::cron::tool::WhenSpec;
 use crate::llm::provider::Role;
 use chrono::{TimeZone, Utc};
 use raven_proto::Origin;
+use std::rc::Rc;
 
 fn ctx() -> ToolCtx {
     let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
@@ -78,7 +82,7 @@ async fn search_history_finds_the_users_words_and_ravens_newest_first_within_the
 struct Jobs(Vec<String>);
 
 impl CronJobs for Jobs {
-    fn add(&self, _: &Value, _: &ToolCtx) -> Result<String, crate::cron::tool::JobError> {
+    fn add(&self, _: &str, _: &WhenSpec, _: &ToolCtx) -> Result<String, crate::cron::tool::JobError> {
         unreachable!("list_jobs only lists")
     }
     fn list(&self) -> Result<Vec<String>, crate::cron::store::JobsError> {
@@ -95,4 +99,30 @@ async fn list_jobs_lists_and_can_change_nothing() {
     assert_eq!(call(&tool, json!({"action": "remove", "id": "ab12cd"})).await, "ab12cd every day at 09:00: stretch");
     let none = ListJobsTool { jobs: Rc::new(Jobs(Vec::new())) };
     assert_eq!(call(&none, json!({})).await, "no reminders are scheduled");
+}
+
+#[actix_rt::test]
+async fn arguments_that_do_not_fit_a_tool_s_args_are_told_to_the_model_and_none_read_as_empty() {
+    let tool = CronTool { jobs: Rc::new(Jobs(Vec::new())) };
+    let ctx = ctx();
+    let said = tool.call(&json!({"action": "add", "message": "stretch", "every_s": "soon"}), &ctx).await;
+    assert!(said.starts_with("error: the arguments of cron do not fit its schema: "), "{said}");
+    let tmp = tempfile::tempdir().unwrap();
+    let memory = ReadMemoryTool { memory: tmp.path().join("MEMORY.md") };
+    assert_eq!(call(&memory, Value::Null).await, "MEMORY.md is empty");
+}
+
+#[actix_rt::test]
+async fn nudge_feedback_without_an_id_rates_the_latest_message_of_the_conversation_it_is_called_in() {
+    use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
+    let tmp = tempfile::tempdir().unwrap();
+    let tracker =
+        Rc::new(NudgeFeedbackTracker::new(tmp.path().join("feedback.jsonl"), Default::default(), chrono_tz::UTC));
+    let sent = Dispatch::new("n1", "water", raven_proto::Priority::Low, Source::Sentinel);
+    tracker.record_dispatched(&sent, Some("telegram:42"), true, ctx().now).unwrap();
+    let tool = FeedbackTool { tracker };
+    let elsewhere = tool.call(&json!({"verdict": "accepted"}), &ctx()).await;
+    assert_eq!(elsewhere, "error: no proactive message in this conversation waits for a verdict");
+    let there = ToolCtx { channel: "telegram".into(), chat_id: "42".into(), ..ctx() };
+    assert_eq!(tool.call(&json!({"verdict": "accepted"}), &there).await, "recorded accepted for n1");
 }

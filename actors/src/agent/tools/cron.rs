@@ -1,47 +1,35 @@
-//! The agent's tools. A tool answers with text (the tool result the model reads); refusals
-//! and errors are results too, never failures of the turn.
+//! `cron(action: add|list|remove, …)`: the user's reminders, scheduled, listed or removed
+//! from a conversation. A cron turn may not use it (a runaway loop otherwise).
 
+use super::{args, said, Tool, ToolCtx};
 use crate::cron::store::JobsError;
-use crate::cron::tool::JobError;
-use crate::feedback::tool::{nudge_feedback, tool_schema as feedback_schema};
-use crate::feedback::NudgeFeedbackTracker;
+use crate::cron::tool::{JobError, JobsCron, NewJob, WhenSpec};
 use crate::llm::provider::ToolSchema;
-use chrono::{DateTime, Utc};
 use futures_util::future::LocalBoxFuture;
 use raven_proto::Origin;
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::rc::Rc;
 
-/// What a tool knows of the turn calling it.
-#[derive(Debug, Clone)]
-pub struct ToolCtx {
-    pub conversation_id: String,
-    pub channel: String,
-    pub chat_id: String,
-    pub now: DateTime<Utc>,
-    /// The origin of the turn the call serves (a menu pick's tool runs as the user's).
-    pub origin: Origin,
+#[derive(Debug, Default, Deserialize)]
+struct Args {
+    #[serde(default)]
+    action: Option<String>,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    id: String,
+    #[serde(flatten)]
+    when: WhenSpec,
 }
 
-pub trait Tool {
-    fn schema(&self) -> ToolSchema;
-    /// Whether a micro-agent (a `spawn_agent` run, which nobody watches) may use it: only a
-    /// tool that reads. One that writes the user's files or jobs, rates a message or asks the
-    /// user is never offered to it.
-    fn for_micro_agent(&self) -> bool {
-        false
-    }
-    fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String>;
-}
-
-/// The jobs store behind the cron tool (it comes with the cron service).
+/// The jobs store behind the tool (it comes with the cron service).
 pub trait CronJobs {
-    fn add(&self, spec: &Value, ctx: &ToolCtx) -> Result<String, JobError>;
+    fn add(&self, message: &str, when: &WhenSpec, ctx: &ToolCtx) -> Result<String, JobError>;
     fn list(&self) -> Result<Vec<String>, JobsError>;
     fn remove(&self, id: &str) -> Result<bool, JobsError>;
 }
 
-/// `cron(action: add|list|remove, ...)`.
 pub struct CronTool {
     pub jobs: Rc<dyn CronJobs>,
 }
@@ -68,22 +56,25 @@ impl Tool for CronTool {
         }
     }
 
-    fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
+    fn call<'a>(&'a self, given: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
         Box::pin(async move {
-            // A cron turn must not schedule more cron jobs (a runaway loop otherwise).
             if ctx.origin == Origin::Cron {
                 return "refused: a scheduled (cron) turn cannot create, list or remove cron jobs".into();
             }
-            match args.get("action").and_then(Value::as_str) {
-                Some("add") => said(self.jobs.add(args, ctx).map(|id| format!("scheduled job {id}"))),
+            let a = match args::<Args>("cron", given) {
+                Ok(a) => a,
+                Err(said) => return said,
+            };
+            match a.action.as_deref() {
+                Some("add") => said(self.jobs.add(&a.message, &a.when, ctx).map(|id| format!("scheduled job {id}"))),
                 Some("list") => {
                     said(self.jobs.list().map(|l| if l.is_empty() { "no jobs".into() } else { l.join("\n") }))
                 }
                 Some("remove") => {
-                    let id = args.get("id").and_then(Value::as_str).unwrap_or_default();
+                    let id = a.id;
                     said(
                         self.jobs
-                            .remove(id)
+                            .remove(&id)
                             .map(|gone| if gone { format!("removed {id}") } else { format!("no job {id}") }),
                     )
                 }
@@ -93,33 +84,12 @@ impl Tool for CronTool {
     }
 }
 
-/// A tool's outcome as the model reads it: the text, or `error: …`.
-fn said(r: Result<String, impl std::fmt::Display>) -> String {
-    r.unwrap_or_else(|e| format!("error: {e}"))
-}
-
-/// `nudge_feedback(verdict, nudge_id, reason)`.
-pub struct FeedbackTool {
-    pub tracker: Rc<NudgeFeedbackTracker>,
-}
-
-impl Tool for FeedbackTool {
-    fn schema(&self) -> ToolSchema {
-        feedback_schema()
-    }
-
-    fn call<'a>(&'a self, args: &'a Value, ctx: &'a ToolCtx) -> LocalBoxFuture<'a, String> {
-        Box::pin(async move { said(nudge_feedback(&self.tracker, args, ctx.now)) })
-    }
-}
-
-/// The agent's `cron` tool on the user's jobs.json.
-impl CronJobs for crate::cron::tool::JobsCron {
-    fn add(&self, spec: &Value, ctx: &ToolCtx) -> Result<String, JobError> {
-        let message = spec.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let schedule = self.schedule(spec, ctx.now)?;
+/// The tool on the user's jobs.json: a job added from a conversation goes back to it.
+impl CronJobs for JobsCron {
+    fn add(&self, message: &str, when: &WhenSpec, ctx: &ToolCtx) -> Result<String, JobError> {
+        let schedule = self.schedule(when, ctx.now)?;
         let target = Some(format!("{}:{}", ctx.channel, ctx.chat_id));
-        let new = crate::cron::tool::NewJob { message, schedule, target, broadcast: Vec::new(), topic: None };
+        let new = NewJob { message: message.to_owned(), schedule, target, broadcast: Vec::new(), topic: None };
         self.insert(new, ctx.now).map(|j| j.id)
     }
 
