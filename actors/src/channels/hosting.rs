@@ -8,7 +8,8 @@
 use super::health::HealthBoard;
 use super::{Adapter, ChannelError, Inbox};
 use crate::delivery::outlets::{Outlet, OutletError};
-use crate::supervise::backoff::Backoff;
+use crate::supervise::restart::{keep_running, Ended};
+use crate::supervise::RestartPolicy;
 use futures_util::future::LocalBoxFuture;
 use futures_util::FutureExt;
 use raven_proto::OutboundText;
@@ -16,7 +17,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const FIRST_PAUSE: Duration = Duration::from_millis(200);
 const MAX_PAUSE: Duration = Duration::from_secs(30);
@@ -108,35 +109,35 @@ impl Outlet for Hosted {
     }
 }
 
+/// How a channel's listening loop is started again: after 200 ms doubling to 30 s, from the
+/// start again after a healthy minute.
+fn policy(name: &str) -> RestartPolicy {
+    RestartPolicy {
+        backoff_initial: FIRST_PAUSE,
+        backoff_max: MAX_PAUSE,
+        healthy_run: Some(HEALTHY_RUN),
+        ..RestartPolicy::default()
+    }
+    .with_fault_from_env(&format!("channel:{name}"))
+}
+
 /// Runs `adapter`'s listening loop for ever, started again whenever it ends.
 pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: HealthBoard) {
     let name = adapter.channel().to_owned();
-    let fault =
-        std::env::var("RAVEN_FAULT").ok().and_then(|s| crate::supervise::parse_fault(&s, &format!("channel:{name}")));
-    let (mut backoff, mut runs, mut failures) = (Backoff::new(FIRST_PAUSE, MAX_PAUSE), 0u64, 0u32);
-    loop {
-        runs += 1;
-        let started = Instant::now();
-        let faulty = fault.is_some_and(|(at, onwards)| runs == at || (onwards && runs >= at));
-        let run = async {
-            if faulty {
-                panic!("fault injected in channel {name} at run {runs}");
-            }
-            adapter.listen(&*inbox).await
-        };
-        let outcome = AssertUnwindSafe(run).catch_unwind().await;
-        if started.elapsed() >= HEALTHY_RUN {
-            backoff.reset();
+    let mut failures = 0u32;
+    let run = || adapter.listen(&*inbox);
+    let after = |ended: Ended<Result<(), ChannelError>>, pause: Duration| {
+        // The doubling is at its first pause after the first run and after a healthy one:
+        // failures in a row count from there.
+        if pause == FIRST_PAUSE {
             failures = 0;
         }
-        // Every round advances the doubling, whichever wait it takes.
-        let pause = backoff.next_wait();
-        let wait = match outcome {
-            Ok(Ok(())) => {
+        Some(match ended {
+            Ended::Returned(Ok(())) => {
                 tracing::warn!(channel = %name, "the channel stopped listening; starting it again");
                 pause
             }
-            Ok(Err(e)) => {
+            Ended::Returned(Err(e)) => {
                 failures += 1;
                 let wait = match e {
                     // Retrying soon will not help until the settings change.
@@ -153,7 +154,7 @@ pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: 
                 health.failing(&name, &e.to_string());
                 wait
             }
-            Err(_) => {
+            Ended::Panicked => {
                 tracing::error!(channel = %name, "the channel panicked; starting it again");
                 health.update(&name, |h| {
                     h.state = "restarting".into();
@@ -162,9 +163,9 @@ pub async fn supervise(adapter: Arc<dyn Adapter>, inbox: Rc<dyn Inbox>, health: 
                 });
                 pause
             }
-        };
-        actix_rt::time::sleep(wait).await;
-    }
+        })
+    };
+    keep_running(&format!("channel {name}"), &policy(&name), run, after).await;
 }
 
 #[cfg(test)]

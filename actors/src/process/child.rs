@@ -6,12 +6,16 @@
 use super::pid::{live_gateway, pid_alive};
 use super::{CANNOT_LISTEN, SUPERVISED};
 use crate::data_dir::DataDir;
-use crate::supervise::backoff::Backoff;
+use crate::supervise::restart::{self, Ended};
+use crate::supervise::RestartPolicy;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::process::ExitStatus;
+use std::time::Duration;
 
 /// How often a gateway that could not listen is tried again.
 const LISTEN_RETRY: Duration = Duration::from_secs(60);
+/// A child that ran this long was healthy: the next restart waits `first` again.
+const HEALTHY_RUN: Duration = Duration::from_secs(60);
 
 /// What became of the gateway child, for the supervisor to tell.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,8 +55,6 @@ async fn keep_running(dir: DataDir, first: Duration, tell: impl Fn(ChildEvent)) 
             return;
         }
     };
-    let mut backoff = Backoff::new(first, Duration::from_secs(5).max(first));
-    let mut listen_failed = false;
     if let Some(pid) = live_gateway(&dir) {
         tell(ChildEvent::Adopted { pid });
         while pid_alive(pid) {
@@ -60,26 +62,31 @@ async fn keep_running(dir: DataDir, first: Duration, tell: impl Fn(ChildEvent)) 
         }
         tell(ChildEvent::AdoptedExited { pid });
     }
-    loop {
-        let started = Instant::now();
-        let status = run_once(&exe, &dir).await;
-        if status.as_ref().is_ok_and(|s| s.code() == Some(i32::from(CANNOT_LISTEN))) {
-            if !listen_failed {
-                tell(ChildEvent::CannotListen);
-                listen_failed = true;
+    let policy = RestartPolicy {
+        backoff_initial: first,
+        backoff_max: Duration::from_secs(5).max(first),
+        healthy_run: Some(HEALTHY_RUN),
+        ..RestartPolicy::default()
+    };
+    let mut listen_failed = false;
+    let after = |ended: Ended<std::io::Result<ExitStatus>>, wait| {
+        let status = match ended {
+            Ended::Returned(Ok(s)) if s.code() == Some(i32::from(CANNOT_LISTEN)) => {
+                if !listen_failed {
+                    tell(ChildEvent::CannotListen);
+                    listen_failed = true;
+                }
+                return Some(LISTEN_RETRY);
             }
-            actix_rt::time::sleep(LISTEN_RETRY).await;
-            continue;
-        }
+            Ended::Returned(Ok(s)) => s.to_string(),
+            Ended::Returned(Err(e)) => e.to_string(),
+            Ended::Panicked => "the wait for it failed".to_owned(),
+        };
         listen_failed = false;
-        if started.elapsed() > Duration::from_secs(60) {
-            backoff.reset();
-        }
-        let status = status.map_or_else(|e| e.to_string(), |s| s.to_string());
-        let wait = backoff.next_wait();
         tell(ChildEvent::Exited { status, restart_in: wait });
-        actix_rt::time::sleep(wait).await;
-    }
+        Some(wait)
+    };
+    restart::keep_running("the gateway child", &policy, || run_once(&exe, &dir), after).await;
 }
 
 /// Runs the gateway once, to its end (killed when this future is dropped).

@@ -5,20 +5,40 @@
 //! `RAVEN_FAULT=loop:<name>:<n>` makes the loop's n-th run panic as it starts (the fault
 //! suite's switch, as for the actors).
 
-use super::Metrics;
-use actix_rt::task::JoinHandle;
+use super::restart::{keep_running, Ended};
+use super::{Metrics, RestartPolicy};
+use actix_rt::task::{JoinError, JoinHandle};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-const FIRST_PAUSE: Duration = Duration::from_millis(10);
-const MAX_PAUSE: Duration = Duration::from_secs(5);
-
-/// The running loop, aborted when its supervisor is.
+/// The running loop, awaited to its end and aborted when its supervisor is.
 struct AbortOnDrop(JoinHandle<()>);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
     }
+}
+
+impl Future for AbortOnDrop {
+    type Output = Result<(), JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+/// How a loop is started again: after 10 ms, doubling to 5 s.
+fn policy(name: &str) -> RestartPolicy {
+    RestartPolicy {
+        backoff_initial: Duration::from_millis(10),
+        backoff_max: Duration::from_secs(5),
+        healthy_run: None,
+        ..RestartPolicy::default()
+    }
+    .with_fault_from_env(&format!("loop:{name}"))
 }
 
 /// Runs the loop `start` spawns, for as long as the returned task is not aborted.
@@ -28,28 +48,20 @@ pub fn supervised_loop(
     start: impl Fn() -> JoinHandle<()> + 'static,
 ) -> JoinHandle<()> {
     let meter = metrics.register(&format!("loop:{name}"));
-    let fault = std::env::var("RAVEN_FAULT").ok().and_then(|spec| super::parse_fault(&spec, &format!("loop:{name}")));
     actix_rt::spawn(async move {
-        let mut backoff = super::backoff::Backoff::new(FIRST_PAUSE, MAX_PAUSE);
-        let mut runs = 0u64;
-        loop {
-            runs += 1;
-            let faulty = fault.is_some_and(|(at, onwards)| runs == at || (onwards && runs >= at));
-            let mut run = AbortOnDrop(if faulty { actix_rt::spawn(injected(name, runs)) } else { start() });
-            match (&mut run.0).await {
-                Err(e) if e.is_cancelled() => return,
-                Err(e) => tracing::error!(loop = name, "the loop panicked ({e}); starting it again"),
-                Ok(()) => tracing::error!(loop = name, "the loop ended; starting it again"),
+        let run = || AbortOnDrop(start());
+        let after = |ended: Ended<Result<(), JoinError>>, wait| {
+            match ended {
+                Ended::Returned(Err(e)) if e.is_cancelled() => return None,
+                Ended::Returned(Err(e)) => tracing::error!(loop = name, "the loop panicked ({e}); starting it again"),
+                Ended::Panicked => tracing::error!(loop = name, "the loop panicked; starting it again"),
+                Ended::Returned(Ok(())) => tracing::error!(loop = name, "the loop ended; starting it again"),
             }
             meter.on_restart();
-            actix_rt::time::sleep(backoff.next_wait()).await;
-        }
+            Some(wait)
+        };
+        keep_running(&format!("loop {name}"), &policy(name), run, after).await;
     })
-}
-
-/// The run of a loop the fault switch names: it panics at once.
-async fn injected(name: &'static str, run: u64) {
-    panic!("fault injected in loop {name} at run {run}");
 }
 
 #[cfg(test)]

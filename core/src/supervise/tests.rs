@@ -1,4 +1,5 @@
 use super::*;
+use std::time::Duration;
 
 /// A counter that panics on demand and reloads a "persisted" value on restart.
 struct Flaky {
@@ -39,6 +40,7 @@ fn fast_policy(max_restarts: u32) -> RestartPolicy {
     RestartPolicy {
         backoff_initial: Duration::from_millis(1),
         backoff_max: Duration::from_millis(4),
+        healthy_run: None,
         max_restarts,
         window: Duration::from_secs(60),
         panic_at: None,
