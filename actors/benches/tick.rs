@@ -6,9 +6,9 @@ use chrono::{Duration, TimeZone, Utc};
 use raven_actors::clock::ManualClock;
 use raven_actors::config::RavenConfig;
 use raven_actors::data_dir::DataDir;
-use raven_actors::engine::sim::{idle_day_llm_calls, Sink};
 use raven_actors::engine::{Engine, Overrides};
 use raven_actors::sentinel::Tick;
+use raven_actors::testkit::sim::{idle_day_llm_calls, Sink};
 use std::rc::Rc;
 use std::time::Instant;
 

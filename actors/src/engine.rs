@@ -37,7 +37,6 @@ use crate::{cron::store::JobsStore, feedback::NudgeFeedbackTracker};
 mod control;
 mod error;
 mod follow;
-pub mod sim;
 mod wiring;
 
 pub use control::EngineControl;

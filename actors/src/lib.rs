@@ -24,5 +24,5 @@ pub mod sentinel;
 pub mod sessions;
 pub mod simulate;
 pub mod spine;
-#[cfg(test)]
-pub(crate) mod testing;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;

@@ -12,7 +12,7 @@ use crate::engine::{Engine, Overrides};
 use crate::sentinel::triggers::TriggerStore;
 use crate::sentinel::{DrainTriggers, Tick};
 use crate::spine::TurnOutcome;
-use crate::testing::Screen;
+use crate::testkit::doubles::Screen;
 use chrono::{Duration, TimeZone, Utc};
 use raven_proto::{BusyPolicy, Origin, TurnRequest};
 use std::sync::Arc;

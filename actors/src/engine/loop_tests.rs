@@ -132,7 +132,7 @@ async fn a_reply_to_a_nudge_reaches_the_gate_through_nudge_feedback_with_and_wit
 
 #[actix_rt::test]
 async fn an_unattended_engine_leaves_nothing_ignored_and_a_seen_nudge_is_ignored_once_after_six_awake_hours() {
-    use crate::testing::Scripted;
+    use crate::testkit::doubles::Scripted;
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());
     let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap());

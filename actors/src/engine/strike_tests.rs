@@ -7,7 +7,7 @@ use crate::cron::pause::Paused;
 use crate::cron::service::RunDue;
 use crate::cron::store::{Job, Schedule};
 use crate::delivery::outlets::CliOutlet;
-use crate::testing::Screen;
+use crate::testkit::doubles::Screen;
 use chrono::{DateTime, Duration as D, TimeZone, Utc};
 
 fn cron_engine(dir: &DataDir, clock: &ManualClock, screen: &Screen) -> Engine {

@@ -5,12 +5,12 @@ use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::context::Assemble;
 use crate::delivery::outlets::CliOutlet;
-use crate::testing::Screen;
+use crate::testkit::doubles::Screen;
 use chrono::{Duration as D, TimeZone, Utc};
 
 #[actix_rt::test]
 async fn an_idle_day_of_48_ticks_makes_at_most_6_llm_calls() {
-    let calls = super::sim::idle_day_llm_calls(48, D::minutes(30)).await;
+    let calls = crate::testkit::sim::idle_day_llm_calls(48, D::minutes(30)).await;
     assert!(calls <= 6, "{calls} LLM calls");
     assert!(calls >= 1, "the planner was asked at least once");
 }
@@ -56,7 +56,7 @@ async fn the_daily_analysis_runs_once_a_day_and_feeds_its_producer() {
     let engine_with = |calls_provider: Counted| {
         let o = Overrides {
             provider: Some(Rc::new(calls_provider)),
-            router: Some(Rc::new(super::sim::NoOutlet)),
+            router: Some(Rc::new(crate::testkit::sim::NoOutlet)),
             ..Default::default()
         };
         Engine::start_with(&dir, &config, clock.shared(), o).unwrap()
@@ -123,7 +123,7 @@ async fn the_loops_retry_the_outbox_and_poll_defers_on_their_own() {
 #[actix_rt::test]
 async fn a_spawn_runs_an_isolated_agent_turn_and_delivers_to_the_originating_channel() {
     use crate::sentinel::Tick;
-    use crate::testing::Scripted;
+    use crate::testkit::doubles::Scripted;
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path());
     let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());

@@ -12,7 +12,7 @@ use crate::delivery::hub::RetryOutbox;
 use crate::engine::{Engine, Overrides};
 use crate::policy::{FireKind, PolicyState};
 use crate::sentinel::{PollDeferred, Tick};
-use crate::testing::Scripted;
+use crate::testkit::doubles::Scripted;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use proptest::prelude::*;
 use serde_json::json;

@@ -11,7 +11,7 @@ use crate::feedback::tool::{nudge_feedback, ModelVerdict};
 use crate::feedback::{Dispatch, NudgeFeedbackTracker, Source};
 use crate::policy::{PolicyState, Snapshot};
 use crate::sentinel::{PollDeferred, Tick};
-use crate::testing::Scripted;
+use crate::testkit::doubles::Scripted;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use raven_proto::{OutboundText, Priority};
 use serde_json::json;

@@ -12,7 +12,7 @@ use crate::llm::provider::ProviderError;
 use crate::planner::{PlannerService, ProactivePlanner};
 use crate::policy::{NudgePolicy, NudgePolicyService, PolicyState};
 use crate::supervise::{start, LocalBoxFuture, Metrics, RestartPolicy};
-use crate::testing::Scripted;
+use crate::testkit::doubles::Scripted;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use raven_proto::{Action, ExecutionResult, PlannerDecision, Priority};
 use serde_json::{json, Value};

@@ -1,9 +1,9 @@
 //! Small simulations on the manual clock, shared by the tests and the benchmarks.
 
-use super::{Engine, Overrides};
 use crate::clock::ManualClock;
 use crate::config::RavenConfig;
 use crate::data_dir::DataDir;
+use crate::engine::{Engine, Overrides};
 use crate::llm::decorator::Counted;
 use crate::planner::rules::RulesProvider;
 use crate::sentinel::{Router, Tick};
