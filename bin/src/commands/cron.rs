@@ -4,6 +4,7 @@
 use super::load_config;
 use crate::error::CliError;
 use clap::{Args, Subcommand};
+use raven_actors::cron::pause::PauseOutcome;
 use raven_actors::cron::store::{JobsStore, Schedule};
 use raven_actors::cron::tool::{describe, JobsCron, NewJob, WhenSpec};
 use raven_actors::data_dir::DataDir;
@@ -107,78 +108,86 @@ pub fn run(c: CronCommand, dir: &DataDir) -> Result<(), CliError> {
         channels: Channels::of(&config),
     };
     match c {
-        CronCommand::Add(a) => {
-            let now = chrono::Utc::now();
-            let schedule = jobs.schedule(&spec(&a)?, now)?;
-            check_kind(&a, &schedule)?;
-            let target = (!a.silent && a.broadcast.is_empty()).then(|| a.to.clone());
-            let new = NewJob { message: a.message, schedule, target, broadcast: a.broadcast, topic: a.topic };
-            let job = jobs.insert(new, now)?;
-            println!("{}  (times in {})", sanitize(&describe(&job, jobs.tz)), jobs.tz);
-            let typed = a.at.as_deref().or(a.every.as_deref()).unwrap_or_default();
-            if let Some(gap) =
-                job.state.next_run_at.and_then(|at| raven_actors::time::skipped_clock(typed, at, jobs.tz))
-            {
-                super::note(format!("raven: note: {gap}"));
-            }
-        }
-        CronCommand::List { json } => {
-            let file = jobs.store.load()?;
-            if json {
-                println!("{}", serde_json::to_string(&file.jobs)?);
-                return Ok(());
-            }
-            if file.jobs.is_empty() {
-                println!("no jobs");
-            } else {
-                println!("times in {}", jobs.tz);
-            }
-            // Soonest first; paused ones, and those with no next time, after, in the file's order.
-            let mut shown: Vec<_> = file.jobs.iter().collect();
-            shown.sort_by_key(|j| {
-                (!j.enabled || j.state.paused.is_some(), j.state.next_run_at.is_none(), j.state.next_run_at)
-            });
-            for job in shown {
-                println!("{}", sanitize(&describe(job, jobs.tz)));
-            }
-        }
-        CronCommand::Pause { id } => {
-            use raven_actors::cron::pause::PauseOutcome;
-            let id = full_id(&jobs.store, &id)?;
-            match jobs.store.pause(&id, "paused by raven cron pause")? {
-                PauseOutcome::Done => println!("paused {id} (raven cron resume {id} lets it fire again)"),
-                PauseOutcome::Already => println!("{id} is paused already"),
-                PauseOutcome::NoSuchJob => {
-                    return Err(CliError::refused(format!("no job {id} (see `raven cron list`)")))
-                }
-            }
-        }
-        CronCommand::Resume { id } => {
-            use raven_actors::cron::pause::PauseOutcome;
-            let id = full_id(&jobs.store, &id)?;
-            // A job set aside as unschedulable is refused here, with its reason.
-            match jobs.store.resume(&id, chrono::Utc::now())? {
-                PauseOutcome::Done => println!("resumed {id}"),
-                PauseOutcome::Already => println!("{id} is not paused: nothing to resume"),
-                PauseOutcome::NoSuchJob => {
-                    return Err(CliError::refused(format!("no job {id} (see `raven cron list`)")))
-                }
-            }
-        }
-        CronCommand::Rm { id } => {
-            let id = full_id(&jobs.store, &id)?;
-            let gone = jobs.store.update(|f| {
-                let before = f.jobs.len();
-                f.jobs.retain(|j| j.id != id);
-                before != f.jobs.len()
-            });
-            match gone? {
-                true => println!("removed {id}"),
-                false => return Err(CliError::refused(format!("no job {id} (see `raven cron list`)"))),
-            }
-        }
+        CronCommand::Add(a) => add(&jobs, a),
+        CronCommand::List { json } => list(&jobs, json),
+        CronCommand::Pause { id } => pause(&jobs, &id),
+        CronCommand::Resume { id } => resume(&jobs, &id),
+        CronCommand::Rm { id } => rm(&jobs, &id),
+    }
+}
+
+fn add(jobs: &JobsCron, a: AddArgs) -> Result<(), CliError> {
+    let now = chrono::Utc::now();
+    let schedule = jobs.schedule(&spec(&a)?, now)?;
+    check_kind(&a, &schedule)?;
+    let target = (!a.silent && a.broadcast.is_empty()).then(|| a.to.clone());
+    let typed = a.at.clone().or(a.every.clone()).unwrap_or_default();
+    let new = NewJob { message: a.message, schedule, target, broadcast: a.broadcast, topic: a.topic };
+    let job = jobs.insert(new, now)?;
+    println!("{}  (times in {})", sanitize(&describe(&job, jobs.tz)), jobs.tz);
+    if let Some(gap) = job.state.next_run_at.and_then(|at| raven_actors::time::skipped_clock(&typed, at, jobs.tz)) {
+        super::note(format!("raven: note: {gap}"));
     }
     Ok(())
+}
+
+fn list(jobs: &JobsCron, json: bool) -> Result<(), CliError> {
+    let file = jobs.store.load()?;
+    if json {
+        println!("{}", serde_json::to_string(&file.jobs)?);
+        return Ok(());
+    }
+    if file.jobs.is_empty() {
+        println!("no jobs");
+    } else {
+        println!("times in {}", jobs.tz);
+    }
+    // Soonest first; paused ones, and those with no next time, after, in the file's order.
+    let mut shown: Vec<_> = file.jobs.iter().collect();
+    shown.sort_by_key(|j| (!j.enabled || j.state.paused.is_some(), j.state.next_run_at.is_none(), j.state.next_run_at));
+    for job in shown {
+        println!("{}", sanitize(&describe(job, jobs.tz)));
+    }
+    Ok(())
+}
+
+fn pause(jobs: &JobsCron, given: &str) -> Result<(), CliError> {
+    let id = full_id(&jobs.store, given)?;
+    match jobs.store.pause(&id, "paused by raven cron pause")? {
+        PauseOutcome::Done => println!("paused {id} (raven cron resume {id} lets it fire again)"),
+        PauseOutcome::Already => println!("{id} is paused already"),
+        PauseOutcome::NoSuchJob => return Err(no_job(&id)),
+    }
+    Ok(())
+}
+
+fn resume(jobs: &JobsCron, given: &str) -> Result<(), CliError> {
+    let id = full_id(&jobs.store, given)?;
+    // A job set aside as unschedulable is refused here, with its reason.
+    match jobs.store.resume(&id, chrono::Utc::now())? {
+        PauseOutcome::Done => println!("resumed {id}"),
+        PauseOutcome::Already => println!("{id} is not paused: nothing to resume"),
+        PauseOutcome::NoSuchJob => return Err(no_job(&id)),
+    }
+    Ok(())
+}
+
+fn rm(jobs: &JobsCron, given: &str) -> Result<(), CliError> {
+    let id = full_id(&jobs.store, given)?;
+    let gone = jobs.store.update(|f| {
+        let before = f.jobs.len();
+        f.jobs.retain(|j| j.id != id);
+        before != f.jobs.len()
+    })?;
+    if !gone {
+        return Err(no_job(&id));
+    }
+    println!("removed {id}");
+    Ok(())
+}
+
+fn no_job(id: &str) -> CliError {
+    CliError::refused(format!("no job {id} (see `raven cron list`)"))
 }
 
 /// The whole id of the job `given` names (its id or a unique prefix of 4 or more characters).

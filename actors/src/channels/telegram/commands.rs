@@ -28,6 +28,7 @@ const WITHIN: Duration = Duration::from_secs(20);
 
 impl Telegram {
     /// Sets [`COMMANDS`] as the bot's menu; why not, when it was not.
+    // A `String` error: a line of the gateway's log, for a person.
     pub(super) async fn offer_commands(&self) -> Result<(), String> {
         let commands: Vec<Value> = COMMANDS.iter().map(|(c, d)| json!({"command": c, "description": d})).collect();
         match tokio::time::timeout(WITHIN, self.api.call("setMyCommands", &json!({ "commands": commands }))).await {

@@ -64,6 +64,7 @@ impl ChatCommands {
     }
 
     /// The time first, else last; a second time after `and` makes a second job.
+    // A `String` error: the answer the user reads in the chat.
     fn read(&self, rest: &str, now: DateTime<Utc>) -> Result<Reading, String> {
         let (tz, order) = (self.jobs.tz, self.jobs.order);
         let (when, text) = match split_when(rest, now, tz, order) {
