@@ -5,15 +5,15 @@
 //! and is kept in the session with its result; when the model cannot be reached, the embedded
 //! agent stands in (see [`fallback`]).
 
-pub mod broker;
-pub mod calls;
-pub mod fallback;
+pub(crate) mod broker;
+pub(crate) mod calls;
+pub(crate) mod fallback;
 pub mod inbound;
-pub mod knowledge;
-pub mod notes;
+pub(crate) mod knowledge;
+pub(crate) mod notes;
 mod spend;
-pub mod subagent;
-pub mod tools;
+pub(crate) mod subagent;
+pub(crate) mod tools;
 
 use crate::clock::SharedClock;
 use crate::context::sessions::SYSTEM_CHANNELS;

@@ -6,17 +6,17 @@
 //! feedback verdict. The gateway hosts and supervises them ([`hosting`]): an adapter that fails
 //! or panics is started again, and never takes the others down.
 
-pub mod access;
-pub mod buttons;
-pub mod email;
+pub(crate) mod access;
+pub(crate) mod buttons;
+pub(crate) mod email;
 pub mod health;
-pub mod hosting;
-pub mod matrix;
-pub mod ntfy;
-pub mod remote;
-pub mod state;
+pub(crate) mod hosting;
+pub(crate) mod matrix;
+pub(crate) mod ntfy;
+pub(crate) mod remote;
+pub(crate) mod state;
 pub mod taps;
-pub mod telegram;
+pub(crate) mod telegram;
 
 use crate::config::RavenConfig;
 use crate::data_dir::DataDir;

@@ -43,7 +43,6 @@ mod tests;
 mod values;
 
 use chrono::{DateTime, Utc};
-use chrono_tz::Tz;
 use std::path::{Path, PathBuf};
 
 pub use hook::calendar_hook;
@@ -108,10 +107,11 @@ impl Bad {
 }
 
 /// Pure: events of one file's text whose occurrence starts within [from, until).
+#[cfg(test)]
 pub fn parse_ics(
     text: &str,
     path: &Path,
-    tz: Tz,
+    tz: chrono_tz::Tz,
     from: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<Vec<CalendarEvent>, CalendarError> {

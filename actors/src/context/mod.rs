@@ -1,16 +1,16 @@
 //! Context assembly (spec §3): everything the Planner reads, each field from its source,
 //! each degrading to its default on failure; and the derived state in attention.md.
 
-pub mod assembler;
+pub(crate) mod assembler;
 pub mod attention;
-pub mod behaviors;
-pub mod behaviors_extractor;
-pub mod calendar;
-pub mod daily_analysis;
+pub(crate) mod behaviors;
+pub(crate) mod behaviors_extractor;
+pub(crate) mod calendar;
+pub(crate) mod daily_analysis;
 pub mod deadlines;
-pub mod plan;
+pub(crate) mod plan;
 pub mod preferences;
-pub mod routines;
-pub mod sessions;
+pub(crate) mod routines;
+pub(crate) mod sessions;
 
 pub use assembler::{Assemble, AssemblerService, AttentionChanged, ContextAssembler, RememberLastDecision};

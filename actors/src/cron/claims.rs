@@ -14,6 +14,7 @@ use chrono::{DateTime, Duration, Utc};
 pub struct ChannelFilter(pub Option<Vec<String>>);
 
 impl ChannelFilter {
+    #[cfg(test)]
     pub fn only(channels: &[&str]) -> Self {
         ChannelFilter(Some(channels.iter().map(|c| c.to_string()).collect()))
     }

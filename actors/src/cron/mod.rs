@@ -3,13 +3,13 @@
 //! a reply on a job's conversation), and the agent's cron tool.
 
 pub mod claims;
-pub mod fire;
+pub(crate) mod fire;
 pub mod ids;
 pub mod later;
 pub mod pause;
-pub mod reply;
+pub(crate) mod reply;
 mod run_state;
-pub mod schedule;
+pub(crate) mod schedule;
 pub mod service;
 pub mod store;
 pub mod tool;

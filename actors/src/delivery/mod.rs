@@ -3,11 +3,11 @@
 //! outbox and its dead letters, the targets this data dir can reach, and the honesty rule for
 //! an unwatched terminal. The execution paths (`executor`) deliver through it.
 
-pub mod conversation;
+pub(crate) mod conversation;
 pub mod hub;
 pub mod outbox;
 pub mod outlets;
-pub mod remote;
+pub(crate) mod remote;
 pub mod targets;
-pub mod watched;
-pub mod webhook;
+pub(crate) mod watched;
+pub(crate) mod webhook;

@@ -49,6 +49,7 @@ impl CliOutlet {
     }
 
     /// To `w`, which its caller shows someone: what it writes counts as seen.
+    #[cfg(test)]
     pub fn to_writer(w: Box<dyn Write + Send>) -> Self {
         CliOutlet { out: Some(Mutex::new(w)), bus: None, terminal: true }
     }

@@ -51,6 +51,7 @@ impl GatewayLink {
         }
     }
 
+    #[cfg(test)]
     pub fn connected(&self) -> bool {
         self.lock().to_gateway.as_ref().is_some_and(|t| !t.is_closed())
     }

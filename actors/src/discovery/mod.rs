@@ -4,14 +4,14 @@
 //! behind a confirm step when the option asks for one. Every action passes the NudgePolicy
 //! and records its fire.
 
-pub mod action;
-pub mod consumer;
-pub mod discoverer;
-pub mod error;
-pub mod pending;
-pub mod prompt;
-pub mod restraint;
-pub mod router;
+pub(crate) mod action;
+pub(crate) mod consumer;
+pub(crate) mod discoverer;
+pub(crate) mod error;
+pub(crate) mod pending;
+pub(crate) mod prompt;
+pub(crate) mod restraint;
+pub(crate) mod router;
 
 pub use action::ActionExecutor;
 pub use consumer::DecisionConsumer;

@@ -105,6 +105,7 @@ impl DeferManager {
         Ok(out)
     }
 
+    #[cfg(test)]
     pub fn pending(&self) -> Result<Vec<Deferred>, StoreError> {
         Ok(self.store.read::<DeferHeap>(SECTION)?.0.entries)
     }

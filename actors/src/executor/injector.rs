@@ -100,6 +100,7 @@ impl NudgeInjector {
         format!("{content}\n\n{}", notes.join("\n"))
     }
 
+    #[cfg(test)]
     pub fn pending(&self, session: &str) -> Result<Vec<PendingInject>, StoreError> {
         Ok(self.store.read::<InjectQueues>(SECTION)?.0.sessions.get(session).cloned().unwrap_or_default())
     }

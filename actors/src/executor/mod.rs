@@ -2,10 +2,10 @@
 //! the NudgeInjector, the DeferManager and ProactiveSpawn, behind the runner's `Router`.
 
 pub mod defer;
-pub mod dispatcher;
+pub(crate) mod dispatcher;
 pub mod injector;
 mod router;
-pub mod spawn;
+pub(crate) mod spawn;
 
 use crate::feedback::{Dispatch, Source};
 use crate::supervise::{Handle, LocalBoxFuture};

@@ -10,7 +10,7 @@ pub mod give;
 mod pending;
 mod record;
 mod summary;
-pub mod tool;
+pub(crate) mod tool;
 mod trim;
 
 pub use record::{is_hard_reject, short_id, Dispatch, FeedbackRecord, Lifecycle, Source};
@@ -63,6 +63,7 @@ impl NudgeFeedbackTracker {
         self
     }
 
+    #[cfg(test)]
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -109,6 +110,7 @@ impl NudgeFeedbackTracker {
 
     /// What the one place that says things proactively records once a message reached
     /// `session` (see [`crate::delivery::conversation`]).
+    #[cfg(test)]
     pub fn record_dispatched(
         &self,
         d: &Dispatch,

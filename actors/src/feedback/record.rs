@@ -155,6 +155,7 @@ pub struct Dispatch {
 }
 
 impl Dispatch {
+    #[cfg(test)]
     pub fn new(nudge_id: impl Into<String>, topic: impl Into<String>, priority: Priority, source: Source) -> Self {
         Dispatch { nudge_id: nudge_id.into(), topic: topic.into(), priority, source, job: None }
     }

@@ -5,7 +5,7 @@
 
 pub use crate::planner::heartbeat as decision;
 mod service;
-pub mod wake;
+pub(crate) mod wake;
 
 pub use crate::config::HeartbeatConfig;
 pub use decision::Decision;

@@ -98,14 +98,17 @@ impl WakeScheduler {
         self.due_at().is_some_and(|d| d <= now)
     }
 
+    #[cfg(test)]
     pub fn is_parked(&self) -> bool {
         self.parked
     }
 
+    #[cfg(test)]
     pub fn pending(&self) -> &[String] {
         &self.pending
     }
 
+    #[cfg(test)]
     pub fn last_fire(&self) -> Option<DateTime<Utc>> {
         self.last_fire
     }
@@ -152,6 +155,7 @@ impl WakeHandle {
 
     /// Makes the loop look at the clock again without a request (a manual clock moved, the
     /// machine resumed).
+    #[cfg(test)]
     pub fn recheck(&self) {
         self.shared.notify.notify_one();
     }
@@ -198,6 +202,7 @@ impl WakeHandle {
     }
 
     /// A copy of the rule's state (status, tests).
+    #[cfg(test)]
     pub fn snapshot(&self) -> WakeScheduler {
         self.shared.scheduler.borrow().clone()
     }

@@ -1,10 +1,10 @@
 //! ProactivePlanner (spec §4): `(ctx, provider) -> PlannerDecision`, a pure decision that
 //! degrades every failure to skip and never fails.
 
-pub mod budget;
+pub(crate) mod budget;
 pub mod heartbeat;
 pub mod prompts;
-pub mod reminders;
+pub(crate) mod reminders;
 pub mod rules;
 
 use crate::context::daily_analysis::{self, DailyAnalysis};
@@ -49,10 +49,6 @@ impl ProactivePlanner {
         let schema = tool.parameters.to_string();
         let allowance = budget.left_after([system, schema.as_str(), tool.description.as_str()], 2);
         budget::planner::render(ctx, &budget, allowance, self.order)
-    }
-
-    pub fn provider_name(&self) -> &str {
-        self.provider.name()
     }
 
     /// The request for `ctx`; the context travels along without a copy (it can be megabytes),

@@ -44,6 +44,7 @@ pub fn tool_schema() -> ToolSchema {
 }
 
 /// The context as the Planner reads it, whole (what [`super::budget`] bounds).
+#[cfg(any(test, feature = "testkit"))]
 pub fn render_context(ctx: &PlannerContext) -> String {
     // Sized up front: memory and history can be megabytes, and growing by doubling copies them.
     let big = ctx.memory_md.len() + ctx.history_md_recent.len() + ctx.attention_md.len() + ctx.behaviors_recent.len();
@@ -151,6 +152,7 @@ pub fn calendar_lines(ctx: &PlannerContext) -> Vec<String> {
     ctx.calendar.iter().map(|c| format!("- {} at {}", c.title, at(c.starts_at))).collect()
 }
 
+#[cfg(any(test, feature = "testkit"))]
 fn section(out: &mut String, title: &str, lines: Vec<String>) {
     if !lines.is_empty() {
         let _ = writeln!(out, "# {title}\n{}\n", lines.join("\n"));

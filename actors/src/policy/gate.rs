@@ -108,6 +108,7 @@ impl NudgePolicy {
     }
 
     /// The spec's `check(action, session_key, content, priority)`, with the clock value.
+    #[cfg(any(test, feature = "testkit"))]
     pub fn check(
         &self,
         action: Action,

@@ -2,11 +2,11 @@
 //! tighten-only overrides and the supervised actor that owns it.
 
 mod actor;
-pub mod adaptive;
+pub(crate) mod adaptive;
 mod gate;
 mod gated;
-pub mod ledger;
-pub mod overrides;
+pub(crate) mod ledger;
+pub(crate) mod overrides;
 pub mod topic;
 
 pub use actor::{

@@ -1,9 +1,9 @@
 //! The Sentinel: the tick loop that decides whether and how to reach the user.
 
-pub mod decision_cache;
+pub(crate) mod decision_cache;
 pub mod next_gate;
-pub mod router;
-pub mod runner;
+pub(crate) mod router;
+pub(crate) mod runner;
 mod service;
 mod topics;
 pub mod triggers;

@@ -203,6 +203,7 @@ impl SentinelRunner {
     }
 
     /// Plugs the discovery pipeline in.
+    #[cfg(test)]
     pub fn with_discovery(mut self, hook: Box<dyn DiscoveryHook>) -> Self {
         self.d.discovery = Some(hook);
         self

@@ -68,12 +68,6 @@ pub fn parse(file_name: &str) -> Option<(String, String)> {
     Some((decode(channel)?, decode(chat)?))
 }
 
-/// The file name of an older release (`/` and `\` replaced by `_`, nothing else encoded).
-pub fn legacy_name(channel: &str, chat_id: &str) -> String {
-    let clean = |s: &str| s.replace(['/', '\\'], "_");
-    format!("{}_{}{SUFFIX}", clean(channel), clean(chat_id))
-}
-
 /// What an older release's file name reads as: split at its first `_`.
 pub fn parse_legacy(file_name: &str) -> Option<(String, String)> {
     let (channel, chat) = file_name.strip_suffix(SUFFIX)?.split_once('_')?;

@@ -3,10 +3,10 @@
 //! the one-time move from older names ([`layout`]) and the replay of a conversation as the
 //! model's messages ([`replay`]). The floor every reader of a conversation stands on.
 
-pub mod file_name;
+pub(crate) mod file_name;
 mod hooks;
-pub mod layout;
-pub mod replay;
+pub(crate) mod layout;
+pub(crate) mod replay;
 mod source;
 mod store;
 

@@ -138,6 +138,7 @@ impl SessionStore {
         super::replay::messages(&lines[start..])
     }
 
+    #[cfg(test)]
     pub fn append(
         &self,
         channel: &str,

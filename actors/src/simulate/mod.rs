@@ -4,14 +4,14 @@
 //! depends only on the scenario and its seed: no wall-clock time, no temp path, no hash
 //! order, so two runs give the same bytes and a diff shows what a change did.
 
-pub mod capture;
+pub(crate) mod capture;
 pub mod drive;
-pub mod events;
-pub mod place;
-pub mod report;
-pub mod rng;
-pub mod scenario;
-pub mod svg;
+pub(crate) mod events;
+pub(crate) mod place;
+pub(crate) mod report;
+pub(crate) mod rng;
+pub(crate) mod scenario;
+pub(crate) mod svg;
 
 pub use place::{Place, PlaceError};
 pub use report::Report;

@@ -24,10 +24,6 @@ impl Inbox {
     pub fn drain(&self) -> Vec<String> {
         self.0.borrow_mut().drain(..).collect()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.borrow().is_empty()
-    }
 }
 
 /// Removes an idle lane from the scheduler's map (so conversations that come and go, such as

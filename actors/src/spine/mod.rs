@@ -188,6 +188,7 @@ impl Scheduler {
     }
 
     /// Every finished turn and its outcome is also sent here (tests, metrics, delivery).
+    #[cfg(test)]
     pub fn with_outcomes(mut self, tx: mpsc::UnboundedSender<(TurnRequest, TurnOutcome)>) -> Self {
         self.outcomes = Some(tx);
         self
@@ -199,6 +200,7 @@ impl Scheduler {
     }
 
     /// Turns waiting in `conversation`'s lane behind the running one.
+    #[cfg(test)]
     pub fn queued(&self, conversation: &str) -> usize {
         self.lanes.borrow().get(conversation).map_or(0, |l| l.borrow().queued)
     }
@@ -261,6 +263,7 @@ impl Scheduler {
     }
 
     /// Conversations with a lane now (idle lanes are retired).
+    #[cfg(test)]
     pub fn lanes(&self) -> usize {
         self.lanes.borrow().len()
     }

@@ -1,6 +1,8 @@
 //! Test support, built only for tests and with the `testkit` feature (which the benchmarks
-//! and the process tests turn on): doubles (a scripted provider, a terminal a test reads) and
-//! small simulations on the manual clock. Nothing of it is in the `raven` binary.
+//! and the process tests turn on): small simulations on the manual clock, and for the unit
+//! tests doubles (a scripted provider, a terminal a test reads). Nothing of it is in the
+//! `raven` binary.
 
-pub mod doubles;
+#[cfg(test)]
+pub(crate) mod doubles;
 pub mod sim;

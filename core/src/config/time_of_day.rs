@@ -83,6 +83,7 @@ impl Window {
     }
 
     /// True when every minute of `other` is also in `self` (so `self` is at least as wide).
+    #[cfg(test)]
     pub fn covers(&self, other: &Window) -> bool {
         (0..24 * 60).all(|m| !other.contains_minute(m) || self.contains_minute(m))
     }

@@ -100,7 +100,6 @@ pub struct DuplexClient {
     path: PathBuf,
     next_id: std::cell::Cell<u64>,
     waiting: Waiting,
-    server_pid: Option<u32>,
     /// One writer at a time: a frame is written whole before the next one starts (a write
     /// that yields halfway must not let another request's bytes in).
     write_lock: tokio::sync::Mutex<()>,
@@ -165,13 +164,11 @@ impl ControlClient {
                 }
             }
         });
-        let server_pid = pid_of(&self.server.peer);
         let client = DuplexClient {
             stream,
             path: self.path,
             next_id: std::cell::Cell::new(self.next_id),
             waiting,
-            server_pid,
             write_lock: tokio::sync::Mutex::new(()),
         };
         (client, rx)
@@ -179,10 +176,6 @@ impl ControlClient {
 }
 
 impl DuplexClient {
-    pub fn server_pid(&self) -> Option<u32> {
-        self.server_pid
-    }
-
     pub async fn request(&self, request: ControlRequest) -> Result<ControlResponse, IpcError> {
         let protocol = |m: &str| IpcError::Protocol { path: self.path.clone(), message: m.to_owned() };
         let id = self.next_id.get() + 1;

@@ -70,6 +70,7 @@ impl Slots {
 
 impl Slot {
     /// Admitted into a slot kept for long-lived connections.
+    #[cfg(test)]
     pub fn kept(&self) -> bool {
         self.kept.get()
     }

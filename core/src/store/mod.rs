@@ -115,6 +115,7 @@ impl JsonStateStore {
     }
 
     /// Takes the recovery notices gathered so far.
+    #[cfg(test)]
     pub fn take_notices(&self) -> Vec<String> {
         std::mem::take(&mut *self.notices.lock().unwrap_or_else(|p| p.into_inner()))
     }

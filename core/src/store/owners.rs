@@ -23,8 +23,6 @@ pub enum Owner {
 }
 
 impl Owner {
-    pub const ALL: [Owner; 5] = [Owner::Policy, Owner::Injector, Owner::Defer, Owner::Outbox, Owner::Discovery];
-
     pub fn name(self) -> &'static str {
         match self {
             Owner::Policy => "policy",

@@ -31,10 +31,6 @@ pub struct Meter {
 }
 
 impl Meter {
-    pub fn new(name: impl Into<String>) -> Self {
-        Meter::with_histogram(name.into(), handling_histogram())
-    }
-
     fn with_histogram(name: String, handling: Histogram) -> Self {
         Meter {
             name,
@@ -48,10 +44,6 @@ impl Meter {
             crash_loop: AtomicBool::new(false),
             handling,
         }
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     pub fn on_send(&self) {

@@ -294,10 +294,6 @@ impl<S: Service> Handle<S> {
             self.meter.on_send_failed();
         }
     }
-
-    pub fn meter(&self) -> &Arc<Meter> {
-        &self.meter
-    }
 }
 
 /// Starts `service` supervised on the current arbiter, registered in `metrics`.

@@ -69,7 +69,7 @@ pub mod zone;
 
 pub use gap::skipped_clock;
 pub use need::{Ladder, Need};
-pub use show::{local, local_hm};
+pub use show::local;
 pub use zone::{resolve, resolve_from_env, UserZone, ZoneSource, LOCALTIME};
 
 /// The first instant of the local calendar day of `now` in `tz`, in UTC. A zone may skip

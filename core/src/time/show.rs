@@ -10,7 +10,8 @@ pub fn local(t: DateTime<Utc>, tz: Tz) -> String {
 }
 
 /// `Fri 15:00` in `tz`: for times within the coming week.
-pub fn local_hm(t: DateTime<Utc>, tz: Tz) -> String {
+#[cfg(test)]
+fn local_hm(t: DateTime<Utc>, tz: Tz) -> String {
     t.with_timezone(&tz).format("%a %H:%M").to_string()
 }
 

@@ -3,18 +3,11 @@
 //! inode would miss.
 
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Keeps the watch alive; dropping it stops the events.
 pub struct FileWatch {
     _watcher: RecommendedWatcher,
-    path: PathBuf,
-}
-
-impl FileWatch {
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
 /// Calls `on_change` (on notify's thread) whenever `path` is created, written, renamed into
@@ -32,7 +25,7 @@ pub fn watch_file(path: &Path, on_change: impl Fn() + Send + 'static) -> notify:
         }
     })?;
     watcher.watch(&dir, RecursiveMode::NonRecursive)?;
-    Ok(FileWatch { _watcher: watcher, path: path.to_owned() })
+    Ok(FileWatch { _watcher: watcher })
 }
 
 /// Like [`watch_file`], for a file people edit: each change is handed on once the file has

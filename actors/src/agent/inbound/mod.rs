@@ -2,6 +2,6 @@
 //! `/stop`, `/snooze`, a verdict on a reminder) and the chat commands (`/start`, `/help`,
 //! `/remind`, `/list`, `/cancel`, `/pause`, `/resume`) answered in place.
 
-pub mod chat;
+pub(crate) mod chat;
 pub mod commands;
-pub mod feedback_hook;
+pub(crate) mod feedback_hook;

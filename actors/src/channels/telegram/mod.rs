@@ -17,7 +17,7 @@ mod api;
 mod commands;
 mod listen;
 mod pace;
-pub mod render;
+pub(crate) mod render;
 #[cfg(test)]
 mod tests;
 mod updates;

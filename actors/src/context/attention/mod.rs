@@ -4,7 +4,7 @@
 //! producer leaves its section as it was, and so does a section that cannot be spliced in
 //! without disturbing the rest of the file (see `sections`); the others still update.
 
-pub mod producers;
+pub(crate) mod producers;
 pub mod sections;
 
 use super::daily_analysis::DailyAnalysis;

@@ -17,7 +17,7 @@ mod tests;
 
 pub use crate::config::BehaviorsConfig;
 pub use cursor::cursor_path;
-pub use error::{AnswerError, EventError, ExtractError};
+pub use error::ExtractError;
 pub use events::{parse_events, BehaviorEvent, AT_FORMAT};
 
 use crate::context::sessions::user_sessions;
@@ -92,10 +92,6 @@ impl BehaviorsExtractor {
     pub fn with_timezone(mut self, tz: Tz) -> Self {
         self.tz = tz;
         self
-    }
-
-    pub fn config(&self) -> &BehaviorsConfig {
-        &self.cfg
     }
 
     /// One pass over the sessions: each settled session with messages not yet extracted

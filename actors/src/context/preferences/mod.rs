@@ -26,7 +26,7 @@
 //! rule.
 
 mod error;
-pub mod memory_md;
+pub(crate) mod memory_md;
 #[cfg(test)]
 mod tests;
 

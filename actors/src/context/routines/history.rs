@@ -15,7 +15,7 @@ use super::parse_history_line;
 use crate::store::{lock_path_for, write_atomic, FileLock};
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The longest text kept for one message, in characters.
 pub const MAX_CHARS: usize = 200;
@@ -41,7 +41,8 @@ impl HistoryWriter {
         HistoryWriter { path: path.into(), keep_days }
     }
 
-    pub fn path(&self) -> &Path {
+    #[cfg(test)]
+    pub fn path(&self) -> &std::path::Path {
         &self.path
     }
 
@@ -66,6 +67,7 @@ impl HistoryWriter {
     /// whose stamp is on or after the local day `keep_days` before `now`, and every line
     /// without a stamp. `Ok(true)` when it rewrote the file. A small (or missing) file costs
     /// one metadata call.
+    #[cfg(test)]
     pub fn rotate_if_due(&self, now: DateTime<Utc>, tz: Tz) -> Result<bool, HistoryError> {
         if !self.over_limit()? {
             return Ok(false);
@@ -165,6 +167,7 @@ fn keep_since(bytes: &[u8], cutoff: NaiveDate) -> Vec<u8> {
 mod tests {
     use super::*;
     use chrono::{NaiveDateTime, TimeZone};
+    use std::path::Path;
 
     fn berlin() -> Tz {
         chrono_tz::Europe::Berlin

@@ -24,7 +24,7 @@ mod evidence;
 #[cfg(test)]
 mod tests;
 
-pub use evidence::{RoutineEvidence, MAX_DAYS};
+pub use evidence::RoutineEvidence;
 
 use super::Routine;
 use crate::store::{lock_path_for, write_atomic, FileLock};
@@ -127,6 +127,7 @@ impl RoutineStore {
     }
 
     /// The stored evidence, sorted by (hour, topic), without learning.
+    #[cfg(test)]
     pub fn evidence(&self) -> Result<Vec<RoutineEvidence>, RoutineError> {
         let _lock = self.exclusive()?;
         Ok(self.load()?.routines)

@@ -11,7 +11,9 @@ mod sqlite;
 mod store;
 
 pub use sqlite::{open_in, peek_in, SqliteOutbox};
-pub use store::{Leased, Levels, MemoryOutbox, OutboxStore, Settled};
+#[cfg(any(test, feature = "testkit"))]
+pub use store::MemoryOutbox;
+pub use store::{Leased, Levels, OutboxStore, Settled};
 
 use crate::feedback::Dispatch;
 use crate::journal::{Event, OutboxMove};

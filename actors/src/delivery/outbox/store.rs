@@ -5,6 +5,7 @@
 use super::{DeadLetter, Outbox, OutboxEntry};
 use crate::store::StoreError;
 use chrono::{DateTime, Utc};
+#[cfg(any(test, feature = "testkit"))]
 use std::sync::Mutex;
 
 /// What a retry pass takes: the entries that expired (now dead letters), and the due ones it
@@ -92,14 +93,17 @@ impl Outbox {
 
 /// The outbox in memory: the rules of [`Outbox`] under a mutex.
 #[derive(Debug, Default)]
+#[cfg(any(test, feature = "testkit"))]
 pub struct MemoryOutbox(Mutex<Outbox>);
 
+#[cfg(any(test, feature = "testkit"))]
 impl MemoryOutbox {
     fn with<R>(&self, f: impl FnOnce(&mut Outbox) -> R) -> Result<R, StoreError> {
         Ok(f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner())))
     }
 }
 
+#[cfg(any(test, feature = "testkit"))]
 impl OutboxStore for MemoryOutbox {
     fn admit(&self, entry: OutboxEntry, max: usize, now: DateTime<Utc>) -> Result<(), StoreError> {
         self.with(|o| o.admit(entry, max, now))

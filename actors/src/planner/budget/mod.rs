@@ -2,5 +2,5 @@
 //! the Planner's context rendered part by part (`planner`), and the lines of MEMORY.md most
 //! relevant to now (`memory`).
 
-pub mod memory;
-pub mod planner;
+pub(crate) mod memory;
+pub(crate) mod planner;

@@ -27,6 +27,7 @@ impl NudgePolicy {
 
     /// A cron fire's topic tag: suppresses a Sentinel nudge on the topic within the dedup
     /// window; charges no Sentinel quota.
+    #[cfg(test)]
     pub fn record_cron_fire(&mut self, topic: Option<&str>, content: &str, now: DateTime<Utc>) -> FireRecord {
         self.record(FireKind::Cron, &CheckRequest::cron(content, topic), now)
     }
