@@ -25,6 +25,10 @@ echo "== Gateway POST with 10,000 messages waiting in the outbox (baseline: an e
 cargo bench -q -p raven-bin --bench gateway 2>/dev/null | grep -v '^$'
 echo
 
+echo "== A real tick in a running supervisor (baseline: a Ping on the same socket) =="
+cargo bench -q -p raven-bin --bench tick_live 2>/dev/null | grep -v '^$'
+echo
+
 echo "== raven simulate: a week on the manual clock =="
 out=$(mktemp -d)
 start=$(date +%s%N)
