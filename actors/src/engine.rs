@@ -106,10 +106,7 @@ pub struct Overrides {
 pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvider, Option<Breaker>), StartError> {
     let llm = &config.llm;
     if llm.base_url.trim().is_empty() {
-        let rules = RulesProvider::new(config.general.timezone)
-            .with_order(config.general.date_order)
-            .with_ladder(config.anticipation.ladder());
-        return Ok((Rc::new(rules), None));
+        return Ok((Rc::new(RulesProvider::of_config(config)), None));
     }
     let key = std::env::var(&llm.api_key_env).ok().filter(|k| !k.trim().is_empty());
     if key.is_none() {
@@ -134,10 +131,8 @@ pub fn provider(config: &RavenConfig, clock: SharedClock) -> Result<(SharedProvi
 /// The embedded agent standing in for a configured model while it cannot be reached; `None`
 /// when the embedded rules are the provider already.
 pub fn stand_in(config: &RavenConfig, provider: &SharedProvider) -> Option<SharedProvider> {
-    let rules = RulesProvider::new(config.general.timezone)
-        .with_order(config.general.date_order)
-        .with_ladder(config.anticipation.ladder());
-    (provider.name() != "rules").then(|| Rc::new(rules.standing_in()) as SharedProvider)
+    let rules = RulesProvider::of_config(config).standing_in();
+    (provider.name() != "rules").then(|| Rc::new(rules) as SharedProvider)
 }
 
 /// The outlets `[delivery]` configures: `cli` always, `jsonl` and `webhook` when set.

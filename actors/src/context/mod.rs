@@ -12,5 +12,6 @@ pub(crate) mod plan;
 pub mod preferences;
 pub(crate) mod routines;
 pub(crate) mod sessions;
+pub(crate) mod words;
 
 pub use assembler::{Assemble, AssemblerService, AttentionChanged, ContextAssembler, RememberLastDecision};

@@ -3,6 +3,7 @@
 //! go to the Planner, which alone can tell "not done yet" from "already finished".
 
 use super::deadlines::Deadline;
+use crate::time::Language;
 use chrono::{DateTime, Datelike, Duration, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use raven_proto::{Priority, Routine};
@@ -35,7 +36,13 @@ pub fn deadline_lead() -> Duration {
 }
 
 /// The slots of the user's local day that contains `now`, in time order.
-pub fn plan_for_day(now: DateTime<Utc>, tz: Tz, routines: &[Routine], deadlines: &[Deadline]) -> Vec<PlanSlot> {
+pub fn plan_for_day(
+    now: DateTime<Utc>,
+    tz: Tz,
+    routines: &[Routine],
+    deadlines: &[Deadline],
+    lang: Language,
+) -> Vec<PlanSlot> {
     let today = now.with_timezone(&tz).date_naive();
     let mut slots = Vec::new();
     for r in routines.iter().filter(|r| r.days.on(today.weekday())) {
@@ -49,17 +56,16 @@ pub fn plan_for_day(now: DateTime<Utc>, tz: Tz, routines: &[Routine], deadlines:
             at: at.with_timezone(&Utc),
             kind: SlotKind::Recurring,
             topic: r.topic.clone(),
-            message: format!("It's about the time you usually handle {}.", r.topic),
+            message: super::words::routine(&r.topic, lang),
             priority: Priority::Low,
         });
     }
     for d in deadlines.iter().filter(|d| d.due.with_timezone(&tz).date_naive() == today) {
-        let verb = if d.event { "starts" } else { "is due" };
         slots.push(PlanSlot {
             at: d.due - deadline_lead(),
             kind: SlotKind::Deadline,
             topic: d.topic.clone(),
-            message: format!("Reminder: {} {verb} {}.", d.title, d.when(now, tz)),
+            message: super::words::reminder(d, now, tz, lang),
             priority: d.priority,
         });
     }

@@ -5,6 +5,8 @@
 //! an hour said one by one would come late.
 
 use crate::context::deadlines::Deadline;
+use crate::context::words;
+use crate::time::Language;
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 use raven_proto::PlannerContext;
@@ -23,30 +25,20 @@ pub struct Reminder<'a> {
 
 impl Reminder<'_> {
     /// `Reminder: <first> is due at 12:25.`, then `Also: <item> due at 12:40; …`.
-    pub fn message(&self, now: DateTime<Utc>, tz: Tz) -> String {
-        let mut text = format!("Reminder: {} {}.", self.first.title, due_words(self.first, now, tz));
+    pub fn message(&self, now: DateTime<Utc>, tz: Tz, lang: Language) -> String {
+        let mut text = words::reminder(self.first, now, tz, lang);
         if !self.also.is_empty() {
-            let listed: Vec<String> =
-                self.also.iter().map(|d| format!("{} ({})", d.title, due_words(d, now, tz))).collect();
-            text.push_str(&format!(" Also: {}", listed.join("; ")));
-            match self.more {
-                0 => text.push('.'),
-                n => text.push_str(&format!("; and {n} more.")),
-            }
+            let listed: Vec<String> = self.also.iter().map(|d| words::listed(d, now, tz, lang)).collect();
+            text.push_str(&words::also(&listed, self.more, lang));
         }
         text
     }
 }
 
-/// How a due time reads after the item's title: `is due at 12:25`, `was due at 11:40`,
-/// `starts at 12:30`, `is due now`.
+/// How a due time reads after the item's title, in the journal's words: `is due at 12:25`,
+/// `was due at 11:40`, `starts at 12:30`, `is due now`.
 pub fn due_words(d: &Deadline, now: DateTime<Utc>, tz: Tz) -> String {
-    match d.due <= now {
-        true if d.due == now => "is due now".to_owned(),
-        true => format!("was due {}", d.when(now, tz)),
-        false if d.event => format!("starts {}", d.when(now, tz)),
-        false => format!("is due {}", d.when(now, tz)),
-    }
+    words::due_words(d, now, tz, Language::English)
 }
 
 /// The reminder due at `ctx.now`, if any (`deadlines` soonest first).

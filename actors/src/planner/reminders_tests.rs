@@ -65,7 +65,7 @@ fn one_reminder_lists_the_others_and_each_is_said_once() {
     let mut ctx = PlannerContext::empty(at(11, 20));
     let r = due_reminder(&deadlines, &ctx).unwrap();
     assert_eq!(
-        r.message(ctx.now, Tz::UTC),
+        r.message(ctx.now, Tz::UTC, crate::time::Language::English),
         "Reminder: Phone the accountant is due at 12:00. Also: Fetch the parcel (is due at 12:05); \
          Feed the goldfish (is due at 12:10); Water the geraniums (is due at 12:15)."
     );

@@ -22,8 +22,9 @@ use super::heartbeat;
 use super::prompts::TOOL_NAME;
 use super::reminders::{due_reminder, due_words, reminder_due};
 use crate::context::deadlines::{deadlines_in, lead_words};
+use crate::context::words;
 use crate::llm::provider::{CompletionRequest, Provider, ProviderError, ProviderReply};
-use crate::time::{split_when, DateOrder};
+use crate::time::{split_when, DateOrder, LanguageSetting};
 use chrono::{Datelike, Duration, Timelike};
 use chrono_tz::Tz;
 use futures_util::future::LocalBoxFuture;
@@ -35,6 +36,7 @@ pub struct RulesProvider {
     tz: Tz,
     order: DateOrder,
     ladder: crate::time::Ladder,
+    language: LanguageSetting,
     model: NoModel,
 }
 
@@ -66,7 +68,21 @@ impl NoModel {
 
 impl RulesProvider {
     pub fn new(tz: Tz) -> Self {
-        RulesProvider { tz, order: DateOrder::default(), ladder: Default::default(), model: NoModel::Configured }
+        RulesProvider {
+            tz,
+            order: DateOrder::default(),
+            ladder: Default::default(),
+            language: LanguageSetting::default(),
+            model: NoModel::Configured,
+        }
+    }
+
+    /// As `config` sets it: the zone, how dates read, the anticipation ladder, the language.
+    pub fn of_config(config: &crate::config::RavenConfig) -> Self {
+        RulesProvider::new(config.general.timezone)
+            .with_order(config.general.date_order)
+            .with_ladder(config.anticipation.ladder())
+            .with_language(config.general.language)
     }
 
     /// As the stand-in for a configured model that cannot be reached.
@@ -87,23 +103,30 @@ impl RulesProvider {
         self
     }
 
+    /// The language its messages are in (`general.language`).
+    pub fn with_language(mut self, language: LanguageSetting) -> Self {
+        self.language = language;
+        self
+    }
+
     pub fn decide(&self, ctx: &PlannerContext) -> Value {
         let now = ctx.now;
         let active = raven_proto::planner_context::latest_private(&ctx.active_sessions);
         let deadlines = deadlines_in(ctx, self.tz, self.order, &self.ladder);
+        let lang = self.language.resolve(&ctx.memory_md);
 
         if let Some(r) = due_reminder(&deadlines, ctx) {
             let d = r.first;
             return json!({
                 "action": "nudge", "priority": "high", "proactivity_score": 0.9,
                 "reason": format!("deadline `{}` {}", d.title, due_words(d, now, self.tz)),
-                "nudge_message": r.message(now, self.tz),
+                "nudge_message": r.message(now, self.tz, lang),
                 "target_session": active.map(|s| s.session_key.clone()),
             });
         }
         let (hour, weekday) = (now.with_timezone(&self.tz).hour() as u8, now.with_timezone(&self.tz).weekday());
         if let Some(r) = ctx.routines.iter().find(|r| r.hour == hour && r.days.on(weekday)) {
-            let message = format!("It's about the time you usually handle {}.", r.topic);
+            let message = words::routine(&r.topic, lang);
             let reason = format!("routine `{}` at {:02}:00 seen on {} days", r.topic, r.hour, r.days_seen);
             return match active {
                 Some(s) => {
@@ -127,8 +150,7 @@ impl RulesProvider {
             d.due > now && d.heads_up_window(now).is_some() && !reminder_due(d, now)
         };
         if let Some(d) = deadlines.iter().filter(ahead).find(|d| !told(d)) {
-            let verb = if d.event { "is" } else { "is due" };
-            let message = format!("Heads-up: {} {verb} {}.", d.title, d.when(now, self.tz));
+            let message = words::heads_up(d, now, self.tz, lang);
             let reason = match (d.heads_up_window(now), d.lead_for) {
                 (Some(w), Some(need)) if w > Duration::hours(24) => {
                     format!("deadline `{}`: {} gets a heads-up {} before", d.title, need.words(), lead_words(w))

@@ -213,7 +213,8 @@ mod rules {
         assert_eq!(decide(c.clone()).await.action, Action::Nudge, "Monday at its hour");
         c.now += D::days(5);
         assert_eq!(decide(c.clone()).await.action, Action::Skip, "Saturday at its hour");
-        let plan = crate::context::plan::plan_for_day(c.now, chrono_tz::UTC, &c.routines, &[]);
+        let plan =
+            crate::context::plan::plan_for_day(c.now, chrono_tz::UTC, &c.routines, &[], crate::time::Language::English);
         assert!(plan.is_empty(), "no slot in Saturday's plan either: {plan:?}");
     }
 

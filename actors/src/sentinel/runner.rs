@@ -46,6 +46,8 @@ pub struct RunnerDeps {
     pub order: crate::time::DateOrder,
     /// How far ahead each kind of item gets its heads-up (`[anticipation]`).
     pub ladder: crate::time::Ladder,
+    /// The language of the day's plan slots (`general.language`).
+    pub language: crate::time::LanguageSetting,
     pub tracker: Rc<NudgeFeedbackTracker>,
     pub attention: Option<AttentionUpdater>,
     pub cfg: SentinelConfig,

@@ -83,6 +83,7 @@ fn rig_with(start_at: DateTime<Utc>, policy_cfg: PolicyConfig, assembler_policy:
     let runner = SentinelRunner::new(RunnerDeps {
         order: Default::default(),
         ladder: Default::default(),
+        language: Default::default(),
         assembler,
         planner,
         policy,

@@ -90,9 +90,7 @@ pub async fn run(plan: &Plan, dir: &DataDir, provider: Option<SharedProvider>) -
         JobsStore::new(dir.jobs()).update(|f| f.jobs = plan.jobs.clone()).map_err(|e| e.to_string())?;
     }
     let clock = ManualClock::new(plan.start);
-    let rules = crate::planner::rules::RulesProvider::new(plan.tz)
-        .with_order(config.general.date_order)
-        .with_ladder(config.anticipation.ladder());
+    let rules = crate::planner::rules::RulesProvider::of_config(&config);
     let inner = provider.unwrap_or_else(|| Rc::new(rules));
     let (counted, calls) = Counted::new(inner);
     let seen: Deliveries = Arc::new(Mutex::new(Vec::new()));

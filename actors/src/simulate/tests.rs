@@ -393,3 +393,30 @@ async fn heads_ups_come_as_far_ahead_as_the_note_asks_or_its_kind_needs() {
     let mark = out.report.marks.iter().find(|m| m.lane == "sentinel" && m.label.contains("rent")).unwrap();
     assert!(mark.at.starts_with("2026-03-14T23:00") || mark.at.starts_with("2026-03-15"), "{}", mark.at);
 }
+
+/// Notes written in Chinese, no model, seven weeks in Shanghai: the monthly duty `每月20号`
+/// gets its heads-up three days ahead (a payment) and its reminder on the 20th of each month,
+/// at the first hour after quiet hours (never at night), in Chinese.
+#[actix_rt::test]
+async fn a_monthly_duty_written_in_chinese_comes_on_the_20th_at_a_sensible_hour_in_chinese() {
+    let plan = three_weeks_in_shanghai("", "# 备忘\n每月20号 付保姆工资 5000\n").replace("days = 20", "days = 52");
+    let out = run(&plan).await;
+    let said: Vec<(String, String)> = out
+        .report
+        .marks
+        .iter()
+        .filter(|m| m.lane == "sentinel")
+        .map(|m| {
+            let at = DateTime::parse_from_rfc3339(&m.at).unwrap().with_timezone(&chrono_tz::Asia::Shanghai);
+            (at.format("%m-%d %H:%M").to_string(), m.label.clone())
+        })
+        .collect();
+    let expected = [
+        ("03-17 07:00", "nudge: 提前提醒：「付保姆工资 5000」3月20日（周五）到期。"),
+        ("03-20 07:00", "nudge: 提前提醒：「付保姆工资 5000」今天到期。"),
+        ("04-17 07:00", "nudge: 提前提醒：「付保姆工资 5000」4月20日（周一）到期。"),
+        ("04-20 07:00", "nudge: 提前提醒：「付保姆工资 5000」今天到期。"),
+    ];
+    let expected: Vec<(String, String)> = expected.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    assert_eq!(said, expected, "{}", out.text);
+}

@@ -1,6 +1,6 @@
 //! `[general]`: the user's zone and how numeric dates are read.
 
-use crate::time::{DateOrder, ZoneSource};
+use crate::time::{DateOrder, LanguageSetting, ZoneSource};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +13,9 @@ pub struct GeneralConfig {
     /// How a numeric date with `/` in the user's notes is read: `month_first` (5/6 is May 6)
     /// or `day_first` (5 June). Dates with `.` are always day first.
     pub date_order: DateOrder,
+    /// The language the rules write reminders and heads-ups in: `auto` (that of the notes,
+    /// MEMORY.md), `en` or `zh`.
+    pub language: LanguageSetting,
     /// Where `timezone` came from (not a key of the file).
     #[serde(skip)]
     pub timezone_source: ZoneSource,
@@ -26,6 +29,7 @@ impl Default for GeneralConfig {
         GeneralConfig {
             timezone: Tz::UTC,
             date_order: DateOrder::default(),
+            language: LanguageSetting::default(),
             timezone_source: ZoneSource::Fallback,
             timezone_warning: None,
         }

@@ -235,6 +235,15 @@ mod tests {
     }
 
     #[test]
+    fn the_language_is_auto_en_or_zh() {
+        use crate::time::LanguageSetting;
+        assert_eq!(parse("").unwrap().general.language, LanguageSetting::Auto);
+        assert_eq!(parse("[general]\nlanguage = \"zh\"\n").unwrap().general.language, LanguageSetting::Zh);
+        let err = parse("[general]\nlanguage = \"fr\"\n").unwrap_err().to_string();
+        assert!(err.contains("language") && err.contains("auto"), "{err}");
+    }
+
+    #[test]
     fn file_values_override_defaults() {
         let c = parse("[general]\ntimezone = \"Europe/Berlin\"\n[policy]\nmax_per_day = 3\n").unwrap();
         assert_eq!(c.policy.max_per_day, 3);

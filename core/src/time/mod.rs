@@ -9,6 +9,7 @@ mod duration;
 mod expr;
 mod gap;
 mod instant;
+mod lang;
 mod lead;
 mod need;
 pub mod words;
@@ -68,6 +69,7 @@ mod show;
 pub mod zone;
 
 pub use gap::skipped_clock;
+pub use lang::{Language, LanguageSetting};
 pub use need::{Ladder, Need};
 pub use show::local;
 pub use zone::{resolve, resolve_from_env, UserZone, ZoneSource, LOCALTIME};

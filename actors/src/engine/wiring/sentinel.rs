@@ -63,6 +63,7 @@ impl Wiring<'_> {
             tz: self.tz,
             order: config.general.date_order,
             ladder: config.anticipation.ladder(),
+            language: config.general.language,
             tracker: tracker.clone(),
             attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
             cfg: config.sentinel.clone(),

@@ -16,7 +16,8 @@ impl SentinelRunner {
         let deadlines = deadlines_in(ctx, self.d.tz, self.d.order, &self.d.ladder);
         self.phase = super::deadline_phase(&deadlines, now);
         self.high_due = super::high_priority_due(&deadlines, now);
-        let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines);
+        let lang = self.d.language.resolve(&ctx.memory_md);
+        let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines, lang);
         self.maybe_daily_analysis(ctx, notes).await;
         self.refresh_memory_state(ctx, summary, &plan, notes).await;
         if let Some(hook) = self.d.discovery.as_mut() {
