@@ -16,6 +16,15 @@ pub fn routine(topic: &str, lang: Language) -> String {
     }
 }
 
+/// A reminder the user scheduled, as it goes out without a model: `Reminder: call mum`,
+/// `提醒：给妈妈打电话`.
+pub fn job_reminder(text: &str, lang: Language) -> String {
+    match lang {
+        Language::English => format!("Reminder: {text}"),
+        Language::Chinese => format!("提醒：{text}"),
+    }
+}
+
 /// `Reminder: Submit the report is due at 17:00.`
 pub fn reminder(d: &Deadline, now: DateTime<Utc>, tz: Tz, lang: Language) -> String {
     match lang {
@@ -133,6 +142,8 @@ mod tests {
             (reminder(&report, at(17, 18, 0), tz, zh), "提醒：「Submit the report」已于今天 17:00到期。"),
             (routine("medication", zh), "差不多到你平常处理「medication」的时间了。"),
             (routine("medication", en), "It's about the time you usually handle medication."),
+            (job_reminder("给妈妈打电话", zh), "提醒：给妈妈打电话"),
+            (job_reminder("call mum", en), "Reminder: call mum"),
             (also(&[listed(&checkup, now, tz, zh)], 2, zh), "另有：「小宝 三岁体检」（明天 10:00开始）；还有 2 项。"),
             (also(&[listed(&checkup, now, tz, en)], 0, en), " Also: 小宝 三岁体检 (starts tomorrow at 10:00)."),
         ];

@@ -157,13 +157,17 @@ impl FireJob for CronTurns {
             );
             let (_, rx) = this.scheduler.submit_wait(req);
             // A reminder is never lost to a model outage: the job's own words go out instead.
+            let own_words = || {
+                let lang = this.config.get().general.language.resolve(&job.message);
+                crate::context::words::job_reminder(&job.message, lang)
+            };
             let reply = match rx.await {
                 Ok(TurnOutcome::Replied(text) | TurnOutcome::Refused(text)) => text,
                 Ok(TurnOutcome::Failed(e)) => {
                     tracing::warn!(job = %job.id, "cron turn failed, delivering the job's text: {e}");
-                    format!("Reminder: {}", job.message)
+                    own_words()
                 }
-                Ok(TurnOutcome::Interrupted) | Err(_) => format!("Reminder: {}", job.message),
+                Ok(TurnOutcome::Interrupted) | Err(_) => own_words(),
             };
             let said = this.record(&job, slot).await;
             // Not delivered by its next slot (a one-shot: within a day), a reminder is stale.

@@ -208,7 +208,7 @@ impl Provider for RulesProvider {
             }
             // An agent turn (no planner context, no forced tool): the embedded agent.
             if req.context.is_none() && req.tool_choice.is_none() {
-                return Ok(agent_reply(req, self.tz, self.order, self.model));
+                return Ok(agent_reply(req, (self.tz, self.order, self.language), self.model));
             }
             let ctx = req
                 .context
@@ -242,7 +242,8 @@ only: /remind tomorrow at 9 dentist, /list, /help. Anything else, please ask aga
 /// The embedded agent: what needs no language model. A CRON turn renders its reminder, a
 /// HEARTBEAT turn lists its open tasks (it cannot work on them), a `/remind` creates a cron
 /// job through the cron tool, anything else gets an honest answer: why there is no model.
-fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder, model: NoModel) -> ProviderReply {
+fn agent_reply(req: &CompletionRequest, reading: (Tz, DateOrder, LanguageSetting), model: NoModel) -> ProviderReply {
+    let (tz, order, language) = reading;
     use crate::llm::provider::Role;
     let system = req.messages.iter().find(|m| m.role == Role::System).map(|m| m.content.as_str()).unwrap_or("");
     let Some(last) = req.messages.last() else { return ProviderReply::Text(model.unhandled().into()) };
@@ -251,7 +252,7 @@ fn agent_reply(req: &CompletionRequest, tz: Tz, order: DateOrder, model: NoModel
     }
     let text = last.content.trim();
     if system.contains("turn origin: CRON") {
-        return ProviderReply::Text(format!("Reminder: {text}"));
+        return ProviderReply::Text(words::job_reminder(text, language.resolve(text)));
     }
     if system.contains("turn origin: HEARTBEAT") {
         let tasks: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("- ")).collect();
@@ -304,13 +305,15 @@ mod agent_tests {
     }
 
     fn reply(req: &CompletionRequest) -> ProviderReply {
-        agent_reply(req, chrono_tz::Tz::UTC, DateOrder::MonthFirst, NoModel::Configured)
+        agent_reply(req, (chrono_tz::Tz::UTC, DateOrder::MonthFirst, LanguageSetting::Auto), NoModel::Configured)
     }
 
     #[test]
     fn a_cron_turn_renders_its_reminder() {
         let r = reply(&request("turn origin: CRON — …", "Take your medication", true));
         assert_eq!(r, ProviderReply::Text("Reminder: Take your medication".into()));
+        let r = reply(&request("turn origin: CRON — …", "给妈妈打电话", true));
+        assert_eq!(r, ProviderReply::Text("提醒：给妈妈打电话".into()), "a reminder written in Chinese is said in Chinese");
     }
 
     #[test]
@@ -361,7 +364,11 @@ mod agent_tests {
     #[test]
     fn standing_in_for_an_unreachable_model_it_says_so_and_still_schedules() {
         let down = |text: &str| {
-            agent_reply(&request("turn origin: USER", text, true), Tz::UTC, DateOrder::MonthFirst, NoModel::Reachable)
+            agent_reply(
+                &request("turn origin: USER", text, true),
+                (Tz::UTC, DateOrder::MonthFirst, LanguageSetting::Auto),
+                NoModel::Reachable,
+            )
         };
         assert_eq!(down("how are you?"), ProviderReply::Text(MODEL_DOWN.into()));
         let args = json!({"action": "add", "message": "tea", "when": "in 10m"});
