@@ -333,7 +333,7 @@ impl Discovered {
 
 /// A reminder an hour before a timed item, or at 09:00 on a whole day's morning; `None` when
 /// that moment has passed.
-fn reminder_option(d: &crate::context::deadlines::Deadline, now: DateTime<Utc>, tz: Tz) -> Option<Choice> {
+pub(super) fn reminder_option(d: &crate::context::deadlines::Deadline, now: DateTime<Utc>, tz: Tz) -> Option<Choice> {
     let day = d.due.with_timezone(&tz).date_naive();
     let (at, lead, message) = match d.all_day {
         false => {
@@ -351,7 +351,11 @@ fn reminder_option(d: &crate::context::deadlines::Deadline, now: DateTime<Utc>, 
     };
     (at > now).then(|| Choice {
         title: format!("Remind me of “{}” {lead}", d.title),
-        reason: format!("{} {}", if d.event { "on" } else { "due" }, d.when(now, tz)),
+        // `on Sun 20 Dec`, `tomorrow at 10:00` for an event; `due on Sun 20 Dec` for a duty.
+        reason: match d.event {
+            true => d.when(now, tz),
+            false => format!("due {}", d.when(now, tz)),
+        },
         action: ChoiceAction::Tool {
             name: "cron".into(),
             args: json!({"action": "add", "message": message, "at": at.to_rfc3339()}),

@@ -272,3 +272,26 @@ async fn a_pick_that_does_not_run_leaves_its_menu_open_and_says_why() {
     let again = day.say("2").await;
     assert!(again.contains("no tool named no_such_tool"), "{again}");
 }
+
+#[test]
+fn a_reminder_option_says_when_its_item_is_in_plain_words() {
+    use crate::context::deadlines::Deadline;
+    let tz = chrono_tz::Asia::Shanghai;
+    let at = |d: u32, h: u32| tz.with_ymd_and_hms(2026, 12, d, h, 0, 0).unwrap().with_timezone(&chrono::Utc);
+    let item = |title: &str, due, all_day, event| Deadline {
+        title: title.into(),
+        due,
+        priority: raven_proto::Priority::Medium,
+        topic: "t".into(),
+        all_day,
+        event,
+        notice: None,
+        lead: None,
+        lead_for: None,
+    };
+    let now = at(17, 9);
+    let reason = |d: &Deadline| super::discoverer::reminder_option(d, now, tz).unwrap().reason;
+    assert_eq!(reason(&item("小宝 三岁体检", at(20, 23), true, true)), "on Sun 20 Dec");
+    assert_eq!(reason(&item("付保姆工资 5000", at(20, 23), true, false)), "due on Sun 20 Dec");
+    assert_eq!(reason(&item("Dentist", at(18, 10), false, true)), "tomorrow at 10:00");
+}

@@ -313,7 +313,11 @@ mod agent_tests {
         let r = reply(&request("turn origin: CRON — …", "Take your medication", true));
         assert_eq!(r, ProviderReply::Text("Reminder: Take your medication".into()));
         let r = reply(&request("turn origin: CRON — …", "给妈妈打电话", true));
-        assert_eq!(r, ProviderReply::Text("提醒：给妈妈打电话".into()), "a reminder written in Chinese is said in Chinese");
+        assert_eq!(
+            r,
+            ProviderReply::Text("提醒：给妈妈打电话".into()),
+            "a reminder written in Chinese is said in Chinese"
+        );
     }
 
     #[test]
