@@ -420,3 +420,29 @@ async fn a_monthly_duty_written_in_chinese_comes_on_the_20th_at_a_sensible_hour_
     let expected: Vec<(String, String)> = expected.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
     assert_eq!(said, expected, "{}", out.text);
 }
+
+/// Three weeks in Shanghai: the user takes their medication at 08:10 on weekdays only. Once
+/// two weeks show the pattern (`RoutineDays::of`: a habit mentioned now and then is not taken
+/// to skip the weekend sooner), the routine is nudged on weekdays and keeps quiet at the
+/// weekend.
+#[actix_rt::test]
+async fn a_routine_learned_on_weekdays_stays_quiet_at_the_weekend() {
+    use chrono::{Datelike, NaiveDate, Weekday};
+    let first = NaiveDate::from_ymd_opt(2026, 3, 2).unwrap();
+    let weekend = |d: &NaiveDate| matches!(d.weekday(), Weekday::Sat | Weekday::Sun);
+    let mut plan = three_weeks_in_shanghai("", "# Memory\n").replace("days = 20", "days = 21");
+    // The user welcomes the nudge (else, ignored, the gate learns to hold it back).
+    plan.push_str("[[react]]\ntopic = \"medication\"\nwith = \"accept\"\n");
+    for day in first.iter_days().take(21).filter(|d| !weekend(d)) {
+        plan.push_str(&format!("[[message]]\nat = \"{day}T08:10:00+08:00\"\ntext = \"took my medication\"\n"));
+    }
+    let out = run(&plan).await;
+    let medication = |d: NaiveDate| day(&out, &d.to_string()).topics.get("medication").copied().unwrap_or(0);
+    let third_week: Vec<NaiveDate> = first.iter_days().skip(14).take(7).collect();
+    for d in third_week.iter().copied() {
+        match weekend(&d) {
+            true => assert_eq!(medication(d), 0, "{d} ({}): a weekday routine keeps quiet", d.weekday()),
+            false => assert_eq!(medication(d), 1, "{d} ({}): nudged on a weekday\n{}", d.weekday(), out.text),
+        }
+    }
+}
