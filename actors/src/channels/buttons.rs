@@ -138,6 +138,7 @@ mod tests {
         let content = crate::executor::dispatcher::render_menu(
             "Anything?",
             &[1, 2].map(|i| crate::executor::dispatcher::MenuOption { title: format!("t{i}"), reason: "r".into() }),
+            crate::time::Language::English,
         );
         let mut text = raven_proto::OutboundText::proactive("d", "telegram", "42", content);
         assert_eq!(menu(&text), None, "no menu id");

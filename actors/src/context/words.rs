@@ -84,18 +84,61 @@ pub fn listed(d: &Deadline, now: DateTime<Utc>, tz: Tz, lang: Language) -> Strin
     }
 }
 
+/// A reminder the daily menu offers for an item: an hour before a timed one, on the morning
+/// of a whole day's.
+pub struct Offer {
+    pub title: String,
+    /// When the item is: `on Sun 20 Dec`, `tomorrow at 10:00`; `due on …` for a duty.
+    pub reason: String,
+    /// The reminder's own text, once picked.
+    pub message: String,
+}
+
+pub fn offer(d: &Deadline, now: DateTime<Utc>, tz: Tz, lang: Language) -> Offer {
+    let day = d.due.with_timezone(&tz).date_naive();
+    match lang {
+        Language::English => {
+            let verb = match (d.all_day, d.event) {
+                (false, true) => "starts",
+                (true, true) => "is",
+                (_, false) => "is due",
+            };
+            let (lead, message) = match d.all_day {
+                false => ("an hour before".to_owned(), format!("{} {verb} in an hour", d.title)),
+                true => (format!("on the morning of {}", day.format("%a %-d %b")), format!("{} {verb} today", d.title)),
+            };
+            let reason = if d.event { d.when(now, tz) } else { format!("due {}", d.when(now, tz)) };
+            Offer { title: format!("Remind me of “{}” {lead}", d.title), reason, message }
+        }
+        Language::Chinese => {
+            let verb = if d.event { "开始" } else { "到期" };
+            let (title, message) = match d.all_day {
+                false => (format!("提前一小时提醒「{}」", d.title), format!("提醒：「{}」一小时后{verb}", d.title)),
+                true => {
+                    (format!("{}早上提醒「{}」", date_zh(day), d.title), format!("提醒：「{}」今天{verb}", d.title))
+                }
+            };
+            let reason = if d.event { when_zh(d, now, tz) } else { format!("{}到期", when_zh(d, now, tz)) };
+            Offer { title, reason, message }
+        }
+    }
+}
+
+/// `3月20日（周五）`.
+fn date_zh(day: chrono::NaiveDate) -> String {
+    const WEEKDAYS: [&str; 7] = ["一", "二", "三", "四", "五", "六", "日"];
+    let weekday = WEEKDAYS[day.weekday().num_days_from_monday() as usize];
+    format!("{}月{}日（周{weekday}）", day.month(), day.day())
+}
+
 /// `今天`, `明天 15:00`, `3月20日（周五）`, `3月20日（周五）15:00`.
 fn when_zh(d: &Deadline, now: DateTime<Utc>, tz: Tz) -> String {
-    const WEEKDAYS: [&str; 7] = ["一", "二", "三", "四", "五", "六", "日"];
     let local = d.due.with_timezone(&tz);
     let today = now.with_timezone(&tz).date_naive();
     let day = match (local.date_naive() - today).num_days() {
         0 => "今天".to_owned(),
         1 => "明天".to_owned(),
-        _ => {
-            let weekday = WEEKDAYS[local.weekday().num_days_from_monday() as usize];
-            format!("{}月{}日（周{weekday}）", local.month(), local.day())
-        }
+        _ => date_zh(local.date_naive()),
     };
     match d.all_day {
         true => day,

@@ -18,6 +18,7 @@ use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::sentinel::DiscoveryHook;
 use crate::store::JsonStateStore;
 use crate::supervise::{Handle, LocalBoxFuture};
+use crate::time::{Language, LanguageSetting};
 use chrono::{DateTime, Duration, NaiveDate, Timelike, Utc};
 use chrono_tz::Tz;
 use raven_proto::{Action, Priority};
@@ -26,7 +27,14 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 pub const PROPOSE_TOOL: &str = "propose_tasks";
-const QUESTION: &str = "Anything I can take off your plate today?";
+
+/// The menu's question, in the user's language.
+fn question(lang: Language) -> &'static str {
+    match lang {
+        Language::English => "Anything I can take off your plate today?",
+        Language::Chinese => "今天有什么我可以帮你分担的吗？",
+    }
+}
 /// Bytes of the end of history.md an LLM sees.
 const HISTORY_TAIL: u64 = 4096;
 
@@ -43,6 +51,8 @@ pub struct TaskDiscoverer {
     pub heartbeat_md: PathBuf,
     pub tz: Tz,
     pub order: crate::time::DateOrder,
+    /// The language of the menu the rules make (`general.language`).
+    pub language: LanguageSetting,
     pub cfg: DiscoveryConfig,
     /// `channel:chat_id` the menu goes to.
     pub target: String,
@@ -95,12 +105,13 @@ impl TaskDiscoverer {
 
     pub async fn run(&mut self, now: DateTime<Utc>) -> Discovered {
         let today = now.with_timezone(&self.tz).date_naive();
+        let memory = std::fs::read_to_string(&self.memory_md).unwrap_or_default();
+        let lang = self.language.resolve(&memory);
         let options = match self.held.take_for(today) {
             Some(held) => held,
             None => {
-                let memory = std::fs::read_to_string(&self.memory_md).unwrap_or_default();
                 let heartbeat = std::fs::read_to_string(&self.heartbeat_md).unwrap_or_default();
-                match self.propose(&memory, &heartbeat, now).await {
+                match self.propose(&memory, &heartbeat, now, lang).await {
                     Ok(o) => o,
                     Err(e) => return Discovered::Failed(e.to_string()),
                 }
@@ -118,7 +129,7 @@ impl TaskDiscoverer {
         let menu = PendingDecision {
             id: String::new(),
             session: self.target.clone(),
-            question: QUESTION.into(),
+            question: question(lang).into(),
             options,
             created_at: now,
             expires_at: now + Duration::minutes(self.cfg.menu_ttl_minutes),
@@ -126,7 +137,7 @@ impl TaskDiscoverer {
         };
         let shown: Vec<MenuOption> =
             menu.options.iter().map(|o| MenuOption { title: o.title.clone(), reason: o.reason.clone() }).collect();
-        let text = render_menu(QUESTION, &shown);
+        let text = render_menu(question(lang), &shown, lang);
         let nudge = Nudge {
             action: Action::Nudge,
             session_key: Some(self.target.clone()),
@@ -179,9 +190,15 @@ impl TaskDiscoverer {
         }
     }
 
-    async fn propose(&self, memory: &str, heartbeat: &str, now: DateTime<Utc>) -> Result<Vec<Choice>, DiscoveryError> {
+    async fn propose(
+        &self,
+        memory: &str,
+        heartbeat: &str,
+        now: DateTime<Utc>,
+        lang: Language,
+    ) -> Result<Vec<Choice>, DiscoveryError> {
         let mut options = if self.provider.name() == "rules" {
-            rules_options(memory, heartbeat, now, self.tz, self.order)
+            rules_options(memory, heartbeat, (now, self.tz, self.order), lang)
         } else {
             // The end of the log from its first whole line; a byte that is not UTF-8 spoils
             // its own line, not the history.
@@ -264,19 +281,23 @@ pub fn parse_options(args: &Value) -> Result<Vec<Choice>, OptionError> {
 pub fn rules_options(
     memory: &str,
     heartbeat: &str,
-    now: DateTime<Utc>,
-    tz: Tz,
-    order: crate::time::DateOrder,
+    reading: (DateTime<Utc>, Tz, crate::time::DateOrder),
+    lang: Language,
 ) -> Vec<Choice> {
+    let (now, tz, order) = reading;
     let mut out = Vec::new();
     for d in parse_deadlines(&memory.into(), now, tz, order, &Default::default()) {
-        let Some(option) = reminder_option(&d, now, tz) else { continue };
+        let Some(option) = reminder_option(&d, now, tz, lang) else { continue };
         out.push(option);
     }
     for task in crate::heartbeat::decision::open_tasks(heartbeat) {
+        let (title, reason) = match lang {
+            Language::English => (format!("Work on “{task}”"), "open in HEARTBEAT.md"),
+            Language::Chinese => (format!("处理「{task}」"), "HEARTBEAT.md 中未完成"),
+        };
         out.push(Choice {
-            title: format!("Work on “{task}”"),
-            reason: "open in HEARTBEAT.md".into(),
+            title,
+            reason: reason.into(),
             action: ChoiceAction::Spawn { task: task.clone() },
             confirm: true,
         });
@@ -333,32 +354,23 @@ impl Discovered {
 
 /// A reminder an hour before a timed item, or at 09:00 on a whole day's morning; `None` when
 /// that moment has passed.
-pub(super) fn reminder_option(d: &crate::context::deadlines::Deadline, now: DateTime<Utc>, tz: Tz) -> Option<Choice> {
-    let day = d.due.with_timezone(&tz).date_naive();
-    let (at, lead, message) = match d.all_day {
-        false => {
-            let verb = if d.event { "starts" } else { "is due" };
-            (d.due - Duration::hours(1), "an hour before".to_owned(), format!("{} {verb} in an hour", d.title))
-        }
-        true => {
-            let nine = day.and_hms_opt(9, 0, 0)?.and_local_timezone(tz).earliest()?.to_utc();
-            (
-                nine,
-                format!("on the morning of {}", day.format("%a %-d %b")),
-                format!("{} {} today", d.title, if d.event { "is" } else { "is due" }),
-            )
-        }
+pub(super) fn reminder_option(
+    d: &crate::context::deadlines::Deadline,
+    now: DateTime<Utc>,
+    tz: Tz,
+    lang: Language,
+) -> Option<Choice> {
+    let at = match d.all_day {
+        false => d.due - Duration::hours(1),
+        true => d.due.with_timezone(&tz).date_naive().and_hms_opt(9, 0, 0)?.and_local_timezone(tz).earliest()?.to_utc(),
     };
+    let offer = crate::context::words::offer(d, now, tz, lang);
     (at > now).then(|| Choice {
-        title: format!("Remind me of “{}” {lead}", d.title),
-        // `on Sun 20 Dec`, `tomorrow at 10:00` for an event; `due on Sun 20 Dec` for a duty.
-        reason: match d.event {
-            true => d.when(now, tz),
-            false => format!("due {}", d.when(now, tz)),
-        },
+        title: offer.title,
+        reason: offer.reason,
         action: ChoiceAction::Tool {
             name: "cron".into(),
-            args: json!({"action": "add", "message": message, "at": at.to_rfc3339()}),
+            args: json!({"action": "add", "message": offer.message, "at": at.to_rfc3339()}),
         },
         confirm: false,
     })

@@ -188,8 +188,12 @@ fn the_llm_s_options_are_validated_and_the_rules_derive_theirs() {
     }
     let now = Utc.with_ymd_and_hms(2026, 3, 2, 9, 0, 0).unwrap();
     let memory = "- [ ] Call the bank due: 2026-03-02 09:30\n- [ ] Pay the rent due: 2026-03-02 20:00\n";
-    let options =
-        rules_options(memory, "- [x] done\n- [ ] Draft the report\n", now, chrono_tz::Tz::UTC, Default::default());
+    let options = rules_options(
+        memory,
+        "- [x] done\n- [ ] Draft the report\n",
+        (now, chrono_tz::Tz::UTC, Default::default()),
+        crate::time::Language::English,
+    );
     let titles: Vec<&str> = options.iter().map(|o| o.title.as_str()).collect();
     // The bank is due within the hour: too late for an hour-before reminder.
     assert_eq!(titles, ["Remind me of “Pay the rent” an hour before", "Work on “Draft the report”"]);
@@ -290,8 +294,31 @@ fn a_reminder_option_says_when_its_item_is_in_plain_words() {
         lead_for: None,
     };
     let now = at(17, 9);
-    let reason = |d: &Deadline| super::discoverer::reminder_option(d, now, tz).unwrap().reason;
+    let reason =
+        |d: &Deadline| super::discoverer::reminder_option(d, now, tz, crate::time::Language::English).unwrap().reason;
     assert_eq!(reason(&item("小宝 三岁体检", at(20, 23), true, true)), "on Sun 20 Dec");
     assert_eq!(reason(&item("付保姆工资 5000", at(20, 23), true, false)), "due on Sun 20 Dec");
     assert_eq!(reason(&item("Dentist", at(18, 10), false, true)), "tomorrow at 10:00");
+}
+
+#[test]
+fn the_rules_menu_is_in_chinese_for_notes_written_in_chinese() {
+    let tz = chrono_tz::Asia::Shanghai;
+    let now = tz.with_ymd_and_hms(2026, 12, 17, 9, 0, 0).unwrap().with_timezone(&chrono::Utc);
+    let memory = "# 备忘\n每月20号 付保姆工资 5000\n12月18日上午10点 牙医\n";
+    let zh = crate::time::Language::Chinese;
+    let options = super::discoverer::rules_options(memory, "- [ ] 整理照片\n", (now, tz, Default::default()), zh);
+    let shown: Vec<(&str, &str)> = options.iter().map(|o| (o.title.as_str(), o.reason.as_str())).collect();
+    assert_eq!(
+        shown,
+        [
+            ("提前一小时提醒「牙医」", "明天 10:00"),
+            ("12月20日（周日）早上提醒「付保姆工资 5000」", "12月20日（周日）到期"),
+            ("处理「整理照片」", "HEARTBEAT.md 中未完成"),
+        ]
+    );
+    let super::pending::ChoiceAction::Tool { args, .. } = &options[1].action else { panic!("{:?}", options[1]) };
+    assert_eq!(args["message"], "提醒：「付保姆工资 5000」今天到期");
+    let menu = crate::executor::dispatcher::render_menu("今天有什么我可以帮你分担的吗？", &[], zh);
+    assert!(menu.ends_with("回复数字即可（或 /pick N）。"), "{menu}");
 }

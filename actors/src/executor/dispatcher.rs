@@ -46,12 +46,15 @@ pub struct MenuOption {
 }
 
 /// The menu as the user sees it: numbered options with one-line reasons.
-pub fn render_menu(question: &str, options: &[MenuOption]) -> String {
+pub fn render_menu(question: &str, options: &[MenuOption], lang: crate::time::Language) -> String {
     let mut out = format!("{question}\n\n");
     for (i, o) in options.iter().enumerate() {
         out.push_str(&format!("{}. **{}** — {}\n", i + 1, o.title, o.reason));
     }
-    out.push_str("\nReply with a number (or /pick N).");
+    out.push_str(match lang {
+        crate::time::Language::English => "\nReply with a number (or /pick N).",
+        crate::time::Language::Chinese => "\n回复数字即可（或 /pick N）。",
+    });
     out
 }
 
@@ -118,7 +121,7 @@ mod tests {
             MenuOption { title: "Book the dentist".into(), reason: "you asked twice".into() },
         ];
         assert_eq!(
-            render_menu("Anything I can take off your plate?", &options),
+            render_menu("Anything I can take off your plate?", &options, crate::time::Language::English),
             "Anything I can take off your plate?\n\n1. **Draft the report** — due Friday\n2. **Book the dentist** — you asked twice\n\nReply with a number (or /pick N)."
         );
     }

@@ -37,6 +37,7 @@ impl Wiring<'_> {
             heartbeat_md: dir.heartbeat(),
             tz: self.tz,
             order: config.general.date_order,
+            language: config.general.language,
             cfg: config.discovery.clone(),
             target,
             held: Default::default(),
