@@ -40,6 +40,22 @@ pub struct Deadline {
 }
 
 impl Deadline {
+    /// An item as tests write it: medium priority, topic `t`, no notice and no lead.
+    #[cfg(test)]
+    pub(crate) fn plain(title: &str, due: DateTime<Utc>, all_day: bool, event: bool) -> Deadline {
+        Deadline {
+            title: title.into(),
+            due,
+            priority: Priority::Medium,
+            topic: "t".into(),
+            all_day,
+            event,
+            notice: None,
+            lead: None,
+            lead_for: None,
+        }
+    }
+
     /// Within its notice (an hour unless its calendar alarm says otherwise), or already past.
     pub fn is_imminent(&self, now: DateTime<Utc>) -> bool {
         self.due - now <= self.notice.unwrap_or(Duration::hours(1))
@@ -166,17 +182,7 @@ mod tests {
     #[test]
     fn the_heads_up_window_is_the_lead_asked_for_then_the_day_before() {
         let due = Utc.with_ymd_and_hms(2026, 3, 10, 12, 0, 0).unwrap();
-        let mut d = Deadline {
-            title: "x".into(),
-            due,
-            priority: Priority::Medium,
-            topic: "x".into(),
-            all_day: false,
-            event: true,
-            notice: None,
-            lead: Some(Duration::days(7)),
-            lead_for: None,
-        };
+        let mut d = Deadline { lead: Some(Duration::days(7)), ..Deadline::plain("x", due, false, true) };
         assert_eq!(d.heads_up_window(due - Duration::days(8)), None);
         assert_eq!(d.heads_up_window(due - Duration::days(6)), Some(Duration::days(7)));
         assert_eq!(d.heads_up_window(due - Duration::hours(20)), Some(Duration::hours(24)));

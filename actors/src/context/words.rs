@@ -150,20 +150,9 @@ fn when_zh(d: &Deadline, now: DateTime<Utc>, tz: Tz) -> String {
 mod tests {
     use super::*;
     use chrono::TimeZone;
-    use raven_proto::Priority;
 
     fn item(title: &str, due: DateTime<Utc>, all_day: bool, event: bool) -> Deadline {
-        Deadline {
-            title: title.into(),
-            due,
-            priority: Priority::Medium,
-            topic: "t".into(),
-            all_day,
-            event,
-            notice: None,
-            lead: None,
-            lead_for: None,
-        }
+        Deadline::plain(title, due, all_day, event)
     }
 
     #[test]

@@ -282,17 +282,7 @@ fn a_reminder_option_says_when_its_item_is_in_plain_words() {
     use crate::context::deadlines::Deadline;
     let tz = chrono_tz::Asia::Shanghai;
     let at = |d: u32, h: u32| tz.with_ymd_and_hms(2026, 12, d, h, 0, 0).unwrap().with_timezone(&chrono::Utc);
-    let item = |title: &str, due, all_day, event| Deadline {
-        title: title.into(),
-        due,
-        priority: raven_proto::Priority::Medium,
-        topic: "t".into(),
-        all_day,
-        event,
-        notice: None,
-        lead: None,
-        lead_for: None,
-    };
+    let item = Deadline::plain;
     let now = at(17, 9);
     let reason =
         |d: &Deadline| super::discoverer::reminder_option(d, now, tz, crate::time::Language::English).unwrap().reason;
