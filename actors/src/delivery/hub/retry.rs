@@ -118,7 +118,7 @@ impl Pass {
             self.journal.record(
                 self.now,
                 source_of(e),
-                went.journal_event("delivered", Some(format!("after {} attempts", e.attempts))),
+                went.journal_event("delivered", Some(attempts_said(e.attempts))),
             );
         }
         results
@@ -250,5 +250,19 @@ impl ServeAsync<Watching> for DeliveryHubService {
             due.await?;
             retry.await
         })
+    }
+}
+
+/// `after 1 attempt`, `after 3 attempts`.
+fn attempts_said(n: u32) -> String {
+    format!("after {n} attempt{}", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_attempt_is_said_in_the_singular() {
+        assert_eq!(super::attempts_said(1), "after 1 attempt");
+        assert_eq!(super::attempts_said(3), "after 3 attempts");
     }
 }
