@@ -80,10 +80,15 @@ fn engine_worker() {
     });
 }
 
+/// An engine process; what it writes to stderr goes to `worker.<n>.err` in `root` (see
+/// [`failed`]).
 fn worker(root: &Path, hang: bool, ttl_s: u64) -> Child {
+    let n = std::fs::read_dir(root).unwrap().filter(|e| e.as_ref().is_ok_and(|e| is_err_file(&e.path()))).count();
+    let err = std::fs::File::create(root.join(format!("worker.{n}.err"))).unwrap();
     let mut c = Command::new(std::env::current_exe().unwrap());
     c.args(["--ignored", "--exact", "cron_processes::engine_worker", "--test-threads=1"])
         .stdout(Stdio::null())
+        .stderr(err)
         .env("RAVEN_CRON_WORKER", root)
         .env("RAVEN_CRON_TTL_S", ttl_s.to_string());
     if hang {
@@ -129,6 +134,19 @@ fn fires(root: &Path) -> (std::collections::BTreeMap<String, usize>, Option<chro
     (out, first)
 }
 
+fn is_err_file(p: &Path) -> bool {
+    p.extension().is_some_and(|x| x == "err")
+}
+
+/// What the engine processes said on stderr, for a failed assertion.
+fn failed(root: &Path) -> String {
+    let mut said = String::new();
+    for e in std::fs::read_dir(root).unwrap().flatten().filter(|e| is_err_file(&e.path())) {
+        said += &format!("--- {}\n{}", e.path().display(), std::fs::read_to_string(e.path()).unwrap_or_default());
+    }
+    said
+}
+
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !done() {
@@ -143,7 +161,8 @@ fn two_engines_fire_each_of_a_hundred_jobs_due_in_the_same_second_exactly_once()
     let root = dir.path();
     jobs(root, chrono::Utc::now() + chrono::Duration::seconds(2));
     let (mut a, mut b) = (worker(root, false, LONG_TTL_S), worker(root, false, LONG_TTL_S));
-    assert!(a.wait().unwrap().success() && b.wait().unwrap().success(), "an engine failed");
+    let (ra, rb) = (a.wait().unwrap(), b.wait().unwrap());
+    assert!(ra.success() && rb.success(), "an engine failed ({ra}, {rb}):\n{}", failed(root));
     let (fires, _) = fires(root);
     assert_eq!(fires.len(), JOBS, "every job fired");
     assert!(fires.values().all(|n| *n == 1), "a job fired twice: {fires:?}");
@@ -166,7 +185,7 @@ fn claims_of_a_killed_engine_are_fired_by_the_other_after_the_ttl_once_each() {
     hanging.wait().unwrap();
     assert!(!root.join("count.log").exists(), "the hanging engine delivered nothing");
     let mut other = worker(root, false, TTL_S);
-    assert!(other.wait().unwrap().success(), "the second engine failed");
+    assert!(other.wait().unwrap().success(), "the second engine failed:\n{}", failed(root));
     let (fires, first) = fires(root);
     let stale = claimed_at + chrono::Duration::seconds(TTL_S as i64);
     assert!(first.unwrap() >= stale, "fired at {first:?}, before the claims went stale at {stale}");

@@ -75,7 +75,8 @@ fn the_journal_tells_why_a_nudge_went_out_why_the_next_was_held_back_and_how_it_
 }
 
 /// `raven discover` against a running supervisor prints the outcome the run reached: here
-/// the gate's denial, with its layer; and the journal keeps it as a `discovery` line.
+/// the gate's denial, with its layer; and the journal keeps it as a `discovery` line. The
+/// daily menu is off: a run the user asks for runs all the same.
 #[test]
 fn discover_prints_the_outcome_the_supervisor_reached_with_its_layer() {
     let tmp = tempfile::tempdir().unwrap();
@@ -84,7 +85,7 @@ fn discover_prints_the_outcome_the_supervisor_reached_with_its_layer() {
     let due = (support::now_local() + chrono::Duration::hours(3)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Renew the passport due: {due}\n")).unwrap();
     let config = "[gateway]\nenabled = false\n[policy]\nmax_per_day = 0\n[sentinel]\ntrigger_poll_s = 1\n\
-                  [policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
+                  [policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n[discovery]\nenabled = false\n";
     let _up = support::Killed(support::up(dir, config, &[]));
     support::wait_ready(dir);
     let said = ok(dir, &["discover", "--wait", "30"]);

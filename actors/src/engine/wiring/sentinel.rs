@@ -68,7 +68,9 @@ impl Wiring<'_> {
             tracker: tracker.clone(),
             attention: Some(AttentionUpdater::new(dir.attention(), producers::defaults())),
             cfg: config.sentinel.clone(),
-            discovery: config.discovery.enabled.then(|| Box::new(DiscoveryRun(discoverer)) as Box<dyn DiscoveryHook>),
+            // Always there: the daily run keeps to `discovery.enabled` itself, and `raven discover`
+            // is a request the user makes, so it runs with the daily menu off too.
+            discovery: Some(Box::new(DiscoveryRun(discoverer)) as Box<dyn DiscoveryHook>),
             daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
             quiet: std::iter::once(config.policy.quiet_hours).chain(config.policy.extra_quiet_hours.clone()).collect(),
         });
