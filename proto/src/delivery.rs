@@ -11,6 +11,9 @@ pub const NUDGE_ID: &str = "nudge_id";
 /// Extras key: `"true"` on a proactive message the feedback loop rates (a channel shows its
 /// feedback buttons).
 pub const RATED: &str = "rated";
+/// Extras key: the short ids of a morning brief's items, in order, comma-separated (a channel
+/// with buttons puts one row under each item).
+pub const BRIEF_ITEMS: &str = "brief_items";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboundText {

@@ -14,7 +14,7 @@ pub mod turn;
 pub mod wire;
 
 pub use decision::{Action, PlannerDecision, Priority};
-pub use delivery::{split_target, OutboundText, NUDGE_ID, RATED};
+pub use delivery::{split_target, OutboundText, BRIEF_ITEMS, NUDGE_ID, RATED};
 pub use outcome::{ExecutionResult, Path, Route, TickOutcome};
 pub use planner_context::{
     ActiveSession, CalendarEntry, PlannerContext, PolicySnapshot, Routine, RoutineDays, TopicFireHistory,

@@ -19,6 +19,9 @@ pub struct ExecutionResult {
     /// `targets` when ready, and is charged at the gate then.
     #[serde(default)]
     pub started: bool,
+    /// Not delivered yet but kept in the outbox, which sends it when its channel can take it.
+    #[serde(default)]
+    pub queued: bool,
 }
 
 impl ExecutionResult {
@@ -109,6 +112,9 @@ pub struct TickOutcome {
     /// Which executor path was taken.
     pub route: Route,
     pub notes: Vec<String>,
+    /// The morning brief this tick sent (or tried to), before it decided.
+    #[serde(default)]
+    pub brief: Option<Box<TickOutcome>>,
 }
 
 impl TickOutcome {
@@ -142,6 +148,12 @@ impl TickOutcome {
                 Some(e) => format!("result:   not delivered: {e}"),
             });
         }
+        if let Some(r) = self.brief.as_ref().and_then(|b| b.result.as_ref()) {
+            lines.push(match &r.error {
+                None => format!("brief:    the morning brief, delivered to {}", r.targets.join(", ")),
+                Some(e) => format!("brief:    the morning brief, not delivered: {e}"),
+            });
+        }
         lines
     }
 }
@@ -157,6 +169,7 @@ mod tests {
             nudge_id: None,
             route: Route::of(path),
             notes: Vec::new(),
+            brief: None,
         }
     }
 

@@ -300,6 +300,7 @@ impl AgentLoop {
                 priority: p.priority,
                 source: Source::Inject,
                 job: None,
+                items: Vec::new(),
             };
             c.said(&d, channel, chat_id, &p.message, true, self.clock.now());
         }

@@ -1,6 +1,7 @@
 //! The buttons under a proactive message and the short data they carry back when tapped:
 //! under a rated nudge the feedback buttons (👍, later, stop), each a verdict; under a
-//! discovery menu one button an option, each a pick (`/pick <menu> <n>`, as if typed).
+//! discovery menu one button an option, each a pick (`/pick <menu> <n>`, as if typed); under a
+//! morning brief a row of verdicts for each item (its number, then 👍, later, stop).
 
 /// One button: what it shows, and the verdict a tap records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +17,9 @@ pub const BUTTONS: [Button; 3] = [
     Button { label: "⏰ later", verdict: "later" },
     Button { label: "🛑 stop", verdict: "dismissed" },
 ];
+
+/// The "later" button.
+pub const LATER: Button = BUTTONS[1];
 
 /// The verdict a reaction emoji stands for (Matrix reactions), if any.
 pub fn verdict_of_reaction(key: &str) -> Option<&'static str> {
@@ -105,6 +109,13 @@ pub fn menu(text: &raven_proto::OutboundText) -> Option<(String, usize)> {
         |l: &&str| l.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     let options = text.content.lines().filter(numbered).count();
     (options > 0 && text.is_proactive()).then(|| (id.to_owned(), options))
+}
+
+/// The short ids of a morning brief's items, in order: a row of feedback buttons under each.
+pub fn brief_items(text: &raven_proto::OutboundText) -> Option<Vec<String>> {
+    let ids = text.extras.get(raven_proto::BRIEF_ITEMS)?;
+    let ids: Vec<String> = ids.split(',').filter(|i| !i.is_empty()).map(str::to_owned).collect();
+    (!ids.is_empty() && text.is_proactive()).then_some(ids)
 }
 
 /// The nudge a message carries feedback buttons for: a proactive message the feedback loop

@@ -15,7 +15,8 @@ use crate::policy::topic::topic_of;
 use crate::time::{find_dates_shared, occurrences, DateKind, DateOrder, FoundDate, Importance, Ladder};
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
-use raven_proto::Priority;
+use raven_proto::{Priority, TopicFireHistory};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -93,6 +94,15 @@ impl Deadline {
             (false, Some(day)) => format!("{day} at {}", local.format("%H:%M")),
         }
     }
+}
+
+/// Whether `d`'s heads-up was given in its current window: its topic was nudged since the
+/// window began, or in the day before it began (a lead heads-up that came late, a day and a
+/// few hours ahead, covers the day before).
+pub fn told(d: &Deadline, now: DateTime<Utc>, history: &BTreeMap<String, TopicFireHistory>) -> bool {
+    let last = history.get(&d.topic).and_then(|h| h.last_fired);
+    let window = d.heads_up_window(now).unwrap_or_default();
+    last.is_some_and(|t| t >= d.due - window - Duration::hours(24))
 }
 
 /// A lead in words: `7 days` reads `1 week`, `3 days`, `2 hours`.

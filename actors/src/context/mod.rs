@@ -5,6 +5,7 @@ pub(crate) mod assembler;
 pub mod attention;
 pub(crate) mod behaviors;
 pub(crate) mod behaviors_extractor;
+pub(crate) mod brief;
 pub(crate) mod calendar;
 pub(crate) mod daily_analysis;
 pub mod deadlines;

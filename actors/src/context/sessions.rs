@@ -117,6 +117,7 @@ mod tests {
                 priority: raven_proto::Priority::Low,
                 source,
                 job: None,
+                items: Vec::new(),
             };
             said.said(&d, "telegram", "7", "drink water", true, now - Duration::minutes(n));
         }

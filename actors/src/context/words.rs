@@ -125,7 +125,7 @@ pub fn offer(d: &Deadline, now: DateTime<Utc>, tz: Tz, lang: Language) -> Offer 
 }
 
 /// `3月20日（周五）`.
-fn date_zh(day: chrono::NaiveDate) -> String {
+pub(crate) fn date_zh(day: chrono::NaiveDate) -> String {
     const WEEKDAYS: [&str; 7] = ["一", "二", "三", "四", "五", "六", "日"];
     let weekday = WEEKDAYS[day.weekday().num_days_from_monday() as usize];
     format!("{}月{}日（周{weekday}）", day.month(), day.day())

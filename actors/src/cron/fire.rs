@@ -125,6 +125,7 @@ fn dispatch(job: &Job, nudge_id: String) -> Dispatch {
         priority: raven_proto::Priority::Low,
         source: Source::Cron,
         job: Some(job.id.clone()),
+        items: Vec::new(),
     }
 }
 

@@ -3,7 +3,8 @@
 //! proactive (with the nudge id and topic; no turn runs for it, spec §6) and the feedback
 //! log gets its `dispatched` record (rated or not by its source). The DeliveryHub calls it
 //! for everything it delivers with a [`Dispatch`], now or late from the outbox; the agent
-//! calls it for an inject that rode its reply.
+//! calls it for an inject that rode its reply. A morning brief's items get a `dispatched`
+//! record each (with the item's own text), so each can be rated or put off on its own.
 
 use crate::feedback::{Dispatch, NudgeFeedbackTracker};
 use crate::journal::Journal;
@@ -48,6 +49,14 @@ impl Conversations {
         self.journal.record(at, Some(d.source.name()), d.delivered_event(session.clone()));
         if let Err(e) = self.tracker.record_said(d, Some(&session), visible, content, at) {
             tracing::warn!(nudge_id = %d.nudge_id, "dispatched record not written: {e}");
+        }
+        // A brief's items: each its own record, so a verdict or a "later" is about that one.
+        for item in &d.items {
+            let one =
+                Dispatch { nudge_id: item.nudge_id.clone(), topic: item.topic.clone(), items: Vec::new(), ..d.clone() };
+            if let Err(e) = self.tracker.record_said(&one, Some(&session), visible, &item.text, at) {
+                tracing::warn!(nudge_id = %item.nudge_id, "dispatched record of a brief item not written: {e}");
+            }
         }
     }
 }

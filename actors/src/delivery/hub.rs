@@ -157,6 +157,10 @@ impl Post {
         if said.source.is_rated() {
             text.extras.insert(raven_proto::RATED.to_owned(), "true".to_owned());
         }
+        if !said.items.is_empty() {
+            let ids: Vec<String> = said.items.iter().map(|i| crate::feedback::short_id(&i.nudge_id)).collect();
+            text.extras.insert(raven_proto::BRIEF_ITEMS.to_owned(), ids.join(","));
+        }
         Post { text, fire, said: Some(said), expires_at: None }
     }
 

@@ -96,6 +96,7 @@ impl ActionExecutor {
             priority: Priority::Medium,
             source: crate::feedback::Source::Spawn,
             job: None,
+            items: Vec::new(),
         };
         let started = spawn.dispatch_requested(&decision, &said).await;
         match started.error {

@@ -138,14 +138,7 @@ impl TaskDiscoverer {
         let shown: Vec<MenuOption> =
             menu.options.iter().map(|o| MenuOption { title: o.title.clone(), reason: o.reason.clone() }).collect();
         let text = render_menu(question(lang), &shown, lang);
-        let nudge = Nudge {
-            action: Action::Nudge,
-            session_key: Some(self.target.clone()),
-            content: text.clone(),
-            priority: Priority::Low,
-            topic: Some("task discovery".into()),
-            solicited: false,
-        };
+        let nudge = menu_nudge(&self.target, &text);
         let (menus, dispatcher, target) = (self.menus.clone(), self.dispatcher.clone(), self.target.clone());
         let gated = dispatch_through(&self.policy, nudge, || async move {
             let menu = menus.offer(menu, now)?;
@@ -157,6 +150,7 @@ impl TaskDiscoverer {
                 priority: Priority::Low,
                 source: Source::Discovery,
                 job: None,
+                items: Vec::new(),
             };
             let r = dispatcher.post(std::slice::from_ref(&target), &shown, &said, None).await;
             if r.delivered {
@@ -303,6 +297,18 @@ pub fn rules_options(
         });
     }
     out
+}
+
+/// What the gate is asked for a menu going to `target`.
+fn menu_nudge(target: &str, text: &str) -> Nudge {
+    Nudge {
+        action: Action::Nudge,
+        session_key: Some(target.to_owned()),
+        content: text.to_owned(),
+        priority: Priority::Low,
+        topic: Some("task discovery".into()),
+        solicited: false,
+    }
 }
 
 /// The discoverer as the runner's hook.

@@ -80,21 +80,24 @@ impl NudgeDispatcher {
         said: &Dispatch,
         fire: Option<&Nudge>,
     ) -> ExecutionResult {
-        let mut delivered = Vec::new();
-        let mut errors = Vec::new();
+        let (mut delivered, mut errors, mut queued) = (Vec::new(), Vec::new(), false);
         for target in targets {
             let (channel, chat_id) = split_target(target);
             let text = OutboundText::proactive(format!("{}@{target}", said.nudge_id), &channel, &chat_id, content);
             let fire = fire.map(|f| Nudge { session_key: Some(target.clone()), ..f.clone() });
             match self.hub.call_async(Post::proactive(text, fire, said.clone())).await {
                 Ok(Ok(to)) => delivered.push(to),
-                Ok(Err(e @ (PostError::Queued(_) | PostError::Dropped(_)))) => errors.push(format!("{target}: {e}")),
+                Ok(Err(e @ PostError::Queued(_))) => {
+                    queued = true;
+                    errors.push(format!("{target}: {e}"))
+                }
+                Ok(Err(e @ PostError::Dropped(_))) => errors.push(format!("{target}: {e}")),
                 Err(e) => errors.push(format!("{target}: {e}")),
             }
         }
         if delivered.is_empty() {
             let why = if errors.is_empty() { "no target".to_owned() } else { errors.join("; ") };
-            ExecutionResult::failed(why)
+            ExecutionResult { queued, ..ExecutionResult::failed(why) }
         } else {
             ExecutionResult::delivered(delivered)
         }

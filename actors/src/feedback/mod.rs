@@ -13,7 +13,7 @@ mod summary;
 pub(crate) mod tool;
 mod trim;
 
-pub use record::{is_hard_reject, short_id, Dispatch, FeedbackRecord, Lifecycle, Source};
+pub use record::{is_hard_reject, short_id, BriefItem, Dispatch, FeedbackRecord, Lifecycle, Source};
 pub use summary::{summarize, FeedbackSummary, Rate, TopicFeedback};
 
 use crate::config::FeedbackConfig;

@@ -152,12 +152,24 @@ pub struct Dispatch {
     pub source: Source,
     #[serde(default)]
     pub job: Option<String>,
+    /// A morning brief's items, each its own message to the feedback loop (a "later" on one
+    /// sends that one again); empty for every other message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<BriefItem>,
+}
+
+/// One item of a morning brief: its own id, topic and the text it is sent again with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BriefItem {
+    pub nudge_id: String,
+    pub topic: String,
+    pub text: String,
 }
 
 impl Dispatch {
     #[cfg(test)]
     pub fn new(nudge_id: impl Into<String>, topic: impl Into<String>, priority: Priority, source: Source) -> Self {
-        Dispatch { nudge_id: nudge_id.into(), topic: topic.into(), priority, source, job: None }
+        Dispatch { nudge_id: nudge_id.into(), topic: topic.into(), priority, source, job: None, items: Vec::new() }
     }
 }
 

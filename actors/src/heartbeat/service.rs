@@ -288,6 +288,7 @@ impl Inner {
                 priority: raven_proto::Priority::Low,
                 source: Source::Heartbeat,
                 job: None,
+                items: Vec::new(),
             };
             let post = || async {
                 let post = Post::proactive(text, None, said);

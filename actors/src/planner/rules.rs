@@ -137,14 +137,9 @@ impl RulesProvider {
                 }
             };
         }
-        // A heads-up is said once in each window (the lead, then the day before): not again
-        // while its topic was nudged since the window began, or in the day before it began (a
-        // lead heads-up that came late, a day and a few hours ahead, covers the day before).
-        let told = |d: &&crate::context::deadlines::Deadline| {
-            let last = ctx.fire_history.get(&d.topic).and_then(|h| h.last_fired);
-            let window = d.heads_up_window(now).unwrap_or_default();
-            last.is_some_and(|t| t >= d.due - window - Duration::hours(24))
-        };
+        // A heads-up is said once in each window (the lead, then the day before).
+        let told =
+            |d: &&crate::context::deadlines::Deadline| crate::context::deadlines::told(d, now, &ctx.fire_history);
         // One whose hour has begun had its reminder (listed in another's when not its own).
         let ahead = |d: &&crate::context::deadlines::Deadline| {
             d.due > now && d.heads_up_window(now).is_some() && !reminder_due(d, now)

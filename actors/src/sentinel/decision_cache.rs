@@ -2,7 +2,8 @@
 //! (`sentinel/decision_cache.json`, under the state store's lock), so every process on one
 //! data dir shares them: a one-shot `raven tick` after a skip with nothing changed makes no
 //! Planner call either. A dry run (`raven tick --at`) works on a copy without this file, so
-//! it neither reads nor changes the real one.
+//! it neither reads nor changes the real one. The same file keeps the day's morning brief
+//! ([`Briefed`]), so a restart or another process does not send it again.
 //!
 //! The signature is a hash by the standard library's fixed-key hasher: a build that hashes
 //! differently only costs one Planner call.
@@ -31,6 +32,18 @@ pub struct Remembered {
     #[serde(default)]
     pub last_decision: Option<PlannerDecision>,
 }
+
+/// The day the morning brief went out (or had nothing to say), and the topics of the dated
+/// items it said: they count as told for the rest of their heads-up window.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Briefed {
+    pub day: Option<chrono::NaiveDate>,
+    /// Topics a brief said, and when (kept five weeks: a lead window is shorter).
+    #[serde(default)]
+    pub told: std::collections::BTreeMap<String, DateTime<Utc>>,
+}
+
+const BRIEF: &str = "brief";
 
 /// The store of [`Remembered`]; off, it keeps nothing (the runner remembers in memory only).
 #[derive(Default)]
@@ -70,6 +83,24 @@ impl DecisionCache {
         match store.update(SECTION, |r: &mut Remembered| *r = remembered.clone()) {
             Ok(()) => self.seen = Some(remembered),
             Err(e) => tracing::warn!("the decision cache is not kept: {e}"),
+        }
+    }
+
+    /// The day's brief as any process left it; `None` when off or unreadable (logged).
+    pub fn briefed(&self) -> Option<Briefed> {
+        let store = self.store.as_ref()?;
+        store
+            .read::<Briefed>(BRIEF)
+            .map(|(b, _)| b)
+            .map_err(|e| tracing::warn!("the brief's day is not read: {e}"))
+            .ok()
+    }
+
+    /// Keeps the day's brief for every process on the data dir.
+    pub fn save_briefed(&self, briefed: &Briefed) {
+        let Some(store) = &self.store else { return };
+        if let Err(e) = store.update(BRIEF, |b: &mut Briefed| *b = briefed.clone()) {
+            tracing::warn!("the brief's day is not kept: {e}");
         }
     }
 }

@@ -17,4 +17,6 @@ pub use service::{
 };
 
 #[cfg(test)]
+mod brief_tests;
+#[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 //! SentinelRunner (spec §2): one tick in the spec's exact order, degrading at every layer.
 
+mod brief;
 mod chores;
 mod fast_path;
 mod route;
@@ -26,6 +27,7 @@ use crate::policy::SetOverrides;
 use crate::policy::{dispatch_through, ApplyTuning, Check, Gated, Nudge, NudgePolicyService, Snapshot};
 use crate::supervise::backoff::LoopBackoff;
 use crate::supervise::Handle;
+use crate::time::Language;
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 use raven_proto::{Action, ExecutionResult, Path, PlannerContext, PlannerDecision, Route, TickOutcome};
@@ -56,6 +58,8 @@ pub struct RunnerDeps {
     pub daily_analysis: Option<std::path::PathBuf>,
     /// The user's quiet hours: the no-reply timer does not run during them.
     pub quiet: Vec<crate::config::Window>,
+    /// The local time of the morning brief; `None`: no brief.
+    pub brief: Option<crate::config::TimeOfDay>,
 }
 
 /// What the ticks did, for `raven status`, the benchmark and `raven simulate`.
@@ -90,6 +94,10 @@ pub struct SentinelRunner {
     journal: Journal,
     /// The route and reason of the last skip journaled: the same skip again writes no line.
     journaled_skip: Option<(Route, String)>,
+    /// The day's brief and the heads-ups briefs said (read from the cache on the first tick).
+    briefed: Option<super::decision_cache::Briefed>,
+    /// What the brief sent in this tick's chores came to, for the tick's outcome.
+    brief_sent: Option<TickOutcome>,
 }
 
 impl SentinelRunner {
@@ -108,6 +116,8 @@ impl SentinelRunner {
             behaviors_backoff: LoopBackoff::new("behaviors extraction"),
             journal: Journal::off(),
             journaled_skip: None,
+            briefed: None,
+            brief_sent: None,
         }
     }
 
@@ -154,8 +164,9 @@ impl SentinelRunner {
 
     /// One tick, its outcome journaled.
     pub async fn tick_once(&mut self) -> TickOutcome {
-        let outcome = self.assemble_and_tick().await;
+        let mut outcome = self.assemble_and_tick().await;
         self.journal_tick(&outcome);
+        outcome.brief = self.brief_sent.take().map(Box::new);
         outcome
     }
 
@@ -199,6 +210,7 @@ impl SentinelRunner {
                     nudge_id: None,
                     route: Route::of(Path::Degraded),
                     notes: vec![e.to_string()],
+                    brief: None,
                 }
             }
         }
@@ -237,8 +249,11 @@ impl SentinelRunner {
     pub async fn tick_with_context(&mut self, mut ctx: PlannerContext) -> TickOutcome {
         self.stats.ticks += 1;
         self.recall(&mut ctx);
+        self.add_briefed(&mut ctx);
         let mut notes = Vec::new();
         let plan = self.chores(&ctx, &mut notes).await;
+        // What a brief sent in the chores told counts for the Planner of this tick too.
+        self.add_briefed(&mut ctx);
         let window = Duration::seconds(self.d.cfg.slot_window_s as i64);
         let open: Vec<&PlanSlot> =
             plan.iter().filter(|s| s.is_open(ctx.now, window) && !self.fired_today(&ctx, &s.topic, ctx.now)).collect();
@@ -255,6 +270,7 @@ impl SentinelRunner {
                 nudge_id: None,
                 route: Route::of(Path::FastPathSkip),
                 notes,
+                brief: None,
             };
         }
         self.ask_planner(&ctx, &open, notes).await

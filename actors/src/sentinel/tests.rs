@@ -21,9 +21,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 #[derive(Default)]
-struct Recording {
-    routed: RefCell<Vec<PlannerDecision>>,
-    said: RefCell<Vec<crate::feedback::Dispatch>>,
+pub(super) struct Recording {
+    pub(super) routed: RefCell<Vec<PlannerDecision>>,
+    pub(super) said: RefCell<Vec<crate::feedback::Dispatch>>,
 }
 
 impl Router for Recording {
@@ -38,14 +38,14 @@ impl Router for Recording {
     }
 }
 
-struct Rig {
+pub(super) struct Rig {
     _tmp: tempfile::TempDir,
-    dir: DataDir,
-    clock: ManualClock,
-    calls: Rc<Cell<u32>>,
+    pub(super) dir: DataDir,
+    pub(super) clock: ManualClock,
+    pub(super) calls: Rc<Cell<u32>>,
     provider: Scripted,
-    router: Rc<Recording>,
-    runner: SentinelRunner,
+    pub(super) router: Rc<Recording>,
+    pub(super) runner: SentinelRunner,
     metrics: Metrics,
 }
 
@@ -54,7 +54,7 @@ fn skip_args() -> Value {
 }
 
 /// Monday 2026-03-02, UTC.
-fn at(h: u32, m: u32) -> DateTime<Utc> {
+pub(super) fn at(h: u32, m: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 2, h, m, 0).unwrap()
 }
 
@@ -96,12 +96,13 @@ fn rig_with(start_at: DateTime<Utc>, policy_cfg: PolicyConfig, assembler_policy:
         discovery: None,
         daily_analysis: None,
         quiet: Vec::new(),
+        brief: None,
     })
     .with_journal(crate::journal::Journal::in_data_dir(&dir));
     Rig { _tmp: tmp, dir, clock, calls, provider, router, runner, metrics }
 }
 
-fn rig(start_at: DateTime<Utc>) -> Rig {
+pub(super) fn rig(start_at: DateTime<Utc>) -> Rig {
     rig_with(start_at, PolicyConfig::default(), RestartPolicy::default())
 }
 

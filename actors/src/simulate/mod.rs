@@ -55,4 +55,6 @@ pub fn write(output: &Output, out: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 #[cfg(test)]
+mod anticipation_tests;
+#[cfg(test)]
 mod tests;

@@ -18,6 +18,8 @@ async fn a_deadline_at_ten_is_nudged_once_and_not_proposed_again() {
     let out = run(r##"
 start = "2026-03-02T09:00:00Z"
 hours = 1
+[config.brief]
+enabled = false
 [memory]
 text = "# Memory\n- [ ] Send the report due: 2026-03-02 10:00\n"
 "##)
@@ -82,6 +84,8 @@ async fn messages_and_verdicts_are_counted_and_a_verdict_with_no_nudge_is_noted(
     let out = run(r##"
 start = "2026-03-02T09:00:00Z"
 hours = 2
+[config.brief]
+enabled = false
 [memory]
 text = "# Memory\n- [ ] Send the report due: 2026-03-02 10:00\n"
 [[message]]
@@ -307,6 +311,8 @@ async fn the_report_lists_every_event_in_order_with_source_action_id_topic_and_t
     let text = r##"
 start = "2026-03-02T09:00:00Z"
 hours = 2
+[config.brief]
+enabled = false
 [memory]
 text = "# Memory\n- [ ] Send the report due: 2026-03-02 10:00\n- [ ] Call the bank due: 2026-03-02 10:25\n"
 [config.policy]
@@ -353,96 +359,12 @@ async fn the_report_shows_the_quiet_hours_the_notes_ask_for() {
     let out = run(r##"
 start = "2026-03-02T09:00:00Z"
 hours = 1
+[config.brief]
+enabled = false
 [memory]
 text = "# Memory\n## Proactivity preferences\n- quiet hours: 22:30-06:00\n"
 "##)
     .await;
     assert_eq!(out.report.quiet_hours, "22:30-07:00", "the configured 23:00-07:00 widened by the notes");
     assert!(out.text.contains("quiet hours 22:30-07:00"), "{}", out.text);
-}
-
-/// Three weeks from 2 March in Shanghai with no model, heartbeat or discovery: `config` more
-/// of the config, `memory` the notes.
-fn three_weeks_in_shanghai(config: &str, memory: &str) -> String {
-    format!(
-        "start = \"2026-03-02T00:00:00+08:00\"\ndays = 20\ntick_minutes = 60\ntimezone = \"Asia/Shanghai\"\n\
-         [config.heartbeat]\nenabled = false\n[config.discovery]\nenabled = false\n{config}\n\
-         [memory]\ntext = {memory:?}\n"
-    )
-}
-
-/// Three weeks of notes in Shanghai with no model: the anniversary that asks for a week
-/// (`提前一周`) is first mentioned seven days before it, the rent (a payment) three days before,
-/// the dentist (an appointment) only the day before.
-#[actix_rt::test]
-async fn heads_ups_come_as_far_ahead_as_the_note_asks_or_its_kind_needs() {
-    let notes = "# Memory\n3/20 结婚纪念日 提前一周订餐厅\nPay the rent on March 20\nDentist on March 20 at 10am\n";
-    let out = run(&three_weeks_in_shanghai("", notes)).await;
-    let first = |words: &str| {
-        let mark = out.report.marks.iter().find(|m| m.lane == "sentinel" && m.label.contains(words));
-        let at = mark.unwrap_or_else(|| panic!("no nudge about {words}: {}", out.text)).at.clone();
-        DateTime::parse_from_rfc3339(&at).unwrap().with_timezone(&chrono_tz::Asia::Shanghai).date_naive().to_string()
-    };
-    assert_eq!(first("结婚纪念日"), "2026-03-13", "a week before the 20th");
-    assert_eq!(first("rent"), "2026-03-17", "a payment: three days before");
-    assert_eq!(first("Dentist"), "2026-03-19", "an appointment: the day before");
-
-    // `[anticipation]` sets the ladder: a payment five days ahead.
-    let config = "[config.anticipation]\npayment_days = 5";
-    let out = run(&three_weeks_in_shanghai(config, "# Memory\nPay the rent on March 20\n")).await;
-    let mark = out.report.marks.iter().find(|m| m.lane == "sentinel" && m.label.contains("rent")).unwrap();
-    assert!(mark.at.starts_with("2026-03-14T23:00") || mark.at.starts_with("2026-03-15"), "{}", mark.at);
-}
-
-/// Notes written in Chinese, no model, seven weeks in Shanghai: the monthly duty `每月20号`
-/// gets its heads-up three days ahead (a payment) and its reminder on the 20th of each month,
-/// at the first hour after quiet hours (never at night), in Chinese.
-#[actix_rt::test]
-async fn a_monthly_duty_written_in_chinese_comes_on_the_20th_at_a_sensible_hour_in_chinese() {
-    let plan = three_weeks_in_shanghai("", "# 备忘\n每月20号 付保姆工资 5000\n").replace("days = 20", "days = 52");
-    let out = run(&plan).await;
-    let said: Vec<(String, String)> = out
-        .report
-        .marks
-        .iter()
-        .filter(|m| m.lane == "sentinel")
-        .map(|m| {
-            let at = DateTime::parse_from_rfc3339(&m.at).unwrap().with_timezone(&chrono_tz::Asia::Shanghai);
-            (at.format("%m-%d %H:%M").to_string(), m.label.clone())
-        })
-        .collect();
-    let expected = [
-        ("03-17 07:00", "nudge: 提前提醒：「付保姆工资 5000」3月20日（周五）到期。"),
-        ("03-20 07:00", "nudge: 提前提醒：「付保姆工资 5000」今天到期。"),
-        ("04-17 07:00", "nudge: 提前提醒：「付保姆工资 5000」4月20日（周一）到期。"),
-        ("04-20 07:00", "nudge: 提前提醒：「付保姆工资 5000」今天到期。"),
-    ];
-    let expected: Vec<(String, String)> = expected.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
-    assert_eq!(said, expected, "{}", out.text);
-}
-
-/// Three weeks in Shanghai: the user takes their medication at 08:10 on weekdays only. Once
-/// two weeks show the pattern (`RoutineDays::of`: a habit mentioned now and then is not taken
-/// to skip the weekend sooner), the routine is nudged on weekdays and keeps quiet at the
-/// weekend.
-#[actix_rt::test]
-async fn a_routine_learned_on_weekdays_stays_quiet_at_the_weekend() {
-    use chrono::{Datelike, NaiveDate, Weekday};
-    let first = NaiveDate::from_ymd_opt(2026, 3, 2).unwrap();
-    let weekend = |d: &NaiveDate| matches!(d.weekday(), Weekday::Sat | Weekday::Sun);
-    let mut plan = three_weeks_in_shanghai("", "# Memory\n").replace("days = 20", "days = 21");
-    // The user welcomes the nudge (else, ignored, the gate learns to hold it back).
-    plan.push_str("[[react]]\ntopic = \"medication\"\nwith = \"accept\"\n");
-    for day in first.iter_days().take(21).filter(|d| !weekend(d)) {
-        plan.push_str(&format!("[[message]]\nat = \"{day}T08:10:00+08:00\"\ntext = \"took my medication\"\n"));
-    }
-    let out = run(&plan).await;
-    let medication = |d: NaiveDate| day(&out, &d.to_string()).topics.get("medication").copied().unwrap_or(0);
-    let third_week: Vec<NaiveDate> = first.iter_days().skip(14).take(7).collect();
-    for d in third_week.iter().copied() {
-        match weekend(&d) {
-            true => assert_eq!(medication(d), 0, "{d} ({}): a weekday routine keeps quiet", d.weekday()),
-            false => assert_eq!(medication(d), 1, "{d} ({}): nudged on a weekday\n{}", d.weekday(), out.text),
-        }
-    }
 }

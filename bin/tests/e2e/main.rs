@@ -7,6 +7,7 @@
 
 mod support;
 
+mod brief;
 mod cli;
 mod cli_edges;
 mod cron;

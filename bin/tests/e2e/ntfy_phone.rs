@@ -13,11 +13,11 @@ use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use support::fake_http::{FakeHttp, Seen};
 
-const TOPIC: &str = "raven-phone";
+pub(super) const TOPIC: &str = "raven-phone";
 
 /// The topic as ntfy keeps it: every message published to it, Raven's and the phone's.
 #[derive(Clone, Default)]
-struct Topic(Arc<Mutex<Vec<Value>>>);
+pub(super) struct Topic(Arc<Mutex<Vec<Value>>>);
 
 impl Topic {
     /// A message published to the topic; its id.
@@ -37,11 +37,11 @@ impl Topic {
     }
 
     /// What Raven published so far.
-    fn ravens(&self) -> Vec<Value> {
+    pub(super) fn ravens(&self) -> Vec<Value> {
         self.0.lock().unwrap().iter().filter(|m| m.get("tags").is_some()).cloned().collect()
     }
 
-    fn serve(&self) -> FakeHttp {
+    pub(super) fn serve(&self) -> FakeHttp {
         let topic = self.clone();
         FakeHttp::start(Arc::new(move |seen: &Seen| match seen.method.as_str() {
             "POST" => (200, json!({"id": topic.publish(seen.body.clone())}).to_string()),
@@ -52,6 +52,21 @@ impl Topic {
             _ => (404, json!({"error": "not found"}).to_string()),
         }))
     }
+}
+
+/// A config with the gateway on a free port (`public_url` its own address, so nudges carry
+/// buttons), the topic served by `ntfy` as the default target, and `more`; the gateway's
+/// address.
+pub(super) fn topic_config(ntfy: &FakeHttp, more: &str) -> (String, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let listen = format!("127.0.0.1:{port}");
+    let config = format!(
+        "[gateway]\nlisten = \"{listen}\"\npublic_url = \"http://{listen}\"\n{more}\
+         [delivery]\ndefault_targets = [\"ntfy:{TOPIC}\"]\n\
+         [channels.ntfy]\nenabled = true\nserver = \"{}\"\ntopic = \"{TOPIC}\"\npoll_s = 1\n",
+        ntfy.url
+    );
+    (config, listen)
 }
 
 /// Writes a note due in `minutes` and ticks: the nudge published.
@@ -71,15 +86,8 @@ fn the_phone_steers_reminders_and_feedback_through_the_topic_with_no_model() {
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
     let topic = Topic::default();
     let ntfy = topic.serve();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let listen = format!("127.0.0.1:{port}");
-    let config = format!(
-        "[gateway]\nlisten = \"{listen}\"\npublic_url = \"http://{listen}\"\n\
-         [policy]\nsession_cooldown_minutes = 0\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n\
-         [delivery]\ndefault_targets = [\"ntfy:{TOPIC}\"]\n\
-         [channels.ntfy]\nenabled = true\nserver = \"{}\"\ntopic = \"{TOPIC}\"\npoll_s = 1\n",
-        ntfy.url
-    );
+    let more = "[policy]\nsession_cooldown_minutes = 0\n[policy.quiet_hours]\nstart = \"00:00\"\nend = \"00:00\"\n";
+    let (config, listen) = topic_config(&ntfy, more);
     let _up = support::Killed(support::up(dir, &config, &[]));
     support::wait_ready(dir);
     let (addr, _) = support::gateway(dir);

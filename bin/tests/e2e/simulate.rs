@@ -91,9 +91,10 @@ fn the_week_s_figures_in_the_guarantees_hold() {
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
     let total = &report["total"];
-    assert_eq!(total["nudges"]["nudge"], 9, "Sentinel nudges: {total}");
+    assert_eq!(total["nudges"]["nudge"], 11, "Sentinel nudges, five of them a morning brief: {total}");
+    assert_eq!(total["topics"]["morning brief"], 5, "{total}");
     assert_eq!(total["heartbeat_runs"], 25, "{total}");
-    assert_eq!(total["deliveries"]["cli"], 30, "{total}");
+    assert_eq!(total["deliveries"]["cli"], 32, "{total}");
     assert_eq!(total["avoided"]["quiet_hours"], 112, "night ticks on the fast path: {total}");
     assert_eq!(total["llm_calls"], serde_json::json!({}), "{total}");
     let events = report["events"].as_array().unwrap();

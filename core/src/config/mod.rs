@@ -2,6 +2,7 @@
 //! defaults; an unknown or ill-typed key is an error naming the key and the file.
 
 mod anticipation;
+mod brief;
 mod channels;
 mod context;
 mod delivery;
@@ -15,6 +16,7 @@ mod provenance;
 mod time_of_day;
 
 pub use anticipation::AnticipationConfig;
+pub use brief::{BriefAt, BriefConfig};
 pub use channels::{
     ChannelsConfig, EmailConfig, MatrixConfig, NtfyConfig, SmtpSecurity, TelegramConfig, CHANNEL_NAMES,
 };
@@ -51,6 +53,7 @@ pub struct RavenConfig {
     pub cron: CronConfig,
     pub heartbeat: HeartbeatConfig,
     pub discovery: DiscoveryConfig,
+    pub brief: BriefConfig,
     pub channels: ChannelsConfig,
 }
 

@@ -66,7 +66,8 @@ pub struct CommandCtx<'a> {
 const NOT_RATED: &str = "That was a reminder you scheduled: there is nothing to rate. Nothing recorded.";
 
 /// A command's argument: a message (`[3fa2c1]`, its short id as shown beside it, or as a
-/// reply to it aims the command), else a topic.
+/// reply to it aims the command), else a topic (a number is resolved by
+/// [`CommandCtx::split`]: an item of the latest morning brief).
 fn split_arg(arg: Option<&str>) -> (Option<&str>, Option<&str>) {
     match arg.and_then(|a| a.strip_prefix('[')?.strip_suffix(']')) {
         Some(id) => (Some(id.trim()), None),
@@ -78,6 +79,33 @@ const NOTHING: &str = "Nothing to give feedback on here: no proactive message in
 reaction window. Nothing recorded.";
 
 impl CommandCtx<'_> {
+    /// [`split_arg`], with a number `n` read as item `n` of the latest morning brief here.
+    fn split<'a>(&self, arg: Option<&'a str>) -> Result<(Option<String>, Option<&'a str>), FeedbackError> {
+        let (message, topic) = split_arg(arg);
+        match topic.and_then(|t| t.trim().parse::<usize>().ok()) {
+            Some(n) => Ok((Some(self.brief_item(n)?), None)),
+            None => Ok((message.map(str::to_owned), topic)),
+        }
+    }
+
+    /// The id of item `n` of the latest morning brief in this conversation (the brief's id,
+    /// then `.n`).
+    fn brief_item(&self, n: usize) -> Result<String, FeedbackError> {
+        let unknown = || FeedbackError::UnknownId(format!("{n} (no item {n} in the last morning brief here)"));
+        let records = self.tracker.records()?;
+        let brief = records.iter().rev().find(|r| {
+            r.event == Lifecycle::Dispatched
+                && r.topic.as_deref() == Some(crate::context::brief::TOPIC)
+                && r.session.is_some()
+                && r.session.as_deref() == self.session
+        });
+        let id = format!("{}.{n}", brief.ok_or_else(unknown)?.nudge_id);
+        match records.iter().any(|r| r.nudge_id == id) {
+            true => Ok(id),
+            false => Err(unknown()),
+        }
+    }
+
     fn undecided(&self, topic: Option<&str>) -> Result<Option<FeedbackRecord>, FeedbackError> {
         let Some(session) = self.session else { return Ok(None) };
         let latest = self.tracker.latest_undecided(session, self.now)?;
@@ -122,7 +150,8 @@ impl CommandCtx<'_> {
     }
 
     fn ok(&self, arg: Option<&str>) -> Result<String, CommandError> {
-        let (message, topic) = split_arg(arg);
+        let (message, topic) = self.split(arg)?;
+        let message = message.as_deref();
         let mut said = Vec::new();
         if let Some(t) = topic.filter(|t| self.tracker.summary(self.now).is_ok_and(|s| s.muted.contains_key(*t))) {
             self.tracker.record_mute(t, None, self.now)?;
@@ -152,8 +181,8 @@ impl CommandCtx<'_> {
     }
 
     fn stop(&self, arg: Option<&str>) -> Result<String, CommandError> {
-        let (message, topic) = split_arg(arg);
-        let target = self.aimed(message, topic)?;
+        let (message, topic) = self.split(arg)?;
+        let target = self.aimed(message.as_deref(), topic)?;
         if let Some(r) = target.as_ref().filter(|r| !r.source.is_rated()) {
             return self.stop_job(r);
         }
@@ -206,9 +235,9 @@ impl CommandCtx<'_> {
         let Some(verdicts) = self.verdicts else {
             return Ok("Later is given in a chat or the REPL; here: raven feedback <id> later".into());
         };
-        let (message, topic) = split_arg(arg);
+        let (message, topic) = self.split(arg)?;
         // A nudge or a cron reminder alike: either can come again later.
-        let Some(r) = self.aimed(message, topic)? else { return Ok(NOTHING.into()) };
+        let Some(r) = self.aimed(message.as_deref(), topic)? else { return Ok(NOTHING.into()) };
         let req = crate::feedback::give::GiveFeedback {
             nudge_id: Some(r.nudge_id),
             verdict: later::LATER.into(),

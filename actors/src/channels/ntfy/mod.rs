@@ -1,7 +1,8 @@
 //! ntfy: push notifications to the user's phone, on ntfy.sh or a server of their own. Each
 //! message is one publish (title, priority, tags). With `[gateway] public_url` set, a rated
 //! nudge carries the feedback buttons as `http` actions that call the gateway's signed,
-//! single-use links ([`super::taps`]); without it there are no buttons (the phone could not
+//! single-use links ([`super::taps`]); a morning brief carries "later" for each of its first
+//! three items (ntfy shows three actions); without it there are no buttons (the phone could not
 //! reach the gateway). What the phone publishes to the topic is read back ([`listen`]): the
 //! commands and reminders of any chat, and `/ok`, `/stop`. Only a 2xx is a
 //! publish: a redirect is a failure naming where it pointed (the message waits in the
@@ -20,6 +21,9 @@ use futures_util::future::LocalBoxFuture;
 use raven_proto::OutboundText;
 use serde_json::{json, Value};
 use std::time::Duration;
+
+/// The most actions ntfy shows under one notification.
+const MAX_ACTIONS: usize = 3;
 
 pub struct Ntfy {
     client: reqwest::Client,
@@ -73,7 +77,18 @@ impl Ntfy {
             "priority": self.priority,
             "tags": [listen::OWN_TAG],
         });
-        if let (Some(nudge), Some((base, links))) = (super::buttons::rated_nudge(text), &self.links) {
+        if let (Some(items), Some((base, links))) = (super::buttons::brief_items(text), &self.links) {
+            // ntfy shows at most three actions: "later" on each of the first three items.
+            let until = chrono::Utc::now() + self.link_ttl;
+            let actions: Vec<Value> = (1..)
+                .zip(items.iter().take(MAX_ACTIONS))
+                .map(|(n, item)| {
+                    let url = format!("{base}{}", links.path(item, super::buttons::LATER.verdict, until));
+                    json!({"action": "http", "label": format!("⏰ {n}"), "url": url, "method": "POST", "clear": false})
+                })
+                .collect();
+            body["actions"] = Value::Array(actions);
+        } else if let (Some(nudge), Some((base, links))) = (super::buttons::rated_nudge(text), &self.links) {
             let until = chrono::Utc::now() + self.link_ttl;
             let actions: Vec<Value> = super::buttons::BUTTONS
                 .iter()

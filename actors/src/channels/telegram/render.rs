@@ -46,10 +46,24 @@ pub fn split(text: &str, max: usize) -> Vec<String> {
     parts
 }
 
-/// The inline keyboard under `text`: one button an option under a discovery menu, the
-/// feedback buttons under a rated nudge, none under the rest.
+/// The inline keyboard under `text`: one button an option under a discovery menu, a row of
+/// feedback buttons for each item of a morning brief, the feedback buttons under a rated
+/// nudge, none under the rest.
 pub fn keyboard(text: &raven_proto::OutboundText) -> Option<Value> {
     let button = |label: String, tap: Tapped| json!({"text": label, "callback_data": tap.encode()});
+    if let Some(items) = crate::channels::buttons::brief_items(text) {
+        let rows: Vec<Value> = (1..)
+            .zip(items)
+            .map(|(n, item)| {
+                let verdicts = BUTTONS.iter().map(|b| {
+                    let label = format!("{n} {}", b.label.split(' ').next().unwrap_or(b.label));
+                    button(label, Tapped::Verdict { verdict: b.verdict, nudge: item.clone() })
+                });
+                Value::Array(verdicts.collect())
+            })
+            .collect();
+        return Some(json!({ "inline_keyboard": rows }));
+    }
     let row: Vec<Value> = match (crate::channels::buttons::menu(text), crate::channels::buttons::rated_nudge(text)) {
         (Some((menu, n)), _) => {
             (1..=n).map(|n| button(n.to_string(), Tapped::Pick { menu: menu.clone(), n })).collect()
@@ -66,6 +80,23 @@ pub fn keyboard(text: &raven_proto::OutboundText) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_brief_has_a_row_of_verdicts_under_each_item() {
+        let mut text = raven_proto::OutboundText::proactive("b1", "telegram", "42", "Good morning");
+        text.extras.insert(raven_proto::NUDGE_ID.into(), "n-1".into());
+        text.extras.insert(raven_proto::RATED.into(), "true".into());
+        text.extras.insert(raven_proto::BRIEF_ITEMS.into(), "a1b2c3,d4e5f6".into());
+        let rows = keyboard(&text).unwrap()["inline_keyboard"].clone();
+        let labels: Vec<Vec<&str>> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_array().unwrap().iter().map(|b| b["text"].as_str().unwrap()).collect())
+            .collect();
+        assert_eq!(labels, [["1 👍", "1 ⏰", "1 🛑"], ["2 👍", "2 ⏰", "2 🛑"]]);
+        assert_eq!(rows[1][1]["callback_data"], "v:later:d4e5f6");
+    }
 
     #[test]
     fn every_markdown_v2_special_character_is_escaped() {

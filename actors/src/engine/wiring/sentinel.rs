@@ -73,6 +73,7 @@ impl Wiring<'_> {
             discovery: Some(Box::new(DiscoveryRun(discoverer)) as Box<dyn DiscoveryHook>),
             daily_analysis: config.context.daily_analysis.then(|| dir.user_memory().join("daily_analysis.json")),
             quiet: std::iter::once(config.policy.quiet_hours).chain(config.policy.extra_quiet_hours.clone()).collect(),
+            brief: config.brief.enabled.then(|| config.brief.time(&config.policy.quiet_hours)),
         });
         let runner = runner.with_preferences(ProactivityPreferencesReader::for_data_dir(dir));
         let runner = runner.with_decision_cache(crate::sentinel::decision_cache::DecisionCache::in_dir(dir));

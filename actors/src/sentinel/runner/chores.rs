@@ -1,12 +1,12 @@
 //! What a tick does before it decides: the preferences and behaviours refreshed before the
 //! context is assembled, then the chores on it (feedback cleanup, ignored sweep, retune, the
-//! day's plan, daily analysis, memory state, discovery).
+//! day's plan, the morning brief, daily analysis, memory state, discovery).
 
 use super::*;
 
 impl SentinelRunner {
     /// The chores before deciding, in order: the feedback log's cleanup, the ignored sweep,
-    /// the gate's retune, the day's plan (deadlines and routines), the daily analysis, the
+    /// the gate's retune, the day's plan (deadlines and routines), the brief, the daily analysis, the
     /// memory and preferences refresh, and task discovery. The day's plan.
     pub(super) async fn chores(&mut self, ctx: &PlannerContext, notes: &mut Vec<String>) -> Vec<PlanSlot> {
         let now = ctx.now;
@@ -18,6 +18,7 @@ impl SentinelRunner {
         self.high_due = super::high_priority_due(&deadlines, now);
         let lang = self.d.language.resolve(&ctx.memory_md);
         let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines, lang);
+        self.maybe_brief(ctx, &deadlines, lang).await;
         self.maybe_daily_analysis(ctx, notes).await;
         self.refresh_memory_state(ctx, summary, &plan, notes).await;
         if let Some(hook) = self.d.discovery.as_mut() {

@@ -7,7 +7,7 @@ impl SentinelRunner {
     /// A nudge id no other runner gives: the time, the process, and a count shared by every
     /// runner of the process (two engines in one process never hand out the same id, which
     /// an outlet would take for a send it already made).
-    fn next_nudge_id(&mut self, now: DateTime<Utc>) -> String {
+    pub(super) fn next_nudge_id(&mut self, now: DateTime<Utc>) -> String {
         static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         format!("n-{}-{}-{}", now.format("%Y%m%dT%H%M%S"), std::process::id(), seq)
@@ -20,20 +20,39 @@ impl SentinelRunner {
         path: Path,
         notes: Vec<String>,
     ) -> TickOutcome {
-        let mut outcome =
-            TickOutcome { decision: decision.clone(), result: None, nudge_id: None, route: Route::of(path), notes };
-        let now = self.d.clock.now();
         if decision.action == Action::Skip {
-            return outcome;
+            return TickOutcome { decision, result: None, nudge_id: None, route: Route::of(path), notes, brief: None };
         }
-        let id = self.next_nudge_id(now);
         let said = Dispatch {
-            nudge_id: id.clone(),
+            nudge_id: self.next_nudge_id(self.d.clock.now()),
             topic: topic.clone().unwrap_or_else(|| crate::policy::topic::topic_of(&gate_content(&decision))),
             priority: decision.priority,
             source: if path == Path::Deferred { Source::Defer } else { Source::Sentinel },
             job: None,
+            items: Vec::new(),
         };
+        self.route_said(decision, topic, said, path, notes).await
+    }
+
+    /// [`Self::route`] with what the conversation will record of it made by the caller (a
+    /// brief's items are recorded with it).
+    pub(super) async fn route_said(
+        &mut self,
+        decision: PlannerDecision,
+        topic: Option<String>,
+        said: Dispatch,
+        path: Path,
+        notes: Vec<String>,
+    ) -> TickOutcome {
+        let mut outcome = TickOutcome {
+            decision: decision.clone(),
+            result: None,
+            nudge_id: None,
+            route: Route::of(path),
+            notes,
+            brief: None,
+        };
+        let id = said.nudge_id.clone();
         match decision.action {
             Action::Skip => {}
             Action::SpawnAgent => {

@@ -107,6 +107,9 @@ impl Sim<'_> {
     }
 
     fn outcome(&mut self, t: DateTime<Utc>, o: &TickOutcome, released: bool) {
+        if let Some(brief) = &o.brief {
+            self.outcome(t, brief, false);
+        }
         let avoided = match o.route.to_string().as_str() {
             "fast_path_skip" => Some(o.decision.reason.trim_start_matches("fast_path:").to_owned()),
             "scheduled_fire" => Some("scheduled_fire".to_owned()),

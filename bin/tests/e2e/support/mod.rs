@@ -56,9 +56,9 @@ pub fn now_local() -> chrono::DateTime<chrono_tz::Tz> {
 }
 
 /// `config` with what the real clock must not decide pinned, where the config does not set it
-/// itself: quiet hours off (`00:00`–`00:00`), a weekend factor of 1, and no daily discovery
-/// menu (it goes out from 9:00 local on weekdays, so a tick's deliveries would depend on the
-/// hour the suite runs at). A config that is not valid TOML is returned as it is (a test of
+/// itself: quiet hours off (`00:00`–`00:00`), a weekend factor of 1, and neither the daily
+/// discovery menu (from 9:00 local on weekdays) nor the morning brief (from the end of quiet
+/// hours): a tick's deliveries would depend on the hour the suite runs at. A config that is not valid TOML is returned as it is (a test of
 /// the error).
 #[allow(dead_code)]
 pub fn clock_neutral(config: &str) -> String {
@@ -85,10 +85,12 @@ pub fn clock_neutral(config: &str) -> String {
         policy.insert("adaptive".into(), toml::Value::Table(adaptive));
     }
     table.insert("policy".into(), toml::Value::Table(policy));
-    if !table.contains_key("discovery") {
-        let mut off = toml::Table::new();
-        off.insert("enabled".into(), false.into());
-        table.insert("discovery".into(), toml::Value::Table(off));
+    for daily in ["discovery", "brief"] {
+        if !table.contains_key(daily) {
+            let mut off = toml::Table::new();
+            off.insert("enabled".into(), false.into());
+            table.insert(daily.into(), toml::Value::Table(off));
+        }
     }
     toml::to_string(&table).expect("a table serialises")
 }

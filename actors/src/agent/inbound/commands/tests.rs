@@ -228,3 +228,31 @@ fn in_a_chat_the_answers_speak_chat() {
         assert!(!said.contains('`') && !said.contains("raven "), "{said}");
     }
 }
+
+/// `/stop 2` after a morning brief means its item 2 (not the brief, not a topic "2"), and
+/// mutes that item's topic; a number with no such item in this conversation says so.
+#[test]
+fn a_number_names_an_item_of_the_latest_morning_brief_here() {
+    let r = rig();
+    let brief = crate::context::brief::TOPIC;
+    r.sent(Dispatch::new("n-9", brief, Priority::Medium, Source::Sentinel));
+    r.sent(Dispatch::new("n-9.1", "bank", Priority::Medium, Source::Sentinel));
+    r.sent(Dispatch::new("n-9.2", "rent", Priority::Medium, Source::Sentinel));
+    let said = r.run("/stop 2", t0() + Duration::minutes(5));
+    assert!(said.contains(&format!("[{}]", short_id("n-9.2"))) && said.contains("Muted topic `rent`"), "{said}");
+    let refused = |session: &str, text: &str| {
+        let ctx = CommandCtx {
+            tracker: &r.tracker,
+            jobs: None,
+            verdicts: None,
+            session: Some(session),
+            tz: Tz::UTC,
+            now: t0(),
+        };
+        ctx.apply(&parse(text).unwrap().unwrap()).unwrap_err().to_string()
+    };
+    for (session, text) in [("cli:1", "/ok 3"), ("telegram:7", "/ok 1")] {
+        let err = refused(session, text);
+        assert!(err.contains("no item") && err.contains("in the last morning brief here"), "{session} {text}: {err}");
+    }
+}

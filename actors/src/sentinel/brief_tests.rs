@@ -1,0 +1,72 @@
+//! The morning brief from the tick: once a day at its time, with each item recorded as a
+//! message of its own, nothing on an empty day, held back by the gate and tried again, and
+//! not sent twice by a second runner on the data dir.
+
+use super::decision_cache::DecisionCache;
+use super::tests::{at, rig, Rig};
+use crate::config::TimeOfDay;
+
+const NOTES: &str = "- [ ] Call the bank due: 2026-03-02 15:00\n- [ ] Pay the rent due: 2026-03-03\n";
+
+/// A rig whose runner briefs at 07:00, keeping the brief's day in `dir`'s decision cache.
+fn briefing(mut r: Rig, dir: &crate::data_dir::DataDir) -> Rig {
+    r.runner.set_brief(TimeOfDay::hm(7, 0), DecisionCache::in_dir(dir));
+    r
+}
+
+fn briefs(r: &Rig) -> Vec<crate::feedback::Dispatch> {
+    r.router.said.borrow().iter().filter(|d| d.topic == "morning brief").cloned().collect()
+}
+
+#[actix_rt::test]
+async fn the_brief_goes_once_at_its_time_with_each_item_its_own_message() {
+    let r = rig(at(6, 50));
+    let dir = r.dir.clone();
+    let mut r = briefing(r, &dir);
+    std::fs::write(r.dir.memory(), NOTES).unwrap();
+    r.runner.tick_once().await;
+    assert!(briefs(&r).is_empty(), "before its time (and in quiet hours)");
+    r.clock.set(at(7, 5));
+    r.runner.tick_once().await;
+    let sent = briefs(&r);
+    assert_eq!(sent.len(), 1, "{:?}", r.router.said.borrow());
+    let items: Vec<(&str, &str)> = sent[0].items.iter().map(|i| (i.topic.as_str(), i.text.as_str())).collect();
+    assert_eq!(items.len(), 2, "{items:?}");
+    assert_eq!(items[0].1, "Reminder: Call the bank is due at 15:00.");
+    assert_eq!(items[1].1, "Heads-up: Pay the rent is due tomorrow.");
+    let text = r.router.routed.borrow().iter().find_map(|d| d.nudge_message.clone().filter(|m| m.starts_with("Good")));
+    let text = text.unwrap();
+    assert!(
+        text.contains("1. Call the bank (is due at 15:00)\n") && text.contains("Coming up:\n2. Pay the rent"),
+        "{text}"
+    );
+    r.clock.set(at(9, 0));
+    r.runner.tick_once().await;
+    assert_eq!(briefs(&r).len(), 1, "once a day");
+}
+
+#[actix_rt::test]
+async fn an_empty_day_sends_nothing() {
+    let r = rig(at(7, 5));
+    let dir = r.dir.clone();
+    let mut r = briefing(r, &dir);
+    std::fs::write(r.dir.memory(), "- [ ] Far away due: 2026-04-30\n").unwrap();
+    r.runner.tick_once().await;
+    r.clock.set(at(8, 0));
+    r.runner.tick_once().await;
+    assert!(briefs(&r).is_empty(), "{:?}", r.router.said.borrow());
+}
+
+#[actix_rt::test]
+async fn a_second_runner_on_the_data_dir_does_not_brief_again() {
+    let r = rig(at(7, 5));
+    let dir = r.dir.clone();
+    let mut r = briefing(r, &dir);
+    std::fs::write(r.dir.memory(), NOTES).unwrap();
+    r.runner.tick_once().await;
+    assert_eq!(briefs(&r).len(), 1);
+    let mut second = briefing(rig(at(7, 30)), &dir);
+    std::fs::write(second.dir.memory(), NOTES).unwrap();
+    second.runner.tick_once().await;
+    assert!(briefs(&second).is_empty(), "the brief's day is shared through the data dir");
+}

@@ -1,0 +1,108 @@
+//! The morning brief, from the tick's chores: once a local day, from `[brief] at` (the end
+//! of quiet hours by default), one message with the day's items when there are any (nothing
+//! on an empty day). It passes the gate as one nudge; denied, or with nothing to say yet, it
+//! is tried again on the later ticks of its first four hours. Each item is recorded as a message of its own (see
+//! [`crate::delivery::conversation`]), and the dated items it said count as told for the
+//! rest of their heads-up window, for the Planner and the next days' briefs (an item's own
+//! reminder, in its last hour, still comes).
+
+use super::*;
+use crate::context::brief;
+use crate::context::deadlines::Deadline;
+use crate::feedback::BriefItem;
+use crate::sentinel::decision_cache::Briefed;
+use raven_proto::Priority;
+
+/// How long after its time a brief the gate held back is still tried.
+const TRIED_FOR: Duration = Duration::hours(4);
+
+/// How long a heads-up said in a brief is remembered.
+const TOLD_KEPT: Duration = Duration::days(35);
+
+impl SentinelRunner {
+    /// A brief at `from` local, kept in `cache` (tests build the runner without them).
+    #[cfg(test)]
+    pub(crate) fn set_brief(&mut self, from: crate::config::TimeOfDay, cache: DecisionCache) {
+        self.d.brief = Some(from);
+        self.cache = cache;
+    }
+
+    /// The heads-ups the briefs said count as nudged, in what the Planner reads.
+    pub(super) fn add_briefed(&mut self, ctx: &mut PlannerContext) {
+        if self.briefed.is_none() {
+            self.briefed = Some(self.cache.briefed().unwrap_or_default());
+        }
+        for (topic, at) in self.briefed.iter().flat_map(|b| &b.told) {
+            let h = ctx.fire_history.entry(topic.clone()).or_default();
+            h.last_fired = h.last_fired.max(Some(*at));
+        }
+    }
+
+    /// Sends the day's brief when its time has come and no process sent it today.
+    pub(super) async fn maybe_brief(&mut self, ctx: &PlannerContext, deadlines: &[Deadline], lang: Language) {
+        let Some(from) = self.d.brief else { return };
+        let (now, tz) = (ctx.now, self.d.tz);
+        let local = now.with_timezone(&tz);
+        let today = local.date_naive();
+        if local.time() < from.0 || self.briefed.as_ref().is_some_and(|b| b.day == Some(today)) {
+            return;
+        }
+        let mut briefed = self.cache.briefed().unwrap_or_default();
+        if briefed.day == Some(today) {
+            self.briefed = Some(briefed);
+            return;
+        }
+        if local.naive_local() - today.and_time(from.0) > TRIED_FOR {
+            self.close_day(&mut briefed, today, now);
+            return;
+        }
+        let items = brief::items(now, tz, deadlines, &ctx.routines, &ctx.fire_history, lang);
+        if items.is_empty() {
+            return;
+        }
+        let outcome = self.send_brief(ctx, &items, lang).await;
+        self.journal.record(now, Some("brief"), Event::tick(&outcome));
+        self.brief_sent = Some(outcome.clone());
+        // Sent, or kept in the outbox (which sends it when the channel is back): done today.
+        if outcome.nudge_id.is_some() || outcome.result.as_ref().is_some_and(|r| r.queued) {
+            // Its dated items were told (a routine keeps its own nudge at its hour).
+            let dated = items.iter().filter(|i| i.part != brief::Part::Routine);
+            briefed.told.extend(dated.map(|i| (i.topic.clone(), now)));
+            self.close_day(&mut briefed, today, now);
+        }
+    }
+
+    /// The day is done: kept for every process, with the heads-ups told in the last weeks.
+    fn close_day(&mut self, briefed: &mut Briefed, today: chrono::NaiveDate, now: DateTime<Utc>) {
+        briefed.day = Some(today);
+        briefed.told.retain(|_, at| now - *at < TOLD_KEPT);
+        self.cache.save_briefed(briefed);
+        self.briefed = Some(briefed.clone());
+    }
+
+    /// The brief through the gate as one nudge, its items recorded with it.
+    async fn send_brief(&mut self, ctx: &PlannerContext, items: &[brief::Item], lang: Language) -> TickOutcome {
+        let now = ctx.now;
+        let text = brief::render(items, now, self.d.tz, lang);
+        let reason = format!("morning brief: {} item(s)", items.len());
+        let mut decision = PlannerDecision::with_message(Action::Nudge, text, reason);
+        decision.priority = Priority::Medium;
+        decision.proactivity_score = 1.0;
+        decision.target_session =
+            raven_proto::planner_context::latest_private(&ctx.active_sessions).map(|s| s.session_key.clone());
+        // Item `n` is `<brief>.<n>`: `/later 2` finds it from the conversation's latest brief.
+        let id = self.next_nudge_id(now);
+        let said = Dispatch {
+            nudge_id: id.clone(),
+            topic: brief::TOPIC.to_owned(),
+            priority: Priority::Medium,
+            source: Source::Sentinel,
+            job: None,
+            items: (1..)
+                .zip(items)
+                .map(|(n, i)| BriefItem { nudge_id: format!("{id}.{n}"), topic: i.topic.clone(), text: i.text.clone() })
+                .collect(),
+        };
+        self.route_said(decision, Some(brief::TOPIC.to_owned()), said, Path::ScheduledFire, Vec::new()).await
+    }
+}
