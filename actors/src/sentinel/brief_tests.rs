@@ -70,3 +70,17 @@ async fn a_second_runner_on_the_data_dir_does_not_brief_again() {
     second.runner.tick_once().await;
     assert!(briefs(&second).is_empty(), "the brief's day is shared through the data dir");
 }
+
+#[actix_rt::test]
+async fn a_topic_the_user_stopped_stays_out_of_the_brief() {
+    let r = rig(at(7, 5));
+    let dir = r.dir.clone();
+    let mut r = briefing(r, &dir);
+    std::fs::write(r.dir.memory(), NOTES).unwrap();
+    let tracker = crate::feedback::NudgeFeedbackTracker::new(dir.feedback(), Default::default(), chrono_tz::Tz::UTC);
+    tracker.record_mute("rent", Some(at(7, 0) + chrono::Duration::days(30)), at(7, 0)).unwrap();
+    r.runner.tick_once().await;
+    let sent = briefs(&r);
+    let texts: Vec<&str> = sent[0].items.iter().map(|i| i.text.as_str()).collect();
+    assert_eq!(texts, ["Reminder: Call the bank is due at 15:00."]);
+}

@@ -23,6 +23,12 @@ interval_s = 300
 start = "23:00"
 end = "07:00"
 
+# One message each morning with the day: today's items and the heads-ups whose time has come.
+# It comes when quiet hours end; set a time ("08:30") or turn it off.
+# [brief]
+# at = "auto"
+# enabled = true
+
 # A language model (any OpenAI-compatible endpoint). Without one Raven works on its own rules.
 # [llm]
 # base_url = "https://api.openai.com/v1"

@@ -1,6 +1,6 @@
 //! The morning brief, from the tick's chores: once a local day, from `[brief] at` (the end
 //! of quiet hours by default), one message with the day's items when there are any (nothing
-//! on an empty day). It passes the gate as one nudge; denied, or with nothing to say yet, it
+//! on an empty day; a topic the user muted is left out). It passes the gate as one nudge; denied, or with nothing to say yet, it
 //! is tried again on the later ticks of its first four hours. Each item is recorded as a message of its own (see
 //! [`crate::delivery::conversation`]), and the dated items it said count as told for the
 //! rest of their heads-up window, for the Planner and the next days' briefs (an item's own
@@ -39,7 +39,13 @@ impl SentinelRunner {
     }
 
     /// Sends the day's brief when its time has come and no process sent it today.
-    pub(super) async fn maybe_brief(&mut self, ctx: &PlannerContext, deadlines: &[Deadline], lang: Language) {
+    pub(super) async fn maybe_brief(
+        &mut self,
+        ctx: &PlannerContext,
+        deadlines: &[Deadline],
+        feedback: &FeedbackSummary,
+        lang: Language,
+    ) {
         let Some(from) = self.d.brief else { return };
         let (now, tz) = (ctx.now, self.d.tz);
         let local = now.with_timezone(&tz);
@@ -56,7 +62,9 @@ impl SentinelRunner {
             self.close_day(&mut briefed, today, now);
             return;
         }
-        let items = brief::items(now, tz, deadlines, &ctx.routines, &ctx.fire_history, lang);
+        let mut items = brief::items(now, tz, deadlines, &ctx.routines, &ctx.fire_history, lang);
+        // A topic the user stopped stays out of the brief as out of any nudge.
+        items.retain(|i| feedback.muted_until(&i.topic, now).is_none());
         if items.is_empty() {
             return;
         }

@@ -18,7 +18,7 @@ impl SentinelRunner {
         self.high_due = super::high_priority_due(&deadlines, now);
         let lang = self.d.language.resolve(&ctx.memory_md);
         let plan = plan_for_day(now, self.d.tz, &ctx.routines, &deadlines, lang);
-        self.maybe_brief(ctx, &deadlines, lang).await;
+        self.maybe_brief(ctx, &deadlines, &summary, lang).await;
         self.maybe_daily_analysis(ctx, notes).await;
         self.refresh_memory_state(ctx, summary, &plan, notes).await;
         if let Some(hook) = self.d.discovery.as_mut() {
