@@ -6,7 +6,7 @@
 
 use super::deadlines::{told, Deadline};
 use super::words;
-use crate::time::Language;
+use crate::time::{Language, Need};
 use chrono::{DateTime, Datelike, Duration, Timelike, Utc};
 use chrono_tz::Tz;
 use raven_proto::{Routine, TopicFireHistory};
@@ -33,6 +33,9 @@ pub struct Item {
     pub topic: String,
     pub line: String,
     pub text: String,
+    /// The kind whose lead tells it this early (a heads-up more than a day ahead that its
+    /// note did not ask for): what the learner shortens when the user dismisses such items.
+    pub kind: Option<Need>,
 }
 
 /// The items of the brief at `now`, today's first, then routines, then the heads-ups whose
@@ -59,6 +62,7 @@ pub fn items(
             topic: d.topic.clone(),
             line: words::listed(d, now, tz, lang),
             text: words::reminder(d, now, tz, lang),
+            kind: None,
         })
         .collect();
     let mut today_routines: Vec<&Routine> =
@@ -69,12 +73,14 @@ pub fn items(
         topic: r.topic.clone(),
         line: routine_line(r, lang),
         text: words::routine(&r.topic, lang),
+        kind: None,
     }));
     out.extend(deadlines.iter().filter(|d| on(d) > today).filter(ahead).map(|d| Item {
         part: Part::Ahead,
         topic: d.topic.clone(),
         line: words::listed(d, now, tz, lang),
         text: words::heads_up(d, now, tz, lang),
+        kind: d.lead_for.filter(|_| d.heads_up_window(evening).is_some_and(|w| w > Duration::hours(24))),
     }));
     out
 }

@@ -47,16 +47,15 @@ impl Conversations {
         }
         let session = format!("{channel}:{chat_id}");
         self.journal.record(at, Some(d.source.name()), d.delivered_event(session.clone()));
-        if let Err(e) = self.tracker.record_said(d, Some(&session), visible, content, at) {
-            tracing::warn!(nudge_id = %d.nudge_id, "dispatched record not written: {e}");
-        }
-        // A brief's items: each its own record, so a verdict or a "later" is about that one.
+        // A brief's items first, each its own record, so a verdict or a "later" is about that
+        // one; the brief's own last, so a bare `/later` is about the brief.
         for item in &d.items {
-            let one =
-                Dispatch { nudge_id: item.nudge_id.clone(), topic: item.topic.clone(), items: Vec::new(), ..d.clone() };
-            if let Err(e) = self.tracker.record_said(&one, Some(&session), visible, &item.text, at) {
+            if let Err(e) = self.tracker.record_item(d, item, Some(&session), visible, at) {
                 tracing::warn!(nudge_id = %item.nudge_id, "dispatched record of a brief item not written: {e}");
             }
+        }
+        if let Err(e) = self.tracker.record_said(d, Some(&session), visible, content, at) {
+            tracing::warn!(nudge_id = %d.nudge_id, "dispatched record not written: {e}");
         }
     }
 }

@@ -131,17 +131,21 @@ impl NudgeFeedbackTracker {
         text: &str,
         at: DateTime<Utc>,
     ) -> Result<(), FeedbackError> {
-        let text = text.trim();
-        self.append(&FeedbackRecord {
-            text: (!text.is_empty()).then(|| text.chars().take(record::KEPT_TEXT).collect()),
-            topic: Some(d.topic.clone()),
-            priority: Some(d.priority),
-            session: session.map(str::to_owned),
-            source: d.source,
-            visible,
-            job: d.job.clone(),
-            ..FeedbackRecord::new(at, &d.nudge_id, Lifecycle::Dispatched)
-        })
+        self.append(&said_record(d, session, visible, text, at))
+    }
+
+    /// One item of the brief `brief` as a message of its own: its id, topic, text and kind.
+    pub fn record_item(
+        &self,
+        brief: &Dispatch,
+        item: &BriefItem,
+        session: Option<&str>,
+        visible: bool,
+        at: DateTime<Utc>,
+    ) -> Result<(), FeedbackError> {
+        let one =
+            Dispatch { nudge_id: item.nudge_id.clone(), topic: item.topic.clone(), items: Vec::new(), ..brief.clone() };
+        self.append(&FeedbackRecord { kind: item.kind.clone(), ..said_record(&one, session, visible, &item.text, at) })
     }
 
     /// An explicit verdict on one message (the tool, a command, `raven feedback`). The
@@ -279,6 +283,22 @@ fn append_synced(path: &Path, bytes: Vec<u8>) -> std::io::Result<()> {
     let mut f = crate::store::files::open_append(path)?;
     crate::store::files::append_whole(&mut f, &bytes)?;
     f.sync_data()
+}
+
+/// The `dispatched` record of `d` once it reached `session`, keeping `text` (cut to
+/// [`record::KEPT_TEXT`] characters) for a "later" to send again.
+fn said_record(d: &Dispatch, session: Option<&str>, visible: bool, text: &str, at: DateTime<Utc>) -> FeedbackRecord {
+    let text = text.trim();
+    FeedbackRecord {
+        text: (!text.is_empty()).then(|| text.chars().take(record::KEPT_TEXT).collect()),
+        topic: Some(d.topic.clone()),
+        priority: Some(d.priority),
+        session: session.map(str::to_owned),
+        source: d.source,
+        visible,
+        job: d.job.clone(),
+        ..FeedbackRecord::new(at, &d.nudge_id, Lifecycle::Dispatched)
+    }
 }
 
 #[cfg(test)]

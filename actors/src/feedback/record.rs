@@ -102,6 +102,10 @@ pub struct FeedbackRecord {
     /// A dispatched message's text (cut to [`KEPT_TEXT`] characters): what "later" sends again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The kind of a brief's item told ahead by its kind's lead (`payment`): dismissals of a
+    /// kind shorten its heads-up to the day before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 /// The most of a message's text its dispatched record keeps.
@@ -124,6 +128,7 @@ impl FeedbackRecord {
             job: None,
             until: None,
             text: None,
+            kind: None,
         }
     }
 }
@@ -164,6 +169,9 @@ pub struct BriefItem {
     pub nudge_id: String,
     pub topic: String,
     pub text: String,
+    /// Its kind (`payment`), when it is told ahead by its kind's lead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 impl Dispatch {

@@ -64,6 +64,9 @@ pub struct FeedbackSummary {
     /// `/snooze`: nothing proactive but cron until then.
     #[serde(default)]
     pub snoozed_until: Option<DateTime<Utc>>,
+    /// Dismissals of brief items told ahead by their kind's lead, by kind (`payment`).
+    #[serde(default)]
+    pub dismissed_kinds: BTreeMap<String, u32>,
 }
 
 impl FeedbackSummary {
@@ -116,6 +119,9 @@ pub fn summarize(records: &[FeedbackRecord], now: DateTime<Utc>, cfg: &FeedbackC
             Lifecycle::Dismissed | Lifecycle::Ignored => false,
             _ => continue,
         };
+        if let Some(kind) = d.and_then(|d| d.kind.clone()).filter(|_| v.event == Lifecycle::Dismissed) {
+            *s.dismissed_kinds.entry(kind).or_default() += 1;
+        }
         let topic = v.topic.clone().or_else(|| d.and_then(|d| d.topic.clone()));
         let priority = v.priority.or_else(|| d.and_then(|d| d.priority));
         s.overall.bump(accepted);

@@ -84,3 +84,37 @@ async fn a_topic_the_user_stopped_stays_out_of_the_brief() {
     let texts: Vec<&str> = sent[0].items.iter().map(|i| i.text.as_str()).collect();
     assert_eq!(texts, ["Reminder: Call the bank is due at 15:00."]);
 }
+
+/// The learner: three dismissed early heads-ups of payments, and a payment's heads-up three
+/// days ahead leaves the brief (told: no heads-up of its own either); the day before, it comes.
+#[actix_rt::test]
+async fn a_kind_dismissed_three_times_is_told_the_day_before_only() {
+    use crate::feedback::{BriefItem, Dispatch, NudgeFeedbackTracker, Source};
+    let r = rig(at(7, 5));
+    let dir = r.dir.clone();
+    let mut r = briefing(r, &dir);
+    std::fs::write(r.dir.memory(), "- [ ] Pay the rent due: 2026-03-05\n").unwrap();
+    let tracker = NudgeFeedbackTracker::new(dir.feedback(), Default::default(), chrono_tz::Tz::UTC);
+    for n in 1..=3 {
+        let brief = Dispatch::new(format!("b{n}"), "morning brief", raven_proto::Priority::Medium, Source::Sentinel);
+        let item = BriefItem {
+            nudge_id: format!("b{n}.1"),
+            topic: format!("bill {n}"),
+            text: "Heads-up: a bill".into(),
+            kind: Some("payment".into()),
+        };
+        // At noon: dismissals at 07:00 would teach the gate a do-not-disturb hour there.
+        let sent = at(12, 0) - chrono::Duration::days(n);
+        tracker.record_item(&brief, &item, Some("cli:local"), true, sent).unwrap();
+        tracker.record_verdict(&item.nudge_id, "dismissed", "", sent + chrono::Duration::minutes(1)).unwrap();
+    }
+    r.runner.tick_once().await;
+    assert!(briefs(&r).is_empty(), "three days ahead: not in a brief {:?}", r.router.said.borrow());
+    r.clock.set(at(7, 5) + chrono::Duration::days(2));
+    r.runner.tick_once().await;
+    let sent = briefs(&r);
+    let journal = std::fs::read_to_string(dir.root().join("journal.jsonl")).unwrap_or_default();
+    assert_eq!(sent.len(), 1, "the day before: {journal}");
+    assert_eq!(sent[0].items[0].text, "Heads-up: Pay the rent is due tomorrow.");
+    assert_eq!(sent[0].items[0].kind, None, "the day before is no kind's lead");
+}

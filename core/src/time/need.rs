@@ -112,6 +112,18 @@ impl Need {
     }
 
     /// The kind in words, after "as for": `a booking`, `a payment`.
+    /// Its name in config and records: `booking`, `payment`, ….
+    pub fn name(self) -> &'static str {
+        match self {
+            Need::Booking => "booking",
+            Need::Occasion => "occasion",
+            Need::Trip => "trip",
+            Need::Payment => "payment",
+            Need::Submission => "submission",
+            Need::Preparation => "preparation",
+        }
+    }
+
     pub fn words(self) -> &'static str {
         match self {
             Need::Booking => "a booking",

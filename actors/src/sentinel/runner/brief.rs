@@ -16,6 +16,9 @@ use raven_proto::Priority;
 /// How long after its time a brief the gate held back is still tried.
 const TRIED_FOR: Duration = Duration::hours(4);
 
+/// How many dismissals of a kind's early heads-ups shorten its ladder to the day before.
+pub const DISMISSED_KINDS: u32 = 3;
+
 /// How long a heads-up said in a brief is remembered.
 const TOLD_KEPT: Duration = Duration::days(35);
 
@@ -65,6 +68,7 @@ impl SentinelRunner {
         let mut items = brief::items(now, tz, deadlines, &ctx.routines, &ctx.fire_history, lang);
         // A topic the user stopped stays out of the brief as out of any nudge.
         items.retain(|i| feedback.muted_until(&i.topic, now).is_none());
+        let items = self.shorten_dismissed_kinds(items, feedback, &mut briefed, now);
         if items.is_empty() {
             return;
         }
@@ -78,6 +82,27 @@ impl SentinelRunner {
             briefed.told.extend(dated.map(|i| (i.topic.clone(), now)));
             self.close_day(&mut briefed, today, now);
         }
+    }
+
+    /// The learner: a kind whose early heads-ups the user dismissed [`DISMISSED_KINDS`] times
+    /// gets the day before only. Its early items leave the brief and count as told (no
+    /// heads-up of their own either); the day before, they come as any other.
+    fn shorten_dismissed_kinds(
+        &mut self,
+        items: Vec<brief::Item>,
+        feedback: &FeedbackSummary,
+        briefed: &mut Briefed,
+        now: DateTime<Utc>,
+    ) -> Vec<brief::Item> {
+        let dismissed = |k: crate::time::Need| feedback.dismissed_kinds.get(k.name()).copied().unwrap_or(0);
+        let (early, kept): (Vec<_>, Vec<_>) =
+            items.into_iter().partition(|i| i.kind.is_some_and(|k| dismissed(k) >= DISMISSED_KINDS));
+        if !early.is_empty() {
+            briefed.told.extend(early.iter().map(|i| (i.topic.clone(), now)));
+            self.cache.save_briefed(briefed);
+            self.briefed = Some(briefed.clone());
+        }
+        kept
     }
 
     /// The day is done: kept for every process, with the heads-ups told in the last weeks.
@@ -108,7 +133,12 @@ impl SentinelRunner {
             job: None,
             items: (1..)
                 .zip(items)
-                .map(|(n, i)| BriefItem { nudge_id: format!("{id}.{n}"), topic: i.topic.clone(), text: i.text.clone() })
+                .map(|(n, i)| BriefItem {
+                    nudge_id: format!("{id}.{n}"),
+                    topic: i.topic.clone(),
+                    text: i.text.clone(),
+                    kind: i.kind.map(|k| k.name().to_owned()),
+                })
                 .collect(),
         };
         self.route_said(decision, Some(brief::TOPIC.to_owned()), said, Path::ScheduledFire, Vec::new()).await
