@@ -1,6 +1,7 @@
 //! ProactivePlanner (spec §4): `(ctx, provider) -> PlannerDecision`, a pure decision that
 //! degrades every failure to skip and never fails.
 
+pub(crate) mod brief;
 pub(crate) mod budget;
 pub mod heartbeat;
 pub mod prompts;

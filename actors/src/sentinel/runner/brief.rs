@@ -113,10 +113,27 @@ impl SentinelRunner {
         self.briefed = Some(briefed.clone());
     }
 
+    /// The draft in the model's words (with the rules: the draft itself); any failure keeps
+    /// the draft.
+    async fn worded(&self, draft: String, items: usize) -> String {
+        let asked = self.d.planner.call_async(crate::planner::brief::WordBrief { draft: draft.clone(), items });
+        match asked.await {
+            Ok(Ok(text)) => text,
+            Ok(Err(e)) => {
+                tracing::warn!("the morning brief keeps the rules' words: {e}");
+                draft
+            }
+            Err(e) => {
+                tracing::warn!("the morning brief keeps the rules' words, the planner is unavailable: {e}");
+                draft
+            }
+        }
+    }
+
     /// The brief through the gate as one nudge, its items recorded with it.
     async fn send_brief(&mut self, ctx: &PlannerContext, items: &[brief::Item], lang: Language) -> TickOutcome {
         let now = ctx.now;
-        let text = brief::render(items, now, self.d.tz, lang);
+        let text = self.worded(brief::render(items, now, self.d.tz, lang), items.len()).await;
         let reason = format!("morning brief: {} item(s)", items.len());
         let mut decision = PlannerDecision::with_message(Action::Nudge, text, reason);
         decision.priority = Priority::Medium;
