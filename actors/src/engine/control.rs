@@ -77,9 +77,15 @@ impl EngineControl {
             "sentinel tick (off: sentinel.enabled = false)"
         };
         let tick = Upcoming { what: what.into(), at: rfc(self.next_tick.get()) };
+        let config = self.config.get();
+        let brief = (config.sentinel.enabled && config.brief.enabled).then(|| Upcoming {
+            what: "morning brief (on a day with something to say)".into(),
+            at: rfc(config.brief.next_after(self.clock.now(), config.general.timezone, &config.policy.quiet_hours)),
+        });
         let (cron, heartbeat) = (self.cron.clone(), self.heartbeat.clone());
         Box::pin(async move {
             let mut out = vec![tick];
+            out.extend(brief);
             if let Some(cron) = cron {
                 out.push(Upcoming { what: "cron".into(), at: rfc(cron.call(NextCronFire).await.ok().flatten()) });
             }

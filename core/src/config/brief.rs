@@ -68,9 +68,40 @@ impl BriefConfig {
     }
 }
 
+impl BriefConfig {
+    /// When the next brief may come after `now`: today's time in `tz` if it is still ahead,
+    /// else tomorrow's (it comes only on a day with something to say).
+    pub fn next_after(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+        tz: chrono_tz::Tz,
+        quiet: &Window,
+    ) -> Option<chrono::DateTime<chrono::Utc>> {
+        let at = self.time(quiet).0;
+        let today = now.with_timezone(&tz).date_naive();
+        [today, today.succ_opt()?]
+            .into_iter()
+            .filter_map(|day| day.and_time(at).and_local_timezone(tz).earliest())
+            .map(|t| t.with_timezone(&chrono::Utc))
+            .find(|t| *t > now)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_next_brief_is_today_s_while_its_time_is_ahead_else_tomorrow_s() {
+        use chrono::TimeZone;
+        let tz = chrono_tz::Asia::Tokyo;
+        let quiet = Window::new(TimeOfDay::hm(23, 0), TimeOfDay::hm(7, 0));
+        let at = |d: u32, h: u32| tz.with_ymd_and_hms(2026, 12, d, h, 0, 0).unwrap().with_timezone(&chrono::Utc);
+        let c = BriefConfig::default();
+        assert_eq!(c.next_after(at(7, 6), tz, &quiet), Some(at(7, 7)));
+        assert_eq!(c.next_after(at(7, 7), tz, &quiet), Some(at(8, 7)));
+        assert_eq!(c.next_after(at(7, 22), tz, &quiet), Some(at(8, 7)));
+    }
 
     #[test]
     fn the_brief_comes_at_the_end_of_quiet_hours_at_eight_without_them_or_when_set() {
