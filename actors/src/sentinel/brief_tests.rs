@@ -8,9 +8,12 @@ use crate::config::TimeOfDay;
 
 const NOTES: &str = "- [ ] Call the bank due: 2026-03-02 15:00\n- [ ] Pay the rent due: 2026-03-03\n";
 
-/// A rig whose runner briefs at 07:00, keeping the brief's day in `dir`'s decision cache.
-fn briefing(mut r: Rig, dir: &crate::data_dir::DataDir) -> Rig {
-    r.runner.set_brief(TimeOfDay::hm(7, 0), DecisionCache::in_dir(dir));
+/// A rig at `start` whose runner briefs at 07:00, keeping the brief's day in `dir`'s
+/// decision cache (its own when `None`).
+fn briefing(start: chrono::DateTime<chrono::Utc>, dir: Option<&crate::data_dir::DataDir>) -> Rig {
+    let mut r = rig(start);
+    let cache = DecisionCache::in_dir(dir.unwrap_or(&r.dir));
+    r.runner.set_brief(TimeOfDay::hm(7, 0), cache);
     r
 }
 
@@ -20,9 +23,7 @@ fn briefs(r: &Rig) -> Vec<crate::feedback::Dispatch> {
 
 #[actix_rt::test]
 async fn the_brief_goes_once_at_its_time_with_each_item_its_own_message() {
-    let r = rig(at(6, 50));
-    let dir = r.dir.clone();
-    let mut r = briefing(r, &dir);
+    let mut r = briefing(at(6, 50), None);
     std::fs::write(r.dir.memory(), NOTES).unwrap();
     r.runner.tick_once().await;
     assert!(briefs(&r).is_empty(), "before its time (and in quiet hours)");
@@ -47,9 +48,7 @@ async fn the_brief_goes_once_at_its_time_with_each_item_its_own_message() {
 
 #[actix_rt::test]
 async fn an_empty_day_sends_nothing() {
-    let r = rig(at(7, 5));
-    let dir = r.dir.clone();
-    let mut r = briefing(r, &dir);
+    let mut r = briefing(at(7, 5), None);
     std::fs::write(r.dir.memory(), "- [ ] Far away due: 2026-04-30\n").unwrap();
     r.runner.tick_once().await;
     r.clock.set(at(8, 0));
@@ -59,13 +58,12 @@ async fn an_empty_day_sends_nothing() {
 
 #[actix_rt::test]
 async fn a_second_runner_on_the_data_dir_does_not_brief_again() {
-    let r = rig(at(7, 5));
+    let mut r = briefing(at(7, 5), None);
     let dir = r.dir.clone();
-    let mut r = briefing(r, &dir);
     std::fs::write(r.dir.memory(), NOTES).unwrap();
     r.runner.tick_once().await;
     assert_eq!(briefs(&r).len(), 1);
-    let mut second = briefing(rig(at(7, 30)), &dir);
+    let mut second = briefing(at(7, 30), Some(&dir));
     std::fs::write(second.dir.memory(), NOTES).unwrap();
     second.runner.tick_once().await;
     assert!(briefs(&second).is_empty(), "the brief's day is shared through the data dir");
@@ -73,9 +71,8 @@ async fn a_second_runner_on_the_data_dir_does_not_brief_again() {
 
 #[actix_rt::test]
 async fn a_topic_the_user_stopped_stays_out_of_the_brief() {
-    let r = rig(at(7, 5));
+    let mut r = briefing(at(7, 5), None);
     let dir = r.dir.clone();
-    let mut r = briefing(r, &dir);
     std::fs::write(r.dir.memory(), NOTES).unwrap();
     let tracker = crate::feedback::NudgeFeedbackTracker::new(dir.feedback(), Default::default(), chrono_tz::Tz::UTC);
     tracker.record_mute("rent", Some(at(7, 0) + chrono::Duration::days(30)), at(7, 0)).unwrap();
@@ -90,9 +87,8 @@ async fn a_topic_the_user_stopped_stays_out_of_the_brief() {
 #[actix_rt::test]
 async fn a_kind_dismissed_three_times_is_told_the_day_before_only() {
     use crate::feedback::{BriefItem, Dispatch, NudgeFeedbackTracker, Source};
-    let r = rig(at(7, 5));
+    let mut r = briefing(at(7, 5), None);
     let dir = r.dir.clone();
-    let mut r = briefing(r, &dir);
     std::fs::write(r.dir.memory(), "- [ ] Pay the rent due: 2026-03-05\n").unwrap();
     let tracker = NudgeFeedbackTracker::new(dir.feedback(), Default::default(), chrono_tz::Tz::UTC);
     for n in 1..=3 {

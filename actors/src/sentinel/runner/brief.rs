@@ -56,18 +56,23 @@ impl SentinelRunner {
         if local.time() < from.0 || self.briefed.as_ref().is_some_and(|b| b.day == Some(today)) {
             return;
         }
+        let late = local.naive_local() - today.and_time(from.0) > TRIED_FOR;
+        let mut items = brief::items(now, tz, deadlines, &ctx.routines, &ctx.fire_history, lang);
+        // A topic the user stopped stays out of the brief as out of any nudge.
+        items.retain(|i| feedback.muted_until(&i.topic, now).is_none());
+        // Nothing to say yet: no need to read what the other processes did.
+        if items.is_empty() && !late {
+            return;
+        }
         let mut briefed = self.cache.briefed().unwrap_or_default();
         if briefed.day == Some(today) {
             self.briefed = Some(briefed);
             return;
         }
-        if local.naive_local() - today.and_time(from.0) > TRIED_FOR {
+        if late {
             self.close_day(&mut briefed, today, now);
             return;
         }
-        let mut items = brief::items(now, tz, deadlines, &ctx.routines, &ctx.fire_history, lang);
-        // A topic the user stopped stays out of the brief as out of any nudge.
-        items.retain(|i| feedback.muted_until(&i.topic, now).is_none());
         let items = self.shorten_dismissed_kinds(items, feedback, &mut briefed, now);
         if items.is_empty() {
             return;
