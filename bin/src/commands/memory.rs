@@ -65,7 +65,7 @@ fn line(f: &FoundDate, tz: chrono_tz::Tz) -> String {
     let done = if f.done { "  (done)" } else { "" };
     let every = f.recurrence.as_ref().map(|r| recurrence_in_words(r, tz)).map(|words| match f.all_day {
         // An untimed duty is due at the end of its day: that is not a time anyone wrote.
-        true => format!("  [{}, all day]", words.trim_end_matches(" at 23:59")),
+        true => format!("  [{}, all day]", words.replacen(" at 23:59", "", 1)),
         false => format!("  [{words}]"),
     });
     let every = every.unwrap_or_default();
@@ -83,10 +83,25 @@ fn line(f: &FoundDate, tz: chrono_tz::Tz) -> String {
     format!("line {:<4} {when}  {kind:<8}  {}{every}{ahead}{done}", f.line, f.title)
 }
 
-/// A duty's recurrence as its schedule reads in words (`every weekday at 09:00`).
+/// A duty's recurrence as its schedule reads in words (`every weekday at 09:00`; every two
+/// weeks: `every other Monday at 09:00 from 2026-03-02`, without the date when none was written).
 fn recurrence_in_words(expr: &str, tz: chrono_tz::Tz) -> String {
-    let schedule = Schedule::Cron { expr: expr.to_owned(), tz: tz.name().to_owned() };
-    raven_actors::cron::words::in_words(&schedule, tz)
+    let words = |cron: &str| {
+        let schedule = Schedule::Cron { expr: cron.to_owned(), tz: tz.name().to_owned() };
+        raven_actors::cron::words::in_words(&schedule, tz)
+    };
+    match expr.split_once(" every 2 weeks from ") {
+        Some((cron, from)) => {
+            let every = words(cron);
+            let other = every.strip_prefix("every ").map_or(every.clone(), |rest| format!("every other {rest}"));
+            match from {
+                // The weeks of a line that wrote no start (see `raven_core::time::dates`).
+                "1970-01-05" => other,
+                from => format!("{other} from {from}"),
+            }
+        }
+        None => words(expr),
+    }
 }
 
 fn day(t: chrono::DateTime<chrono::Utc>, tz: chrono_tz::Tz) -> String {

@@ -208,6 +208,23 @@ fn memory_dates_says_when_the_heads_up_a_line_asks_for_comes() {
     assert_eq!(kinds, [None, None, None, Some("payment")], "a lead the line asks for is the line's own");
 }
 
+/// A duty every two weeks reads in words, with the start the line wrote; the preferences
+/// section (`每天最多：4条`) is no duty.
+#[test]
+fn memory_dates_reads_every_other_week_and_leaves_the_preferences_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("workspace")).unwrap();
+    let notes = "Bins out every other Tuesday from 2027-01-05
+Yoga every other Monday at 7pm
+\
+                 ## 提醒偏好\n- 每天最多：4条\n\n## Proactivity preferences\n- no nudges: 09:00-11:00 every day\n";
+    std::fs::write(tmp.path().join("workspace/MEMORY.md"), notes).unwrap();
+    let listing = text(&raven_in("Europe/Berlin", tmp.path(), &["memory", "dates"]).stdout);
+    assert!(listing.contains("Bins out  [every other Tuesday from 2027-01-05, all day]"), "{listing}");
+    assert!(listing.contains("Yoga  [every other Monday at 19:00]"), "{listing}");
+    assert_eq!(listing.lines().filter(|l| l.starts_with("line ")).count(), 2, "{listing}");
+}
+
 /// A line that asks for no lead gets the one its kind needs (a payment three days, a booking a
 /// week), and `raven memory dates` says why; an appointment gets none beyond the day before.
 #[test]

@@ -9,6 +9,7 @@
 //! Report by Friday, June 5                                     Deadline
 //! - [x] Book flights due 2026-02-20                            Deadline, done
 //! pay the nanny on the 20th of every month                     Duty, `59 23 20 * *`
+//! Yoga every other Monday from March 2                         Duty, every 2 weeks from Mar 2
 //! ```
 //!
 //! The rules:
@@ -26,24 +27,35 @@
 //!   just before its date, is a [`DateKind::Deadline`]; a recurring line (`on the 20th of every
 //!   month`, `every Monday`) is a [`DateKind::Duty`] with its cron expression, due at each
 //!   occurrence; any other dated line is a [`DateKind::Event`].
+//! - Every other week (`every other Monday`, `every 2 weeks on Monday`, `fortnightly on Monday`,
+//!   `隔周一`) is a Duty too: its recurrence is the weekly cron expression followed by ` every 2
+//!   weeks from ` and the date of its first occurrence (`59 23 * * 1 every 2 weeks from
+//!   2026-03-02`), which [`occurrences`] reads. A start written on the line (`from March 2`,
+//!   `starting 2026-03-02`, `从3月2日起`) fixes the weeks; without one they are a guess, the
+//!   same on every read (the weeks an even number of weeks from that of 1970-01-05, see
+//!   `fortnight`), and writing a start pins them.
 //! - `[x]` or a title struck through (`~~...~~`) is done: still listed, with `done`.
 //!   `!high`, `!low` (and `!medium`) set the importance, medium by default.
 //! - A line that cannot be dated is left alone, never guessed into a wrong day: impossible days
 //!   (`2/30`, `May 32`), a weekday that is not the date's (`Monday, June 5, 2026`), two different
-//!   dates with none of them keyed by `due`/`by`/`deadline`, a recurrence that cron cannot say
-//!   (`every other Monday`), relative words (`tomorrow`, `next Friday`: relative to when?).
+//!   dates with none of them keyed by `due`/`by`/`deadline`, a recurrence that is not read
+//!   (`every other day`, `every 3 weeks`, `every second Monday of the month`, `every other Monday
+//!   until June 29`), relative words (`tomorrow`, `next Friday`: relative to when?).
 //! - Chinese is read as the same words (see `zh`): `12月20日 体检`, `下周三下午3点 牙医`,
-//!   `每月20号 付保姆工资`, and a numeric date beside Chinese (`作业；12/15 运动会`) needs no
-//!   other evidence. In a line with Chinese in it, days named from today (`明天`, `后天`, `今晚`,
-//!   `下周三`, `本周五`) and a day of the week alone (`周四`: the next one, today included) are
-//!   read from today, as the notes are read each day; a day of the week may follow the date
-//!   (`12月20日（周日）`) and is checked against it.
+//!   `每月20号 付保姆工资`, `隔周一 倒垃圾`, `从3月2日起隔周一 游泳`, and a numeric date beside
+//!   Chinese (`作业；12/15 运动会`) needs no other evidence. In a line with Chinese in it, days
+//!   named from today (`明天`, `后天`, `今晚`, `下周三`, `本周五`) and a day of the week alone
+//!   (`周四`: the next one, today included) are read from today, as the notes are read each day;
+//!   a day of the week may follow the date (`12月20日（周日）`) and is checked against it.
 //!
 //! A 1 MB file (20,000 lines) is read on every tick: one byte scan skips a line unless it has a
-//! digit beside a date separator, a digit and a month name, or the word `every` or `each`; the
-//! others are read word by word, once.
+//! digit beside a date separator, a digit and a month name, or the word `every`, `each` or
+//! `fortnightly`; the others are read word by word, once.
 
 mod cache;
+mod fortnight;
+#[cfg(test)]
+mod fortnight_tests;
 mod line;
 mod numeric;
 mod phrase;
@@ -98,7 +110,9 @@ pub struct FoundDate {
     /// `[x]`, or the title struck through.
     pub done: bool,
     pub importance: Importance,
-    /// Duty only: the 5-field cron expression of its occurrences in the user's zone.
+    /// Duty only: the 5-field cron expression of its occurrences in the user's zone; for one
+    /// that comes back every other week, followed by ` every 2 weeks from YYYY-MM-DD`, the
+    /// local date of its first occurrence (`59 23 * * 1 every 2 weeks from 2026-03-02`).
     pub recurrence: Option<String>,
     /// How long before it the line asks to hear of it (`a week before`, `提前3天`); in JSON,
     /// `lead_s` seconds. A line that asks for none has the one its kind needs by the user's
@@ -150,20 +164,25 @@ fn read_dates(
     })
 }
 
-/// Where the lines of the `## Notes from Raven` section of MEMORY.md are: the facts the agent
-/// kept, each dated when it was kept, so their dates are no deadlines and are not read. The
-/// section runs from its heading line to the next heading of level 1 or 2 (told by the line
-/// alone: what is read here is only dates).
+/// Where the lines of the sections whose dates are not the user's plans are: `## Notes from
+/// Raven` (the facts the agent kept, each dated when it was kept) and the proactivity
+/// preferences (`## Proactivity preferences`, `## 提醒偏好`, `## 主动提醒偏好`: `每天最多：4条` is a
+/// cap, not a daily duty). A section runs from its heading line to the next heading of level 1
+/// or 2 (told by the line alone: what is read here is only dates).
 #[derive(Default)]
 struct KeptNotes {
     inside: bool,
 }
 
+/// The titles of the sections that are not read for dates (matched case-insensitively).
+const UNREAD_SECTIONS: [&str; 4] = ["notes from raven", "proactivity preferences", "提醒偏好", "主动提醒偏好"];
+
 impl KeptNotes {
-    /// Whether `line` (taken in file order) is in the section.
+    /// Whether `line` (taken in file order) is in one of the sections.
     fn inside(&mut self, line: &str) -> bool {
         if line.starts_with("# ") || line.starts_with("## ") {
-            self.inside = line.trim_end() == "## Notes from Raven";
+            let title = line.strip_prefix("## ").map(|t| t.trim().to_lowercase());
+            self.inside = title.is_some_and(|t| UNREAD_SECTIONS.contains(&t.as_str()));
         }
         self.inside
     }
@@ -175,20 +194,20 @@ pub fn occurrences(found: &FoundDate, from: DateTime<Utc>, to: DateTime<Utc>, tz
     let Some(expr) = &found.recurrence else {
         return if (from..to).contains(&found.at) { vec![found.at] } else { Vec::new() };
     };
-    let Some(cron) = resolve::cron(expr) else {
+    let Some(schedule) = resolve::Schedule::parse(expr) else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    let mut next = resolve::next_occurrence(&cron, from, tz, true);
+    let mut next = schedule.next(from, tz, true);
     while let Some(at) = next.filter(|at| *at < to && out.len() < MAX_OCCURRENCES) {
         out.push(at);
-        next = resolve::next_occurrence(&cron, at, tz, false);
+        next = schedule.next(at, tz, false);
     }
     out
 }
 
-/// A byte scan for what every date needs: the word `every` or `each`, a Chinese date or time
-/// character, or a digit with either a
+/// A byte scan for what every date needs: the word `every`, `each` or `fortnightly`, a Chinese
+/// date or time character, or a digit with either a
 /// date separator between digits (`5/20`, `15.05.`, `2026-05-15`) or a word that opens with a
 /// month's three letters (`May 15`, `monthly on the 1st`). Prose without a digit costs one pass.
 fn may_hold_date(line: &str) -> bool {
@@ -204,12 +223,14 @@ fn may_hold_date(line: &str) -> bool {
 const CHINESE_DATE_CHARS: &[char] =
     &['月', '日', '号', '號', '周', '週', '星', '拜', '点', '點', '时', '天', '晚', '早', '每', '午'];
 
-/// The word `every` or `each`, in any case.
+/// The word `every`, `each` or `fortnightly`, in any case.
 fn says_every(bytes: &[u8]) -> bool {
-    memchr::memchr2_iter(b'e', b'E', bytes).any(|at| {
+    let word_at = |at: usize, word: &[u8]| {
         let word_start = at == 0 || !bytes[at - 1].is_ascii_alphabetic();
-        word_start && (starts_with_word(&bytes[at..], b"every") || starts_with_word(&bytes[at..], b"each"))
-    })
+        word_start && starts_with_word(&bytes[at..], word)
+    };
+    let every = memchr::memchr2_iter(b'e', b'E', bytes).any(|at| word_at(at, b"every") || word_at(at, b"each"));
+    every || memchr::memchr2_iter(b'f', b'F', bytes).any(|at| word_at(at, b"fortnightly"))
 }
 
 /// `/`, `-` or `.` between two digits.
@@ -292,10 +313,8 @@ impl Reader {
 
     /// A recurring line: its next occurrence at or after a week before now.
     fn duty(&self, line: &mut Line, recurrence: &recur::Recurrence) -> Option<Dated> {
-        let expr = recurrence.cron();
-        let cron = resolve::cron(&expr)?;
-        let from = self.now.checked_sub_signed(Duration::days(7))?;
-        let at = resolve::next_occurrence(&cron, from, self.tz, true)?;
+        let expr = recurrence.expression(self.today)?;
+        let at = resolve::Schedule::parse(&expr)?.due(self.now, self.tz)?;
         for (start, end) in &recurrence.spans {
             line.take(*start, *end);
         }

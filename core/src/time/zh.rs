@@ -15,11 +15,16 @@
 //! | `3小时后` `半小时后` `2天后`     | `in 180 minutes`, `in 30 minutes`, `in 2 days` |
 //! | `每天` `每月` `工作日`           | `every day`, `every month`, `every weekday` |
 //! | `每周二` `每周一三五`            | `every tuesday`, `every monday wednesday friday` |
+//! | `隔周一` `隔周周一` `每两周周一` `每隔一周周一` `双周周一` | `every other monday` |
+//! | `从3月2日起` `3月2日开始`        | `from mar 2` (the start of a recurrence) |
 //! | `截止` / `周五前` `下午3点之前`  | `due` / `friday due`, `15:00 due` (a deadline) |
 //!
 //! A part of the day said without an hour is at its usual one: `早上` 08:00, `上午` 09:00, `中午`
 //! 12:00, `下午` 15:00, `傍晚` 18:00, `晚上` 20:00. `下周三` is the Wednesday of next week (said on a
 //! Monday, 9 days on), not the first Wednesday ahead as `next wednesday` is.
+//!
+//! A day of the week's number before `次` is a count, not a day: `每周一次` (once a week) and
+//! `每两周一次` (once every two weeks) say no day.
 //!
 //! Spaces may stand inside a number form (`每月 20 号`, `下午 3 点`). A text with no Chinese
 //! character is cut at its spaces only.

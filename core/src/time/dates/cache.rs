@@ -5,7 +5,7 @@
 //! a duty's next occurrence depends on the exact time, so it is placed again on each call.
 
 use super::{resolve, DateKind, DateOrder, FoundDate};
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -73,6 +73,5 @@ pub(super) fn read_through(
 
 /// A duty's next occurrence at or after a week before now (as the reader places it).
 fn next_duty(f: &FoundDate, now: DateTime<Utc>, tz: Tz) -> Option<DateTime<Utc>> {
-    let cron = resolve::cron(f.recurrence.as_deref()?)?;
-    resolve::next_occurrence(&cron, now.checked_sub_signed(Duration::days(7))?, tz, true)
+    resolve::Schedule::parse(f.recurrence.as_deref()?)?.due(now, tz)
 }

@@ -9,7 +9,8 @@
 //!   goes with it, the date keeps the start;
 //! - the small words that lead into it (`on`, `at`, `the`, `due`, `by`, `deadline`, `am`, `um`,
 //!   `le`, `el`, `il`, `à`, `au`, `den`, `op`). `due`, `by` and `deadline` there make it keyed:
-//!   the line's deadline.
+//!   the line's deadline. In a line with Chinese, the `from` of `从3月2日起` (from March 2) is
+//!   taken with it too.
 //!
 //! `may` and `march` are English words too: before them (`15 May`) only the capitalized month
 //! counts, so `chapter 3 may be late` holds no date.
@@ -149,7 +150,8 @@ fn year_at(words: &[&str], j: usize) -> Option<i32> {
 }
 
 /// The date's weekday, clock time and leading words; in Chinese the weekday may follow the
-/// date, and `due` after it (`周五前`, before Friday) makes it keyed.
+/// date, `due` after it (`周五前`, before Friday) makes it keyed, and `from` before it
+/// (`从3月2日起`) is taken.
 fn extend(words: &[&str], start: usize, end: usize, floor: usize, day: Day, chinese: bool) -> Phrase {
     let (after, end) = if chinese { weekday_after(words, end) } else { (None, end) };
     let (mut time, end) = match time_after(words, end) {
@@ -169,6 +171,9 @@ fn extend(words: &[&str], start: usize, end: usize, floor: usize, day: Day, chin
         }
     }
     let (start, keyed) = leads_before(words, start, floor);
+    // `从3月2日起` (from March 2) is one Chinese word: its `from` goes with the date.
+    let from = chinese && start > floor && words[start - 1].eq_ignore_ascii_case("from");
+    let start = start - usize::from(from);
     let due_after = chinese && words.get(end).is_some_and(|w| w.eq_ignore_ascii_case("due"));
     let end = end + usize::from(due_after);
     Phrase { start, end, day, weekday, time, keyed: keyed || due_after }

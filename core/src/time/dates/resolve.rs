@@ -7,16 +7,20 @@
 //! - The local time is read in the user's zone: a time the spring-forward change skips moves to
 //!   the first instant after the gap, a time the fall-back change repeats takes its earlier copy.
 //! - A recurrence's occurrences come from its cron expression in the zone (croner keeps the same
-//!   gap and overlap rules).
+//!   gap and overlap rules); a duty that comes back every other week keeps those of its weeks
+//!   (see `fortnight`).
 
+use super::fortnight;
 use super::phrase::Day;
-use chrono::{DateTime, Datelike, Days, LocalResult, Months, NaiveDate, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Days, Duration, LocalResult, Months, NaiveDate, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use croner::parser::{CronParser, Seconds, Year};
 use croner::Cron;
 
 /// A date without a year counts this many days back (overdue).
 const PAST_DAYS: u64 = 7;
+/// A duty is placed at its next occurrence at or after this many days ago (still due).
+const DUE_PAST_DAYS: i64 = 7;
 /// A date without a year looks this many months ahead.
 const AHEAD_MONTHS: u32 = 12;
 /// The longest skipped span searched for the end of a gap (Samoa skipped a whole day in 2011).
@@ -63,8 +67,36 @@ pub(super) fn instant(date: NaiveDate, time: NaiveTime, tz: Tz) -> Option<DateTi
     })
 }
 
+/// A duty's occurrences, as its `recurrence` string says them: a 5-field cron expression,
+/// perhaps every other week from a first day (see `fortnight`).
+pub(super) struct Schedule {
+    cron: Cron,
+    fortnight: Option<NaiveDate>,
+}
+
+impl Schedule {
+    /// The schedule of a `recurrence` string; `None` when it is none.
+    pub fn parse(expr: &str) -> Option<Schedule> {
+        let (expr, fortnight) = fortnight::decode(expr)?;
+        Some(Schedule { cron: cron(expr)?, fortnight })
+    }
+
+    /// The first occurrence in `tz` at or after `from` (`inclusive`) or strictly after it.
+    pub fn next(&self, from: DateTime<Utc>, tz: Tz, inclusive: bool) -> Option<DateTime<Utc>> {
+        match self.fortnight {
+            None => next_occurrence(&self.cron, from, tz, inclusive),
+            Some(first) => fortnight::next(&self.cron, first, from, tz, inclusive),
+        }
+    }
+
+    /// Where a duty is placed: its next occurrence at or after a week before `now`.
+    pub fn due(&self, now: DateTime<Utc>, tz: Tz) -> Option<DateTime<Utc>> {
+        self.next(now.checked_sub_signed(Duration::days(DUE_PAST_DAYS))?, tz, true)
+    }
+}
+
 /// A 5-field cron expression, minute first.
-pub(super) fn cron(expr: &str) -> Option<Cron> {
+fn cron(expr: &str) -> Option<Cron> {
     if expr.split_whitespace().count() != 5 {
         return None;
     }

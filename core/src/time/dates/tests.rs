@@ -235,7 +235,7 @@ fn impossible_mismatched_and_ambiguous_dates_are_left_alone() {
         "Trip May 5 back on May 12",
         "Dentist tomorrow at 3pm",
         "Dentist next Friday",
-        "Yoga every other Monday from May 4",
+        "Yoga every other Monday until June 29",
         "Water the plants every 3 days, last May 8",
         "2026-05-15",
         "## May 15",

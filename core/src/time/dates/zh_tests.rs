@@ -68,7 +68,26 @@ const READ: &[(&str, &str)] = &[
     ("工作日 送孩子上学", "送孩子上学 | Duty | 2026-05-06 23:59 all day | 59 23 * * 1-5"),
     ("每个工作日早上7点半 送孩子", "送孩子 | Duty | 2026-05-07 07:30 | 30 7 * * 1-5"),
     ("每周一三五 跑步", "跑步 | Duty | 2026-05-06 23:59 all day | 59 23 * * 1,3,5"),
+    ("隔周一 倒垃圾", "倒垃圾 | Duty | 2026-05-11 23:59 all day | 59 23 * * 1 every 2 weeks from 1970-01-05"),
+    ("隔周周一 倒垃圾", "倒垃圾 | Duty | 2026-05-11 23:59 all day | 59 23 * * 1 every 2 weeks from 1970-01-05"),
+    ("每两周一 倒垃圾", "倒垃圾 | Duty | 2026-05-11 23:59 all day | 59 23 * * 1 every 2 weeks from 1970-01-05"),
+    ("每两周周一 倒垃圾", "倒垃圾 | Duty | 2026-05-11 23:59 all day | 59 23 * * 1 every 2 weeks from 1970-01-05"),
+    ("每隔一周周一 倒垃圾", "倒垃圾 | Duty | 2026-05-11 23:59 all day | 59 23 * * 1 every 2 weeks from 1970-01-05"),
+    ("双周周一 倒垃圾", "倒垃圾 | Duty | 2026-05-11 23:59 all day | 59 23 * * 1 every 2 weeks from 1970-01-05"),
+    ("隔周一上午9点 游泳", "游泳 | Duty | 2026-05-11 09:00 | 0 9 * * 1 every 2 weeks from 1970-01-05"),
+    ("从3月2日起隔周一 游泳", "游泳 | Duty | 2026-05-11 23:59 all day | 59 23 * * 1 every 2 weeks from 2026-03-02"),
+    ("从5月4日起隔周一 游泳", "游泳 | Duty | 2026-05-18 23:59 all day | 59 23 * * 1 every 2 weeks from 2026-05-04"),
+    ("从5月6日起隔周一 游泳", "游泳 | Duty | 2026-05-11 23:59 all day | 59 23 * * 1 every 2 weeks from 2026-05-11"),
+    (
+        "游泳 隔周一 2026年5月4日开始",
+        "游泳 | Duty | 2026-05-18 23:59 all day | 59 23 * * 1 every 2 weeks from 2026-05-04",
+    ),
+    ("从5月4日起 放假", "放假 | Event | 2027-05-04 23:59 all day"),
     ("12月20日（周一）体检", "none"),
+    ("隔周一 12月20日 体检", "none"),
+    ("每三周一 体检", "none"),
+    ("每两周一次 打扫", "none"),
+    ("每周一次 打扫", "none"),
     ("3/4 的预算", "none"),
     ("1/2杯 面粉", "none"),
     ("晚饭吃什么", "none"),
@@ -92,4 +111,17 @@ fn chinese_dates_times_and_recurrences_in_notes() {
 fn an_ambiguous_numeric_date_beside_chinese_follows_the_date_order() {
     assert_eq!(read("3/4 考试", DateOrder::MonthFirst), "考试 | Event | 2027-03-04 23:59 all day");
     assert_eq!(read("3/4 考试", DateOrder::DayFirst), "考试 | Event | 2027-04-03 23:59 all day");
+}
+
+/// The preferences sections say caps and windows, not plans: `每天最多：4条` under `## 提醒偏好`
+/// is no daily duty, and neither is a line of `## Proactivity preferences`; the next section is
+/// read again.
+#[test]
+fn the_preferences_sections_are_not_read_for_dates() {
+    let notes = "## 提醒偏好\n- 每天最多：4条\n## Proactivity preferences\n- max per day: every day 3\n\
+                 ## 要记的事\n每天 吃药\n";
+    let found = find_dates(notes, now(), Shanghai, DateOrder::MonthFirst);
+    let titles: Vec<&str> = found.iter().map(|f| f.title.as_str()).collect();
+    assert_eq!(titles, ["吃药"]);
+    assert_eq!(found[0].line, 6);
 }

@@ -99,4 +99,7 @@ fn a_past_day_of_this_week_and_every_other_week_are_refused() {
     let error = parse_when("本周五", saturday, Shanghai, MF).unwrap_err();
     assert!(matches!(error, TimeError::Past { .. }), "{error}");
     assert!(read("every other monday").starts_with("error:"));
+    for every_other_week in ["隔周一", "每两周周一", "双周周一"] {
+        assert!(read(every_other_week).starts_with("error:"), "{every_other_week}");
+    }
 }

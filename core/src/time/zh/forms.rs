@@ -1,7 +1,12 @@
 //! The time forms of Chinese, each read at the start of a text by a small cursor and a table of
-//! its words: days (`明天`), days of the week (`下周三`), recurring words (`每天`), clock times
-//! (`下午3点`), dates (`12月20日`, `12月底`), days of the month (`20号`, `下个月5号`), the end of
-//! a month (`月底`, `下个月底`) and spans from now (`3小时后`).
+//! its words: days (`明天`), days of the week (`下周三`, every other week `隔周一`), recurring
+//! words (`每天`), clock times (`下午3点`), dates (`12月20日`, `12月底`) and the start of a
+//! recurrence (`从3月2日起`), days of the month (`20号`, `下个月5号`), the end of a month (`月底`,
+//! `下个月底`) and spans from now (`3小时后`).
+
+mod week;
+
+use week::week_day;
 
 /// The three-letter month names the month reader knows.
 const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
@@ -40,37 +45,6 @@ const EVERY: &[(&str, &[&str])] = &[
     ("每个月", &["every", "month"]),
     ("每月", &["every", "month"]),
     ("每周末", &["every", "weekend"]),
-];
-
-/// What a word before `周` says of the week.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Week {
-    Plain,
-    This,
-    Next,
-    Every,
-}
-
-const WEEK_LEADS: &[(&str, Week)] = &[
-    ("下个", Week::Next),
-    ("下", Week::Next),
-    ("本", Week::This),
-    ("这个", Week::This),
-    ("这", Week::This),
-    ("每个", Week::Every),
-    ("每", Week::Every),
-    ("", Week::Plain),
-];
-const WEEK_WORDS: &[&str] = &["星期", "礼拜", "禮拜", "周", "週"];
-const WEEKDAYS: &[(char, &str)] = &[
-    ('一', "monday"),
-    ('二', "tuesday"),
-    ('三', "wednesday"),
-    ('四', "thursday"),
-    ('五', "friday"),
-    ('六', "saturday"),
-    ('日', "sunday"),
-    ('天', "sunday"),
 ];
 
 /// A part of the day: how an hour said in it reads on the 24-hour clock, and its hour when no
@@ -133,6 +107,7 @@ pub(super) fn matched(text: &str) -> Option<(usize, Vec<String>)> {
         .or_else(|| scan.attempt(day_word))
         .or_else(|| scan.attempt(week_day))
         .or_else(|| scan.attempt(Scan::clock))
+        .or_else(|| scan.attempt(since))
         .or_else(|| scan.attempt(date))
         .or_else(|| scan.attempt(day_of_month))?;
     if BEFORE.iter().any(|word| scan.word(word)) {
@@ -158,33 +133,12 @@ fn every_word(scan: &mut Scan) -> Option<Vec<String>> {
     Some(words.iter().map(|w| (*w).to_owned()).collect())
 }
 
-/// `周三`, `星期天`, `下周三`, `本周五`, `每周二`, `每周一三五`.
-fn week_day(scan: &mut Scan) -> Option<Vec<String>> {
-    let lead = WEEK_LEADS.iter().find_map(|(word, week)| {
-        let mut probe = Scan { text: scan.text, at: scan.at };
-        (probe.word(word) && WEEK_WORDS.iter().any(|w| probe.word(w))).then_some((probe.at, *week))
-    });
-    let (at, week) = lead?;
-    scan.at = at;
-    let mut days = Vec::new();
-    while let Some(name) = scan.weekday() {
-        days.push(name.to_owned());
-        if week != Week::Every {
-            break;
-        }
-        let mut probe = Scan { text: scan.text, at: scan.at };
-        if (probe.word("、") || probe.word("和")) && probe.weekday().is_some() {
-            scan.word("、");
-            scan.word("和");
-        }
-    }
-    let first = days.first()?.clone();
-    Some(match week {
-        Week::Plain => vec![first],
-        Week::This => vec![first, "this".into(), "week".into()],
-        Week::Next => vec![first, "next".into(), "week".into()],
-        Week::Every => std::iter::once("every".to_owned()).chain(days).collect(),
-    })
+/// `从3月2日起`, `从2026年3月2日开始`, `3月2日起`: from that date (the start of a recurrence).
+fn since(scan: &mut Scan) -> Option<Vec<String>> {
+    let from = scan.word("从");
+    let day = date(scan)?;
+    let onward = ["起", "开始"].iter().any(|word| scan.word(word));
+    (from || onward).then(|| std::iter::once("from".to_owned()).chain(day).collect())
 }
 
 /// `12月20日`, `2026年12月20号`.
@@ -320,13 +274,6 @@ impl<'a> Scan<'a> {
                 total
             })
         })
-    }
-
-    fn weekday(&mut self) -> Option<&'static str> {
-        let c = self.rest().chars().next()?;
-        let (_, name) = WEEKDAYS.iter().find(|(day, _)| *day == c)?;
-        self.at += c.len_utf8();
-        Some(name)
     }
 
     /// `下午3点`, `上午10点半`, `早上8点`, `3点15分`, `15时`; a part of the day alone is at its
