@@ -41,6 +41,28 @@ fn each_key_of_the_memory_section_is_parsed() {
 }
 
 #[test]
+fn the_section_reads_in_chinese_too() {
+    let md = "# 备忘\n\n## 提醒偏好\n- 安静时间：22:30-06:00\n- 每天最多：3条\n- 每小时最多: 1\n\
+              - 勿扰：13:00-14:30 周末\n- 勿扰：09:00至11:00 工作日\n## 其他\n- 每天最多：9\n";
+    let (o, notes) = parse_memory_md(md);
+    assert!(notes.is_empty(), "{notes:?}");
+    let weekdays = vec![Weekday::Mon, Weekday::Tue, Weekday::Wed, Weekday::Thu, Weekday::Fri];
+    assert_eq!(
+        o,
+        PolicyOverrides {
+            quiet_hours: Some(w(22, 30, 6, 0)),
+            max_per_day: Some(3),
+            max_per_hour: Some(1),
+            dnd_windows: vec![
+                dnd(TimeOfDay::hm(13, 0), TimeOfDay::hm(14, 30), vec![Weekday::Sat, Weekday::Sun]),
+                dnd(TimeOfDay::hm(9, 0), TimeOfDay::hm(11, 0), weekdays),
+            ],
+            ..Default::default()
+        }
+    );
+}
+
+#[test]
 fn value_forms_keys_and_days_are_read_leniently() {
     let one = |line: &str| {
         let (o, notes) = parse_memory_md(&section(line));
