@@ -83,3 +83,36 @@ fn the_phone_steers_reminders_and_feedback_with_no_model() {
     // Each verdict given in the gateway is told by raven why and counted by the supervisor.
     support::week::later_and_stop_are_told(dir);
 }
+
+/// "让我静静" from the phone, with no model: proactive messages keep quiet until the user's
+/// morning, the chat says until when and how to end it; `/snooze off` ends it and the next
+/// tick speaks again.
+#[test]
+fn asking_for_quiet_in_words_keeps_raven_quiet_until_morning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("workspace")).unwrap();
+    let (bot, fake) = Bot::serve();
+    let more = "[delivery]\ndefault_targets = [\"telegram:42\"]\n[policy]\nsession_cooldown_minutes = 0\n";
+    let _up = support::Killed(support::up(dir, &config(&fake, more), &[("RAVEN_TELEGRAM_TOKEN", TOKEN)]));
+    support::wait_ready(dir);
+    support::gateway(dir);
+    let said = |n: usize| {
+        support::eventually("an answer", || sent_to(&fake, "42").len() >= n);
+        sent_to(&fake, "42")[n - 1].clone()
+    };
+
+    bot.push(message(1, 42, "今天太累了，让我静静"));
+    let quiet = said(1);
+    assert!(quiet.contains("我先不打扰你") && quiet.contains("08:00") && quiet.contains("/snooze off"), "{quiet}");
+    let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
+    std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
+    let held = ok(dir, &["tick"]);
+    assert!(held.contains("snoozed by the user until"), "{held}");
+    assert_eq!(sent_to(&fake, "42").len(), 1, "nothing proactive reached the phone");
+
+    bot.push(message(2, 42, "/snooze off"));
+    assert!(said(2).contains("Snooze ended"), "{}", said(2));
+    let tick = ok(dir, &["tick"]);
+    assert!(tick.contains("delivered to telegram:42"), "{tick}");
+}

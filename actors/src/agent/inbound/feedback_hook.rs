@@ -1,7 +1,9 @@
 //! The feedback replies as an inbound hook: after a pending question and a menu pick, and
-//! before the agent, a recognised `/ok`, `/stop`, `/later` or `/snooze` is answered here, with no LLM.
+//! before the agent, a recognised `/ok`, `/stop`, `/later` or `/snooze` is answered here, with no LLM;
+//! so is a short message asking for quiet in words (see [`super::hush`]).
 
 use super::commands::{parse, CommandCtx};
+use super::hush;
 use crate::clock::SharedClock;
 use crate::cron::store::JobsStore;
 use crate::feedback::NudgeFeedbackTracker;
@@ -18,12 +20,17 @@ pub struct FeedbackReplies {
     pub verdicts: Rc<crate::cron::later::Verdicts>,
     pub tz: Tz,
     pub clock: SharedClock,
+    /// The user's morning (the morning brief's time: when quiet hours end, or 08:00 with
+    /// none): a request for quiet in words lasts until the next one.
+    pub morning: chrono::NaiveTime,
 }
 
 impl InboundHook for FeedbackReplies {
     fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<crate::sessions::Answer>> {
         Box::pin(async move {
-            let cmd = parse(&req.content)?;
+            let Some(cmd) = parse(&req.content) else {
+                return self.hush(&req.content);
+            };
             let session = format!("{}:{}", req.channel, req.chat_id);
             let ctx = CommandCtx {
                 tracker: &self.tracker,
@@ -37,6 +44,22 @@ impl InboundHook for FeedbackReplies {
                 Ok(answer) => crate::sessions::Answer::Done(answer),
                 Err(e) => crate::sessions::Answer::Refused(format!("Nothing recorded: {e}")),
             })
+        })
+    }
+}
+
+impl FeedbackReplies {
+    /// A request for quiet in words: snoozed until the next morning, and said so.
+    fn hush(&self, text: &str) -> Option<crate::sessions::Answer> {
+        if !hush::asks_for_quiet(text) {
+            return None;
+        }
+        let now = self.clock.now();
+        let until = hush::until(now, self.tz, self.morning);
+        let lang = crate::time::Language::of_notes(text);
+        Some(match self.tracker.record_snooze(until, now) {
+            Ok(()) => crate::sessions::Answer::Done(hush::answer(until, now, self.tz, lang)),
+            Err(e) => crate::sessions::Answer::Refused(format!("Nothing recorded: {e}")),
         })
     }
 }

@@ -94,6 +94,7 @@ impl Wiring<'_> {
             verdicts: Rc::new(crate::cron::later::Verdicts::of(self.dir, self.config)),
             tz: self.tz,
             clock: clock.clone(),
+            morning: config.brief.time(&config.policy.quiet_hours).0,
         };
         let agent = Rc::new(AgentLoop {
             provider: provider.clone(),
