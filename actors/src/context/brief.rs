@@ -1,7 +1,7 @@
 //! The morning brief's content: what the day holds, gathered from the context once a morning
 //! and written in the user's language. The items: what is due or happens later today (one
 //! within its notice gets its own reminder now instead), the heads-ups whose window is open
-//! and that were not said yet, and today's routines of the hours to come. Each item is also a message of its own (the text a "later" on it
+//! and that were not said yet, and today's routines of this hour and the hours to come. Each item is also a message of its own (the text a "later" on it
 //! sends again). The Sentinel sends it ([`crate::sentinel`]); this module only says what it is.
 
 use super::deadlines::{told, Deadline};
@@ -66,7 +66,7 @@ pub fn items(
         })
         .collect();
     let mut today_routines: Vec<&Routine> =
-        routines.iter().filter(|r| r.days.on(today.weekday()) && u32::from(r.hour) > local.hour()).collect();
+        routines.iter().filter(|r| r.days.on(today.weekday()) && u32::from(r.hour) >= local.hour()).collect();
     today_routines.sort_by_key(|r| r.hour);
     out.extend(today_routines.into_iter().map(|r| Item {
         part: Part::Routine,
@@ -85,10 +85,16 @@ pub fn items(
     out
 }
 
+/// Whether `items` are worth a morning message: a dated item of today or ahead. Routines
+/// alone are not (each gets its own nudge at its hour); they ride along when one goes.
+pub fn says_something(items: &[Item]) -> bool {
+    items.iter().any(|i| i.part != Part::Routine)
+}
+
 fn routine_line(r: &Routine, lang: Language) -> String {
     match lang {
         Language::English => format!("{} (usually at {:02}:00)", r.topic, r.hour),
-        Language::Chinese => format!("「{}」（平常 {:02}:00）", r.topic, r.hour),
+        Language::Chinese => format!("「{}」（平常 {:02}:00）", words::habit(&r.topic), r.hour),
     }
 }
 
@@ -150,6 +156,7 @@ mod tests {
             Routine { topic: "medication".into(), hour: 8, days: RoutineDays::Every, days_seen: 5 },
             Routine { topic: "gym".into(), hour: 18, days: RoutineDays::Weekends, days_seen: 4 },
             Routine { topic: "coffee".into(), hour: 6, days: RoutineDays::Every, days_seen: 9 },
+            Routine { topic: "vitamins".into(), hour: 7, days: RoutineDays::Every, days_seen: 9 },
         ];
         let got = items(now, tz, &dates, &routines, &told_of("told", now - Duration::hours(2)), Language::English);
         let lines: Vec<(Part, &str)> = got.iter().map(|i| (i.part, i.line.as_str())).collect();
@@ -157,20 +164,26 @@ mod tests {
             lines,
             [
                 (Part::Today, "Call the bank (is due at 15:00)"),
+                (Part::Routine, "vitamins (usually at 07:00)"),
                 (Part::Routine, "medication (usually at 08:00)"),
                 (Part::Ahead, "Pay the rent (is due tomorrow)"),
             ]
         );
-        assert_eq!(got[2].text, "Heads-up: Pay the rent is due tomorrow.");
+        assert_eq!(got[3].text, "Heads-up: Pay the rent is due tomorrow.");
         let brief = render(&got, now, tz, Language::English);
         assert_eq!(
             brief,
             "Good morning! Your day, Mon 7 Dec:\n1. Call the bank (is due at 15:00)\n\
-             2. medication (usually at 08:00)\nComing up:\n3. Pay the rent (is due tomorrow)\n\
+             2. vitamins (usually at 07:00)\n3. medication (usually at 08:00)\nComing up:\n\
+             4. Pay the rent (is due tomorrow)\n\
              For one item: its buttons, or reply /later 1, /ok 1 or /stop 1 (its number)."
         );
+        assert!(says_something(&got));
         let none = BTreeMap::new();
         assert!(items(at(7, 23), tz, &dates[..2], &routines[..1], &none, Language::English).is_empty());
+        let routines_only = items(now, tz, &[], &routines, &none, Language::English);
+        assert_eq!(routines_only.len(), 2, "{routines_only:?}");
+        assert!(!says_something(&routines_only), "routines alone are no brief: each has its own nudge");
     }
 
     #[test]

@@ -8,12 +8,24 @@ use crate::time::Language;
 use chrono::{DateTime, Datelike, Utc};
 use chrono_tz::Tz;
 
-/// `It's about the time you usually handle medication.`
+/// `It's about the time you usually handle medication.`, `差不多到你平常「吃药」的时间了。`
 pub fn routine(topic: &str, lang: Language) -> String {
     match lang {
         Language::English => format!("It's about the time you usually handle {topic}."),
-        Language::Chinese => format!("差不多到你平常处理「{topic}」的时间了。"),
+        Language::Chinese => format!("差不多到你平常「{}」的时间了。", habit(topic)),
     }
+}
+
+/// A habit learned from what the user said they did, as the thing they do: `吃完药了` is
+/// `吃药`, `跑完步了` is `跑步` (the particles that say it is done are dropped). Other words,
+/// and English, are kept as they are.
+pub fn habit(topic: &str) -> String {
+    let t = topic.strip_suffix('了').unwrap_or(topic);
+    let mut chars: Vec<char> = t.chars().collect();
+    if chars.len() >= 3 && matches!(chars[1], '完' | '好' | '过') {
+        chars.remove(1);
+    }
+    chars.into_iter().collect()
 }
 
 /// A reminder the user scheduled, as it goes out without a model: `Reminder: call mum`,
@@ -172,7 +184,9 @@ mod tests {
             (reminder(&report, now, tz, zh), "提醒：「Submit the report」今天 17:00到期。"),
             (reminder(&report, at(17, 17, 0), tz, zh), "提醒：「Submit the report」现在到期。"),
             (reminder(&report, at(17, 18, 0), tz, zh), "提醒：「Submit the report」已于今天 17:00到期。"),
-            (routine("medication", zh), "差不多到你平常处理「medication」的时间了。"),
+            (routine("medication", zh), "差不多到你平常「medication」的时间了。"),
+            (routine("吃完药了", zh), "差不多到你平常「吃药」的时间了。"),
+            (routine("健身打卡", zh), "差不多到你平常「健身打卡」的时间了。"),
             (routine("medication", en), "It's about the time you usually handle medication."),
             (job_reminder("给妈妈打电话", zh), "提醒：给妈妈打电话"),
             (job_reminder("call mum", en), "Reminder: call mum"),

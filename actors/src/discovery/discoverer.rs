@@ -67,7 +67,7 @@ pub struct TaskDiscoverer {
 pub enum Discovered {
     NotDue,
     NothingToPropose,
-    /// Every option was offered before (more than three days ago): no menu today.
+    /// Every option was offered within the last week: no menu today.
     NothingNew,
     Denied(String),
     Failed(String),
@@ -75,6 +75,15 @@ pub enum Discovered {
         menu_id: String,
         options: usize,
     },
+}
+
+/// Who started a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// The day's run, at `discovery.hour`.
+    Daily,
+    /// The user (`raven discover`, a trigger).
+    ByUser,
 }
 
 impl TaskDiscoverer {
@@ -95,7 +104,7 @@ impl TaskDiscoverer {
         {
             return Discovered::NotDue;
         }
-        let r = self.run(now).await;
+        let r = self.run(now, Asked::Daily).await;
         match &r {
             Discovered::Failed(e) => self.backoff.failed(now, e),
             _ => self.backoff.succeeded(),
@@ -103,7 +112,9 @@ impl TaskDiscoverer {
         r
     }
 
-    pub async fn run(&mut self, now: DateTime<Utc>) -> Discovered {
+    /// A run: the daily one sends no menu that offers nothing new; one the user asked for
+    /// (`raven discover`) sends what it finds.
+    pub async fn run(&mut self, now: DateTime<Utc>, asked: Asked) -> Discovered {
         let today = now.with_timezone(&self.tz).date_naive();
         let memory = std::fs::read_to_string(&self.memory_md).unwrap_or_default();
         let lang = self.language.resolve(&memory);
@@ -121,7 +132,7 @@ impl TaskDiscoverer {
             self.mark(today);
             return Discovered::NothingToPropose;
         }
-        if !Offered(&self.guard).any_new(&options, today) {
+        if asked == Asked::Daily && !Offered(&self.guard).any_new(&options, today) {
             self.mark(today);
             return Discovered::NothingNew;
         }
@@ -327,7 +338,7 @@ impl DiscoveryHook for DiscoveryRun {
 
     fn run_now(&mut self, now: DateTime<Utc>) -> LocalBoxFuture<'_, Discovered> {
         Box::pin(async move {
-            let r = self.0.run(now).await;
+            let r = self.0.run(now, Asked::ByUser).await;
             tracing::info!(?r, "task discovery (requested)");
             r
         })

@@ -1,15 +1,16 @@
 //! What keeps the daily menu worth opening over weeks: not on the days the user did not ask
-//! for (`discovery.days`, weekdays by default), not on a day when nothing on it is new (no
-//! option first offered within the last [`NEW_FOR_DAYS`] days), and a proposal the gate
-//! denied is offered again later that day as it was, without asking a model again.
+//! for (`discovery.days`, weekdays by default), not on a day when nothing on it is new (every
+//! option was offered within the last [`NEW_AFTER_DAYS`] days: yesterday's menu is not sent
+//! again), and a proposal the gate denied is offered again later that day as it was, without
+//! asking a model again.
 
 use super::pending::Choice;
 use crate::store::JsonStateStore;
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
 use std::collections::BTreeMap;
 
-/// An option counts as new for this many days after it was first offered.
-pub const NEW_FOR_DAYS: i64 = 3;
+/// An option offered this many days ago or more counts as new again.
+pub const NEW_AFTER_DAYS: i64 = 7;
 
 const SECTION: &str = "discovery_offered";
 
@@ -35,7 +36,7 @@ pub fn allowed_on(days: &[Weekday], date: NaiveDate) -> bool {
     days.is_empty() || days.contains(&date.weekday())
 }
 
-/// When each option title was first offered (in `sentinel/state/discovery.json`, shared with restarts and peers).
+/// When each option title was last offered (in `sentinel/state/discovery.json`, shared with restarts and peers).
 pub struct Offered<'a>(pub &'a JsonStateStore);
 
 impl Offered<'_> {
@@ -43,19 +44,19 @@ impl Offered<'_> {
         self.0.read::<BTreeMap<String, NaiveDate>>(SECTION).map(|(m, _)| m).unwrap_or_default()
     }
 
-    /// At least one option was never offered, or first offered within the last days.
+    /// At least one option was never offered, or not within the last [`NEW_AFTER_DAYS`] days.
     pub fn any_new(&self, options: &[Choice], today: NaiveDate) -> bool {
         let seen = self.read();
-        options.iter().any(|o| seen.get(&o.title).is_none_or(|first| today - *first < Duration::days(NEW_FOR_DAYS)))
+        options.iter().any(|o| seen.get(&o.title).is_none_or(|last| today - *last >= Duration::days(NEW_AFTER_DAYS)))
     }
 
     /// Remembers the options of a menu that went out; titles unseen for 60 days are forgotten.
     pub fn remember(&self, options: &[Choice], today: NaiveDate) {
         let r = self.0.update(SECTION, |m: &mut BTreeMap<String, NaiveDate>| {
             for o in options {
-                m.entry(o.title.clone()).or_insert(today);
+                m.insert(o.title.clone(), today);
             }
-            m.retain(|_, first| today - *first < Duration::days(60));
+            m.retain(|_, last| today - *last < Duration::days(60));
         });
         if let Err(e) = r {
             tracing::warn!("the offered options are not kept: {e}");
@@ -78,7 +79,7 @@ mod tests {
     }
 
     #[test]
-    fn an_option_is_new_for_three_days_then_a_menu_of_old_ones_is_not_sent() {
+    fn a_menu_of_options_offered_this_week_is_not_sent_again() {
         let dir = tempfile::tempdir().unwrap();
         let store = JsonStateStore::new(dir.path().join("state.json"));
         let offered = Offered(&store);
@@ -86,11 +87,12 @@ mod tests {
         let options = [choice("Book the dentist")];
         assert!(offered.any_new(&options, monday));
         offered.remember(&options, monday);
-        assert!(offered.any_new(&options, monday + Duration::days(2)));
-        assert!(!offered.any_new(&options, monday + Duration::days(3)));
-        assert!(
-            offered.any_new(&[choice("Book the dentist"), choice("Renew the passport")], monday + Duration::days(3))
-        );
+        assert!(!offered.any_new(&options, monday + Duration::days(1)), "yesterday's menu is not new");
+        let more = [choice("Book the dentist"), choice("Renew the passport")];
+        assert!(offered.any_new(&more, monday + Duration::days(1)), "one option is");
+        offered.remember(&more, monday + Duration::days(1));
+        assert!(!offered.any_new(&options, monday + Duration::days(7)), "offered again on Tuesday");
+        assert!(offered.any_new(&options, monday + Duration::days(8)), "a week after it was last offered");
     }
 
     #[test]

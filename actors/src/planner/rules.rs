@@ -125,7 +125,12 @@ impl RulesProvider {
             });
         }
         let (hour, weekday) = (now.with_timezone(&self.tz).hour() as u8, now.with_timezone(&self.tz).weekday());
-        if let Some(r) = ctx.routines.iter().find(|r| r.hour == hour && r.days.on(weekday)) {
+        // A routine said today already (in the morning brief, or an earlier tick) is not said again.
+        let said_today = |topic: &str| {
+            let last = ctx.fire_history.get(topic).and_then(|h| h.last_fired);
+            last.is_some_and(|t| t.with_timezone(&self.tz).date_naive() == now.with_timezone(&self.tz).date_naive())
+        };
+        if let Some(r) = ctx.routines.iter().find(|r| r.hour == hour && r.days.on(weekday) && !said_today(&r.topic)) {
             let message = words::routine(&r.topic, lang);
             let reason = format!("routine `{}` at {:02}:00 seen on {} days", r.topic, r.hour, r.days_seen);
             return match active {

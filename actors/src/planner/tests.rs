@@ -218,6 +218,19 @@ mod rules {
         assert!(plan.is_empty(), "no slot in Saturday's plan either: {plan:?}");
     }
 
+    /// The morning brief listed the routine (its topic is in the fire history since this
+    /// morning): it is not nudged again today; said yesterday, it is.
+    #[actix_rt::test]
+    async fn a_routine_said_today_already_is_not_said_again() {
+        let mut c = ctx();
+        c.routines.push(Routine { topic: "medication".into(), hour: 12, days_seen: 4, days: Default::default() });
+        let said = |at| raven_proto::TopicFireHistory { fired: 1, last_fired: Some(at), dismissed: 0, accepted: 0 };
+        c.fire_history.insert("medication".into(), said(c.now - D::hours(5)));
+        assert_eq!(decide(c.clone()).await.action, Action::Skip, "told in this morning's brief");
+        c.fire_history.insert("medication".into(), said(c.now - D::hours(13)));
+        assert_eq!(decide(c).await.action, Action::Nudge, "told yesterday");
+    }
+
     #[actix_rt::test]
     async fn a_later_deadline_waits_for_an_active_conversation() {
         let mut c = ctx();

@@ -3,11 +3,12 @@
 
 /// Words too common to name a topic, sorted (binary search).
 const STOPWORDS: &[&str] = &[
-    "about", "after", "again", "also", "and", "are", "before", "but", "can", "could", "did", "does", "don't", "dont",
-    "for", "forget", "from", "had", "has", "have", "here", "how", "just", "let", "make", "may", "maybe", "might",
-    "need", "not", "now", "please", "quick", "remember", "remind", "reminder", "should", "some", "still", "than",
-    "that", "the", "their", "them", "then", "there", "these", "they", "this", "time", "today", "tomorrow", "was",
-    "were", "what", "when", "where", "which", "while", "will", "with", "would", "you", "your", "yours",
+    "about", "after", "again", "also", "and", "are", "back", "before", "but", "can", "could", "did", "does", "don't",
+    "done", "dont", "finished", "for", "forget", "from", "got", "had", "has", "have", "here", "how", "just", "let",
+    "make", "may", "maybe", "might", "need", "not", "now", "please", "quick", "remember", "remind", "reminder",
+    "should", "some", "still", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
+    "time", "today", "tomorrow", "took", "was", "went", "were", "what", "when", "where", "which", "while", "will",
+    "with", "would", "you", "your", "yours",
 ];
 
 /// The topic tag of a message: its longest word that is not a stop word (at least three
@@ -107,6 +108,8 @@ mod tests {
         assert_eq!(topic_of("Reminder: medications at 9"), "medication");
         assert_eq!(topic_of("Call mom about the dentist appointment"), "appointment");
         assert_eq!(topic_of("hi"), "general");
+        assert_eq!(topic_of("back from my run"), "run", "what was done, not the words that say it was");
+        assert_eq!(topic_of("took my vitamins"), "vitamin");
         assert_eq!(topic_of("Weekly status"), "status", "not cut to `statu`");
         assert_eq!(topic_of("Run the analysis"), "analysis");
         assert_eq!(topic_of("Send the reports"), "report");

@@ -60,8 +60,9 @@ impl SentinelRunner {
         let mut items = brief::items(now, tz, deadlines, &ctx.routines, &ctx.fire_history, lang);
         // A topic the user stopped stays out of the brief as out of any nudge.
         items.retain(|i| feedback.muted_until(&i.topic, now).is_none());
-        // Nothing to say yet: no need to read what the other processes did.
-        if items.is_empty() && !late {
+        // Nothing to say yet (routines alone get their own nudge at their hour): no need to
+        // read what the other processes did.
+        if !brief::says_something(&items) && !late {
             return;
         }
         let mut briefed = self.cache.briefed().unwrap_or_default();
@@ -74,7 +75,7 @@ impl SentinelRunner {
             return;
         }
         let items = self.shorten_dismissed_kinds(items, feedback, &mut briefed, now);
-        if items.is_empty() {
+        if !brief::says_something(&items) {
             return;
         }
         let outcome = self.send_brief(ctx, &items, lang).await;
