@@ -38,6 +38,10 @@ rm -rf "$out"
 printf '%-52s %7d ms   (target <= 10000 ms; scenarios/week.toml, 7 days)\n' "simulate a week" "$week"
 echo
 
+echo "== Anticipation: four thirty-day personas, no model (target >= 80 % hit, 0 violations) =="
+python3 scripts/personas.py --check --raven target/release/raven
+echo
+
 echo "== raven up: start-to-ready and idle memory =="
 bin=target/release/raven
 dir=$(mktemp -d)

@@ -132,7 +132,7 @@ impl AgentLoop {
             return Some(TurnOutcome::Failed(format!("this conversation cannot be kept: {e}")));
         }
         if req.origin.is_user_input() {
-            self.engaged(channel, chat_id, now);
+            self.engaged(channel, chat_id, &req.content, now);
             for hook in &self.inbound_hooks {
                 match hook.on_user_message(req).await {
                     Some(crate::sessions::Answer::Done(text)) => return Some(TurnOutcome::Replied(text)),
@@ -281,10 +281,11 @@ impl AgentLoop {
         messages
     }
 
-    /// The user wrote here: what waited for a reaction is engaged.
-    fn engaged(&self, channel: &str, chat_id: &str, now: chrono::DateTime<chrono::Utc>) {
+    /// The user wrote `said` here: what waited for a reaction is engaged, or accepted when the
+    /// words are about its topic (they did it).
+    fn engaged(&self, channel: &str, chat_id: &str, said: &str, now: chrono::DateTime<chrono::Utc>) {
         let Some(tracker) = &self.feedback else { return };
-        if let Err(e) = tracker.record_engaged(&format!("{channel}:{chat_id}"), now) {
+        if let Err(e) = tracker.record_engaged(&format!("{channel}:{chat_id}"), said, now) {
             tracing::warn!("engagement not recorded: {e}");
         }
     }

@@ -80,13 +80,22 @@ impl NudgeFeedbackTracker {
         Ok(new.into_iter().map(|r| r.nudge_id).collect())
     }
 
-    /// The user wrote in `session`: every message there still waiting within the window is
-    /// `engaged` (not a verdict; it only stops the no-reply timer). Returns their ids.
-    pub fn record_engaged(&self, session: &str, now: DateTime<Utc>) -> Result<Vec<String>, FeedbackError> {
+    /// The user wrote `said` in `session`: a rated message there still waiting within the
+    /// window whose topic the words are about ("took my medication" after the medication nudge)
+    /// is `accepted`: they did it, a verdict. Every other one waiting there is `engaged` (not a
+    /// verdict; it only stops the no-reply timer). A command (`/later water`) and words that ask
+    /// to stop are no acceptance.
+    /// Returns their ids.
+    pub fn record_engaged(&self, session: &str, said: &str, now: DateTime<Utc>) -> Result<Vec<String>, FeedbackError> {
         let window = self.window();
-        self.settle_waiting(Lifecycle::Engaged, now, |r| {
-            r.session.as_deref() == Some(session) && r.at <= now && now - r.at <= window
-        })
+        let here = |r: &FeedbackRecord| r.session.as_deref() == Some(session) && r.at <= now && now - r.at <= window;
+        let topic = crate::policy::topic::topic_of(said);
+        let mut ids = Vec::new();
+        if topic != "general" && !said.trim_start().starts_with('/') && !super::record::is_hard_reject(said) {
+            ids = self.settle_waiting(Lifecycle::Accepted, now, |r| here(r) && r.source.is_rated() && r.topic.as_deref() == Some(topic.as_str()))?;
+        }
+        ids.extend(self.settle_waiting(Lifecycle::Engaged, now, here)?);
+        Ok(ids)
     }
 
     /// The no-reply timer: a visible, rated message with nothing after it for

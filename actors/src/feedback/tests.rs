@@ -172,13 +172,34 @@ fn a_user_line_engages_what_waits_and_stops_the_timer() {
     let t = tracker(dir.path());
     sent(&t, "a", "water", "telegram:1", true, t0());
     sent(&t, "b", "gym", "telegram:2", true, t0());
-    assert_eq!(t.record_engaged("telegram:1", t0() + Duration::hours(1)).unwrap(), ["a"]);
-    assert!(t.record_engaged("telegram:1", t0() + Duration::hours(2)).unwrap().is_empty(), "once");
+    assert_eq!(t.record_engaged("telegram:1", "hi there", t0() + Duration::hours(1)).unwrap(), ["a"]);
+    assert!(t.record_engaged("telegram:1", "hi", t0() + Duration::hours(2)).unwrap().is_empty(), "once");
     assert_eq!(t.sweep_ignored(t0() + Duration::hours(7), &|_| false).unwrap(), ["b"]);
     let s = t.summary(t0() + Duration::hours(7)).unwrap();
     assert_eq!(s.by_topic.get("water").map(|w| w.rate), None, "engagement is not a verdict");
     assert_eq!(t.latest_undecided("telegram:1", t0() + Duration::hours(2)).unwrap().unwrap().nudge_id, "a");
     assert!(t.latest_undecided("telegram:1", t0() + Duration::hours(7)).unwrap().is_none(), "outside the window");
+}
+
+/// "Took my medication" after the medication nudge: they did it, an acceptance; the same
+/// words after a nudge on another topic, a command or words asking to stop are not.
+#[test]
+fn a_user_line_about_the_nudge_s_topic_accepts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tracker(dir.path());
+    sent(&t, "a", "medication", "telegram:1", true, t0());
+    sent(&t, "b", "water", "telegram:1", true, t0());
+    assert_eq!(t.record_engaged("telegram:1", "took my medication", t0() + Duration::minutes(10)).unwrap(), ["a", "b"]);
+    let s = t.summary(t0() + Duration::hours(1)).unwrap();
+    assert_eq!(s.by_topic["medication"].rate, Rate { accepted: 1, dismissed: 0 }, "they did it");
+    assert_eq!(s.by_topic.get("water").map(|w| w.rate), None, "only engaged");
+
+    sent(&t, "c", "medication", "telegram:2", true, t0());
+    sent(&t, "d", "medication", "telegram:3", true, t0());
+    t.record_engaged("telegram:2", "/later medication", t0() + Duration::minutes(5)).unwrap();
+    t.record_engaged("telegram:3", "stop reminding me of the medication", t0() + Duration::minutes(5)).unwrap();
+    let s = t.summary(t0() + Duration::hours(1)).unwrap();
+    assert_eq!(s.by_topic["medication"].rate, Rate { accepted: 1, dismissed: 0 }, "neither counts");
 }
 
 #[test]

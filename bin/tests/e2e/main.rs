@@ -35,6 +35,7 @@ mod metrics;
 mod ntfy;
 mod ntfy_phone;
 mod outbox;
+mod personas;
 mod remote_escapes;
 mod remote_secrets;
 mod repl;

@@ -104,7 +104,8 @@ impl RoutineStore {
     /// adds each stamped line to the evidence of its (topic, local hour), forgets routines
     /// unseen for `cfg.forget_days` local days before `now` in `tz`, saves when anything
     /// changed, and returns the routines seen on at least `cfg.min_days` days, sorted by
-    /// (hour, topic). A missing history file has nothing new.
+    /// (hour, topic): a topic seen at neighbouring hours is one routine (see
+    /// [`evidence::routines`]). A missing history file has nothing new.
     pub fn learn(
         &self,
         history: &Path,
@@ -123,7 +124,7 @@ impl RoutineStore {
         if next != stored {
             self.save(&next, &lock)?;
         }
-        Ok(next.routines.iter().filter(|e| e.days_seen() >= cfg.min_days).map(RoutineEvidence::routine).collect())
+        Ok(evidence::routines(&next.routines, cfg.min_days))
     }
 
     /// The stored evidence, sorted by (hour, topic), without learning.

@@ -34,13 +34,9 @@ impl RoutineEvidence {
         RoutineEvidence { topic, hour, first_seen: day, last_seen: day, days: BTreeSet::from([day]) }
     }
 
+    #[cfg(test)]
     pub fn days_seen(&self) -> u32 {
         u32::try_from(self.days.len()).unwrap_or(u32::MAX)
-    }
-
-    pub fn routine(&self) -> Routine {
-        let days = raven_proto::RoutineDays::of(&self.days);
-        Routine { topic: self.topic.clone(), hour: self.hour, days_seen: self.days_seen(), days }
     }
 
     fn see(&mut self, day: NaiveDate) {
@@ -66,6 +62,33 @@ impl RoutineEvidence {
             self.last_seen = self.last_seen.max(*last);
         }
     }
+}
+
+/// The routines of `evidence` seen on at least `min_days` days, sorted by (hour, topic). A
+/// topic seen at neighbouring hours is one routine (a habit at 19:00 give or take a few minutes
+/// falls on 18 and 19): at the hour it was seen on most days (the earlier on a tie), with the
+/// days of all of them, so its weekdays are told as well as a punctual one's.
+pub fn routines(evidence: &[RoutineEvidence], min_days: u32) -> Vec<Routine> {
+    let mut by_topic: BTreeMap<&str, Vec<&RoutineEvidence>> = BTreeMap::new();
+    for e in evidence {
+        by_topic.entry(&e.topic).or_default().push(e);
+    }
+    let mut out = Vec::new();
+    for (topic, mut hours) in by_topic {
+        hours.sort_by_key(|e| e.hour);
+        for run in hours.chunk_by(|a, b| b.hour == a.hour + 1) {
+            let days: BTreeSet<NaiveDate> = run.iter().flat_map(|e| e.days.iter().copied()).collect();
+            let days_seen = u32::try_from(days.len()).unwrap_or(u32::MAX);
+            if days_seen < min_days {
+                continue;
+            }
+            let main = run.iter().max_by_key(|e| (e.days.len(), std::cmp::Reverse(e.hour))).expect("a run is not empty");
+            let pattern = raven_proto::RoutineDays::of(&days);
+            out.push(Routine { topic: topic.to_owned(), hour: main.hour, days_seen, days: pattern });
+        }
+    }
+    out.sort_by(|a, b| (a.hour, &a.topic).cmp(&(b.hour, &b.topic)));
+    out
 }
 
 /// All the evidence, keyed and ordered by (hour, topic).
@@ -123,9 +146,28 @@ impl Book {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::Datelike;
 
     fn day(d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 3, d).unwrap()
+    }
+
+    /// Gym at 19:00 give or take five minutes, on weekdays only, over three weeks: one routine
+    /// at 19 (its most frequent hour) that keeps to weekdays, although neither hour alone was
+    /// seen on most weekdays.
+    #[test]
+    fn a_topic_at_neighbouring_hours_is_one_routine_with_the_days_of_both() {
+        let mut at_18 = RoutineEvidence::new("gym".into(), 18, day(2));
+        let mut at_19 = RoutineEvidence::new("gym".into(), 19, day(3));
+        let weekdays = (2..=20).map(day).filter(|d| d.weekday().number_from_monday() <= 5);
+        for (i, d) in weekdays.enumerate() {
+            if i % 5 < 2 { at_18.see(d) } else { at_19.see(d) }
+        }
+        let tea = RoutineEvidence { hour: 7, ..RoutineEvidence::new("tea".into(), 7, day(2)) };
+        let got = routines(&[tea, at_18, at_19], 3);
+        assert_eq!(got.len(), 1, "tea was seen once: {got:?}");
+        assert_eq!((got[0].topic.as_str(), got[0].hour, got[0].days_seen), ("gym", 19, 15));
+        assert_eq!(got[0].days, raven_proto::RoutineDays::Weekdays);
     }
 
     #[test]
