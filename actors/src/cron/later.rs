@@ -15,6 +15,7 @@ use crate::config::{RavenConfig, Window};
 use crate::data_dir::DataDir;
 use crate::feedback::give::{give, message_of, GiveError, GiveFeedback, Given};
 use crate::feedback::{short_id, FeedbackRecord, NudgeFeedbackTracker};
+use crate::time::Language;
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 
@@ -113,12 +114,32 @@ impl Verdicts {
 
 /// What a chat answers to a verdict given by a button, a reaction or a tap, at `now`.
 pub fn said(given: &Given, tz: Tz, now: DateTime<Utc>) -> String {
+    said_in(given, tz, now, Language::English)
+}
+
+/// [`said`] in `lang`: `好的，晚点：我会在明天 07:00 再发一次（任务 k3x9p2；/cancel k3x9p2 取消）。`
+pub fn said_in(given: &Given, tz: Tz, now: DateTime<Utc>, lang: Language) -> String {
     let about = given.topic.clone().unwrap_or_else(|| given.short_id.clone());
-    match (given.again_at, &given.again_job) {
-        (Some(at), Some(job)) => {
+    match (given.again_at, &given.again_job, lang) {
+        (Some(at), Some(job), Language::English) => {
             format!("Later, then: I'll send it again {} (job {job}; /cancel {job} to drop it).", when(at, tz, now))
         }
-        _ => format!("Noted: {} ({about}).", given.verdict),
+        (Some(at), Some(job), Language::Chinese) => {
+            format!("好的，晚点：我会在{} 再发一次（任务 {job}；/cancel {job} 取消）。", when_zh(at, tz, now))
+        }
+        (_, _, Language::English) => format!("Noted: {} ({about}).", given.verdict),
+        (_, _, Language::Chinese) => format!("已记录：{}（{about}）。", given.verdict),
+    }
+}
+
+/// `今天 13:00`, `明天 07:00`, else `12月11日（周五）07:00`, in `tz`.
+fn when_zh(at: DateTime<Utc>, tz: Tz, now: DateTime<Utc>) -> String {
+    let (day, today) = (at.with_timezone(&tz).date_naive(), now.with_timezone(&tz).date_naive());
+    let hm = at.with_timezone(&tz).format("%H:%M");
+    match (day - today).num_days() {
+        0 => format!("今天 {hm}"),
+        1 => format!("明天 {hm}"),
+        _ => format!("{}{hm}", crate::context::words::date_zh(day)),
     }
 }
 

@@ -97,6 +97,9 @@ fn the_wait_is_configurable_and_a_cron_reminder_can_be_put_off_too() {
     let late = Utc.with_ymd_and_hms(2026, 3, 2, 22, 30, 0).unwrap();
     let next_morning = Given { again_at: Some(Utc.with_ymd_and_hms(2026, 3, 3, 7, 0, 0).unwrap()), ..given };
     assert!(said(&next_morning, Tz::UTC, late).contains("again tomorrow at 07:00"));
+    let zh = said_in(&next_morning, Tz::UTC, late, crate::time::Language::Chinese);
+    let job = next_morning.again_job.clone().unwrap();
+    assert_eq!(zh, format!("好的，晚点：我会在明天 07:00 再发一次（任务 {job}；/cancel {job} 取消）。"));
 }
 
 #[test]

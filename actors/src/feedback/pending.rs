@@ -92,7 +92,9 @@ impl NudgeFeedbackTracker {
         let topic = crate::policy::topic::topic_of(said);
         let mut ids = Vec::new();
         if topic != "general" && !said.trim_start().starts_with('/') && !super::record::is_hard_reject(said) {
-            ids = self.settle_waiting(Lifecycle::Accepted, now, |r| here(r) && r.source.is_rated() && r.topic.as_deref() == Some(topic.as_str()))?;
+            ids = self.settle_waiting(Lifecycle::Accepted, now, |r| {
+                here(r) && r.source.is_rated() && r.topic.as_deref() == Some(topic.as_str())
+            })?;
         }
         ids.extend(self.settle_waiting(Lifecycle::Engaged, now, here)?);
         Ok(ids)

@@ -55,7 +55,8 @@ pub fn run(a: FeedbackArgs, dir: &DataDir) -> Result<(), CliError> {
         _ => None,
     };
     if let Some(command) = command {
-        let ctx = CommandCtx { tracker: &tracker, jobs: None, verdicts: None, session: None, tz, now };
+        let lang = raven_actors::time::Language::English;
+        let ctx = CommandCtx { tracker: &tracker, jobs: None, verdicts: None, session: None, tz, now, lang };
         println!("{}", ctx.apply(&command)?);
         return Ok(());
     }

@@ -84,11 +84,11 @@ fn the_phone_steers_reminders_and_feedback_with_no_model() {
     support::week::later_and_stop_are_told(dir);
 }
 
-/// "让我静静" from the phone, with no model: proactive messages keep quiet until the user's
-/// morning, the chat says until when and how to end it; `/snooze off` ends it and the next
-/// tick speaks again.
+/// From the phone, with no model: a reminder written in Chinese is confirmed in Chinese;
+/// "让我静静" keeps proactive messages quiet until the user's morning, and the chat says until
+/// when and how to end it; `/snooze off` ends it and the next tick speaks again.
 #[test]
-fn asking_for_quiet_in_words_keeps_raven_quiet_until_morning() {
+fn chinese_words_are_answered_in_chinese_and_asking_for_quiet_keeps_raven_quiet_until_morning() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     std::fs::create_dir_all(dir.join("workspace")).unwrap();
@@ -102,17 +102,20 @@ fn asking_for_quiet_in_words_keeps_raven_quiet_until_morning() {
         sent_to(&fake, "42")[n - 1].clone()
     };
 
-    bot.push(message(1, 42, "今天太累了，让我静静"));
-    let quiet = said(1);
+    bot.push(message(1, 42, "/remind 明天上午10点 交报告"));
+    let set = said(1);
+    assert!(set.contains("提醒已设：「交报告」") && set.contains("时间：一次，") && set.contains("编号："), "{set}");
+    bot.push(message(2, 42, "今天太累了，让我静静"));
+    let quiet = said(2);
     assert!(quiet.contains("我先不打扰你") && quiet.contains("08:00") && quiet.contains("/snooze off"), "{quiet}");
     let due = (support::now_local() + chrono::Duration::minutes(20)).format("%Y-%m-%d %H:%M");
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     let held = ok(dir, &["tick"]);
     assert!(held.contains("snoozed by the user until"), "{held}");
-    assert_eq!(sent_to(&fake, "42").len(), 1, "nothing proactive reached the phone");
+    assert_eq!(sent_to(&fake, "42").len(), 2, "nothing proactive reached the phone");
 
-    bot.push(message(2, 42, "/snooze off"));
-    assert!(said(2).contains("Snooze ended"), "{}", said(2));
+    bot.push(message(3, 42, "/snooze off"));
+    assert!(said(3).contains("Snooze ended"), "English notes, an English command: {}", said(3));
     let tick = ok(dir, &["tick"]);
     assert!(tick.contains("delivered to telegram:42"), "{tick}");
 }

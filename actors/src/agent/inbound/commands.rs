@@ -9,6 +9,7 @@ use crate::cron::later::{self, Verdicts};
 use crate::cron::pause::PauseOutcome;
 use crate::cron::store::JobsStore;
 use crate::feedback::{short_id, FeedbackError, FeedbackRecord, Lifecycle, NudgeFeedbackTracker};
+use crate::time::Language;
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 
@@ -61,9 +62,12 @@ pub struct CommandCtx<'a> {
     pub session: Option<&'a str>,
     pub tz: Tz,
     pub now: DateTime<Utc>,
+    /// The language of a chat's answers (a terminal's are in English: they name commands).
+    pub lang: Language,
 }
 
 const NOT_RATED: &str = "That was a reminder you scheduled: there is nothing to rate. Nothing recorded.";
+const NOT_RATED_ZH: &str = "那是你自己设的提醒，没什么可评价的。没有记录。";
 
 /// A command's argument: a message (`[3fa2c1]`, its short id as shown beside it, or as a
 /// reply to it aims the command), else a topic (a number is resolved by
@@ -77,6 +81,7 @@ fn split_arg(arg: Option<&str>) -> (Option<&str>, Option<&str>) {
 
 const NOTHING: &str = "Nothing to give feedback on here: no proactive message in this conversation within the \
 reaction window. Nothing recorded.";
+const NOTHING_ZH: &str = "这里没有可以评价的消息：最近这个对话里没有我主动发的消息。没有记录。";
 
 impl CommandCtx<'_> {
     /// [`split_arg`], with a number `n` read as item `n` of the latest morning brief here.
@@ -131,11 +136,26 @@ impl CommandCtx<'_> {
         self.session.is_none_or(|s| s.starts_with("cli:"))
     }
 
-    /// A topic as the answer names it: `water` in a terminal, “water” in a chat.
+    /// A topic as the answer names it: `water` in a terminal, “water” in a chat, 「水」 in Chinese.
     fn topic(&self, t: &str) -> String {
-        match self.in_terminal() {
-            true => format!("`{t}`"),
-            false => format!("“{t}”"),
+        match (self.in_terminal(), self.zh()) {
+            (true, _) => format!("`{t}`"),
+            (false, true) => format!("「{t}」"),
+            (false, false) => format!("“{t}”"),
+        }
+    }
+
+    /// Whether the answer is in Chinese: a chat's, in a Chinese-speaking user's.
+    fn zh(&self) -> bool {
+        self.lang == Language::Chinese && !self.in_terminal()
+    }
+
+    /// `english`, or `chinese` where the answer is in Chinese.
+    fn pick<'s>(&self, english: &'s str, chinese: &'s str) -> &'s str {
+        if self.zh() {
+            chinese
+        } else {
+            english
         }
     }
 
@@ -155,26 +175,35 @@ impl CommandCtx<'_> {
         let mut said = Vec::new();
         if let Some(t) = topic.filter(|t| self.tracker.summary(self.now).is_ok_and(|s| s.muted.contains_key(*t))) {
             self.tracker.record_mute(t, None, self.now)?;
-            said.push(format!("Unmuted topic {}. To mute it again: /stop {t}", self.topic(t)));
+            said.push(match self.zh() {
+                true => format!("话题{}不再静音。想再静音：/stop {t}", self.topic(t)),
+                false => format!("Unmuted topic {}. To mute it again: /stop {t}", self.topic(t)),
+            });
         }
         match self.aimed(message, topic)? {
             Some(r) if r.source.is_rated() => {
                 self.tracker.record_verdict(&r.nudge_id, "accepted", "/ok", self.now)?;
                 let id = short_id(&r.nudge_id);
                 let topic = self.topic(&r.topic.unwrap_or_default());
-                said.push(match self.in_terminal() {
-                    true => format!("Recorded: accepted [{id}] (topic {topic}). To undo: raven feedback {id} neutral"),
-                    false => format!("Recorded: accepted [{id}] (topic {topic}). Thanks!"),
+                said.push(match (self.in_terminal(), self.zh()) {
+                    (true, _) => {
+                        format!("Recorded: accepted [{id}] (topic {topic}). To undo: raven feedback {id} neutral")
+                    }
+                    (false, true) => format!("已记录：有用 [{id}]（话题{topic}）。谢谢！"),
+                    (false, false) => format!("Recorded: accepted [{id}] (topic {topic}). Thanks!"),
                 });
             }
             _ if said.is_empty() && topic.is_some() => {
-                return Ok(format!(
-                    "Topic {} is not muted and nothing here waits for a verdict on it. Nothing recorded.",
-                    self.topic(topic.unwrap_or_default())
-                ))
+                let t = self.topic(topic.unwrap_or_default());
+                return Ok(match self.zh() {
+                    true => format!("话题{t}没有静音，这里也没有等你评价的消息。没有记录。"),
+                    false => {
+                        format!("Topic {t} is not muted and nothing here waits for a verdict on it. Nothing recorded.")
+                    }
+                });
             }
-            Some(_) if said.is_empty() => return Ok(NOT_RATED.into()),
-            _ if said.is_empty() => return Ok(NOTHING.into()),
+            Some(_) if said.is_empty() => return Ok(self.pick(NOT_RATED, NOT_RATED_ZH).into()),
+            _ if said.is_empty() => return Ok(self.pick(NOTHING, NOTHING_ZH).into()),
             _ => {}
         }
         Ok(said.join("\n"))
@@ -187,30 +216,37 @@ impl CommandCtx<'_> {
             return self.stop_job(r);
         }
         let Some(topic) = topic.map(str::to_owned).or_else(|| target.as_ref().and_then(|r| r.topic.clone())) else {
-            return Ok(NOTHING.into());
+            return Ok(self.pick(NOTHING, NOTHING_ZH).into());
         };
         let mut said = Vec::new();
         if let Some(r) = &target {
             self.tracker.record_verdict(&r.nudge_id, "dismissed", "stop", self.now)?;
-            said.push(format!("Recorded: dismissed [{}] as a stop.", short_id(&r.nudge_id)));
+            let id = short_id(&r.nudge_id);
+            said.push(if self.zh() {
+                format!("已记录：不要了 [{id}]。")
+            } else {
+                format!("Recorded: dismissed [{id}] as a stop.")
+            });
         }
         let until = self.now + Duration::days(self.tracker.config().stop_mute_days);
         self.tracker.record_mute(&topic, Some(until), self.now)?;
-        said.push(format!(
-            "Muted topic {} until {} ({}). To undo: /ok {topic}",
-            self.topic(&topic),
-            self.shown(until),
-            self.tz
-        ));
+        let (t, shown, tz) = (self.topic(&topic), self.shown(until), self.tz);
+        said.push(match self.zh() {
+            true => format!("话题{t}静音到 {shown}（{tz}）。撤销：/ok {topic}"),
+            false => format!("Muted topic {t} until {shown} ({tz}). To undo: /ok {topic}"),
+        });
         Ok(said.join(" "))
     }
 
     /// A "stop" to a cron reminder: the job is paused (the reminder is the user's own).
     fn stop_job(&self, r: &FeedbackRecord) -> Result<String, CommandError> {
         let (Some(job), Some(jobs)) = (r.job.as_deref(), self.jobs) else {
-            return Ok(match self.in_terminal() {
-                true => "That was a reminder you scheduled; remove it with `raven cron rm <id>`. Nothing recorded.",
-                false => {
+            return Ok(match (self.in_terminal(), self.zh()) {
+                (true, _) => {
+                    "That was a reminder you scheduled; remove it with `raven cron rm <id>`. Nothing recorded."
+                }
+                (false, true) => "那是你自己设的提醒；/list 能看到它，/cancel <编号> 删除。没有记录。",
+                (false, false) => {
                     "That was a reminder you scheduled; /list shows it and /cancel <id> removes it. Nothing recorded."
                 }
             }
@@ -219,10 +255,14 @@ impl CommandCtx<'_> {
         self.tracker
             .append(&FeedbackRecord { reason: Some("/stop".into()), ..r.following(Lifecycle::Neutral, self.now) })?;
         Ok(match jobs.pause(job, "paused by /stop")? {
-            PauseOutcome::Done | PauseOutcome::Already => match self.in_terminal() {
-                true => format!("Paused the reminder job `{job}`. To resume it: raven cron resume {job}"),
-                false => format!("Paused the reminder job {job}. To resume it: /resume {job}"),
+            PauseOutcome::Done | PauseOutcome::Already => match (self.in_terminal(), self.zh()) {
+                (true, _) => format!("Paused the reminder job `{job}`. To resume it: raven cron resume {job}"),
+                (false, true) => format!("已暂停提醒 {job}。恢复：/resume {job}"),
+                (false, false) => format!("Paused the reminder job {job}. To resume it: /resume {job}"),
             },
+            PauseOutcome::NoSuchJob if self.zh() => {
+                format!("那是你的提醒（{job}），已经结束或删除，不会再来。没什么可停的。")
+            }
             PauseOutcome::NoSuchJob => {
                 format!("That was your reminder (job {job}); it is done or removed and will not come again. Nothing to stop.")
             }
@@ -237,27 +277,32 @@ impl CommandCtx<'_> {
         };
         let (message, topic) = self.split(arg)?;
         // A nudge or a cron reminder alike: either can come again later.
-        let Some(r) = self.aimed(message.as_deref(), topic)? else { return Ok(NOTHING.into()) };
+        let Some(r) = self.aimed(message.as_deref(), topic)? else { return Ok(self.pick(NOTHING, NOTHING_ZH).into()) };
         let req = crate::feedback::give::GiveFeedback {
             nudge_id: Some(r.nudge_id),
             verdict: later::LATER.into(),
             ..Default::default()
         };
-        Ok(later::said(&verdicts.give(self.tracker, &req, self.now)?, self.tz, self.now))
+        let given = verdicts.give(self.tracker, &req, self.now)?;
+        Ok(later::said_in(&given, self.tz, self.now, if self.zh() { Language::Chinese } else { Language::English }))
     }
 
     fn snooze(&self, d: Option<Duration>) -> Result<String, CommandError> {
         let Some(d) = d else {
             self.tracker.record_snooze(self.now, self.now)?;
-            return Ok("Snooze ended: proactive messages may come again.".into());
+            return Ok(self
+                .pick("Snooze ended: proactive messages may come again.", "免打扰结束了：主动消息可以再来了。")
+                .into());
         };
         let until = self.now + d;
         self.tracker.record_snooze(until, self.now)?;
-        Ok(format!(
-            "Snoozed: no proactive message until {} ({}); your cron reminders still come. To end it: /snooze off",
-            self.shown(until),
-            self.tz
-        ))
+        let (shown, tz) = (self.shown(until), self.tz);
+        Ok(match self.zh() {
+            true => format!("好的：{shown}（{tz}）之前不主动发消息；你设的提醒照常。提前结束：/snooze off"),
+            false => format!(
+                "Snoozed: no proactive message until {shown} ({tz}); your cron reminders still come. To end it: /snooze off"
+            ),
+        })
     }
 }
 

@@ -20,6 +20,9 @@ pub struct FeedbackReplies {
     pub verdicts: Rc<crate::cron::later::Verdicts>,
     pub tz: Tz,
     pub clock: SharedClock,
+    /// `general.language`, and the notes `auto` reads it from: the answers' language.
+    pub language: crate::time::LanguageSetting,
+    pub memory: std::path::PathBuf,
     /// The user's morning (the morning brief's time: when quiet hours end, or 08:00 with
     /// none): a request for quiet in words lasts until the next one.
     pub morning: chrono::NaiveTime,
@@ -39,6 +42,7 @@ impl InboundHook for FeedbackReplies {
                 session: Some(&session),
                 tz: self.tz,
                 now: self.clock.now(),
+                lang: super::language::of_answer(&req.content, self.language, &self.memory),
             };
             Some(match cmd.and_then(|c| ctx.apply(&c)) {
                 Ok(answer) => crate::sessions::Answer::Done(answer),

@@ -7,3 +7,4 @@ pub(crate) mod chat;
 pub mod commands;
 pub(crate) mod feedback_hook;
 mod hush;
+pub(crate) mod language;

@@ -72,6 +72,8 @@ impl Wiring<'_> {
             strikes: Strikes { limit: config.cron.strike_limit, min_gap },
             has_model: !config.llm.base_url.trim().is_empty(),
             journal: self.dir.journal(),
+            language: config.general.language,
+            memory: self.dir.memory(),
         }
     }
 
@@ -95,6 +97,8 @@ impl Wiring<'_> {
             tz: self.tz,
             clock: clock.clone(),
             morning: config.brief.time(&config.policy.quiet_hours).0,
+            language: config.general.language,
+            memory: self.dir.memory(),
         };
         let agent = Rc::new(AgentLoop {
             provider: provider.clone(),

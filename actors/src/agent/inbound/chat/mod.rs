@@ -2,7 +2,9 @@
 //! `/start` and `/help`, `/remind <when> <text>`, `/list`, `/cancel <id>`, `/pause <id>`,
 //! `/resume <id>`, `/why [words]`. They are answered here, before any model is asked, whether or not an LLM is
 //! configured, so a model that is down, misconfigured or slow never breaks them. What they say
-//! is written for a chat: plain words, no terminal hints.
+//! is written for a chat: plain words, no terminal hints, in the user's language: Chinese when
+//! the command's own words are (`/remind 明天上午10点 交报告`), else `general.language` (under
+//! `auto`, the language of MEMORY.md).
 
 mod jobs;
 mod remind;
@@ -11,6 +13,7 @@ mod why;
 use crate::clock::SharedClock;
 use crate::cron::tool::JobsCron;
 use crate::sessions::{Answer, InboundHook};
+use crate::time::Language;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::TurnRequest;
 
@@ -25,6 +28,9 @@ pub struct ChatCommands {
     pub has_model: bool,
     /// The decision journal `/why` reads.
     pub journal: std::path::PathBuf,
+    /// `general.language`, and the notes `auto` reads it from.
+    pub language: crate::time::LanguageSetting,
+    pub memory: std::path::PathBuf,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -66,20 +72,29 @@ fn parse(text: &str) -> Option<Command<'_>> {
 }
 
 impl ChatCommands {
-    fn answer(&self, cmd: Command<'_>, session: &str) -> Answer {
+    fn answer(&self, cmd: Command<'_>, session: &str, text: &str) -> Answer {
         let now = self.clock.now();
+        let lang = self.lang(text);
         Answer::Done(match cmd {
-            Command::Help { first } => self.help(first),
-            Command::Remind(rest) => return self.remind(rest, session, now),
-            Command::List => self.list(now),
-            Command::Cancel(id) => return self.cancel(id),
-            Command::Pause(id) => self.pause(id),
-            Command::Resume(id) => self.resume(id, now),
+            Command::Help { first } => self.help(first, lang),
+            Command::Remind(rest) => return self.remind(rest, session, now, lang),
+            Command::List => self.list(now, lang),
+            Command::Cancel(id) => return self.cancel(id, lang),
+            Command::Pause(id) => self.pause(id, lang),
+            Command::Resume(id) => self.resume(id, now, lang),
             Command::Why(words) => self.why(words, now),
         })
     }
 
-    fn help(&self, first: bool) -> String {
+    /// The language to answer `text` in (see [`super::language`]).
+    fn lang(&self, text: &str) -> Language {
+        super::language::of_answer(text, self.language, &self.memory)
+    }
+
+    fn help(&self, first: bool, lang: Language) -> String {
+        if lang == Language::Chinese {
+            return self.help_zh(first);
+        }
         let hello = match first {
             true => "Hello! I'm Raven. I remind you of what matters, ahead of time, and stay quiet otherwise.\n\n",
             false => "",
@@ -104,13 +119,40 @@ impl ChatCommands {
             self.jobs.tz
         )
     }
+
+    fn help_zh(&self, first: bool) -> String {
+        let hello = if first {
+            "你好！我是 Raven：重要的事提前提醒你，其余时候不打扰。\n\n"
+        } else {
+            ""
+        };
+        let model = match self.has_model {
+            true => "其他消息会交给语言模型回答。",
+            false => "没有配置语言模型，所以我只回答这些命令、发送你的提醒；要聊别的，请这台 Raven 的主人在配置里设置 [llm]。",
+        };
+        format!(
+            "{hello}提醒：\n\
+             /remind <时间> <内容>：例如 /remind 明天上午9点 看牙医，/remind 每个工作日 8:30 站会\n\
+             /list：你的提醒，最近的在前\n\
+             /cancel <编号>：删除一条\n\
+             /pause <编号> 和 /resume <编号>：暂停、恢复\n\n\
+             对我发的消息：\n\
+             /ok：有用\n\
+             /stop：这个话题先别提\n\
+             /later：过一会儿再发（默认一小时后）\n\
+             /snooze 2h：一段时间内不主动发消息（你的提醒照常）；说“让我静静”也行\n\
+             /why：我最近做了什么决定、为什么\n\n\
+             时间按 {} 理解。{model}",
+            self.jobs.tz
+        )
+    }
 }
 
 impl InboundHook for ChatCommands {
     fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<crate::sessions::Answer>> {
         Box::pin(async move {
             let cmd = parse(&req.content)?;
-            Some(self.answer(cmd, &format!("{}:{}", req.channel, req.chat_id)))
+            Some(self.answer(cmd, &format!("{}:{}", req.channel, req.chat_id), &req.content))
         })
     }
 }

@@ -8,15 +8,23 @@
 use super::ChatCommands;
 use crate::cron::store::Job;
 use crate::cron::tool::{schedule_of, NewJob};
-use crate::cron::words::{day_and_time, in_words};
+use crate::cron::words::{day_and_time, day_and_time_in, in_words, in_words_in};
 use crate::sessions::Answer;
-use crate::time::{parse_when, split_when, When};
+use crate::time::{parse_when, split_when, Language, When};
 use chrono::{DateTime, Utc};
 
 /// The longest reminder text kept (a chat message, not a document).
 const MAX_TEXT: usize = 1_000;
 
 const USAGE: &str = "Write it as /remind <when> <text>, e.g. /remind in 1h 30m stretch, /remind tomorrow at 9 dentist, /remind every weekday at 8:30 standup.";
+const USAGE_ZH: &str = "这样写：/remind <时间> <内容>，例如 /remind 半小时后 拉伸，/remind 明天上午9点 看牙医，/remind 每个工作日 8:30 站会。";
+
+fn usage(lang: Language) -> &'static str {
+    match lang {
+        Language::English => USAGE,
+        Language::Chinese => USAGE_ZH,
+    }
+}
 
 /// What a `/remind` was read as: one or more times, and the text.
 #[derive(Debug)]
@@ -27,13 +35,13 @@ struct Reading {
 
 impl ChatCommands {
     /// Schedules the reminder, or refuses it saying what was read and why.
-    pub(super) fn remind(&self, rest: &str, session: &str, now: DateTime<Utc>) -> Answer {
+    pub(super) fn remind(&self, rest: &str, session: &str, now: DateTime<Utc>, lang: Language) -> Answer {
         if rest.is_empty() {
-            return Answer::Refused(USAGE.into());
+            return Answer::Refused(usage(lang).into());
         }
         let reading = match self.read(rest, now) {
             Ok(r) => r,
-            Err(why) => return Answer::Refused(format!("{why}\n{USAGE}")),
+            Err(why) => return Answer::Refused(format!("{why}\n{}", usage(lang))),
         };
         let length = reading.text.chars().count();
         if length > MAX_TEXT {
@@ -55,7 +63,10 @@ impl ChatCommands {
                 Err(e) => return Answer::Refused(self.not_all(&made, &e.to_string())),
             }
         }
-        let mut said = self.confirm(&made, now);
+        let mut said = match lang {
+            Language::English => self.confirm(&made, now),
+            Language::Chinese => self.confirm_zh(&made, now),
+        };
         let next = made.first().and_then(|j| j.state.next_run_at);
         if let Some(gap) = next.and_then(|at| crate::time::skipped_clock(rest, at, self.jobs.tz)) {
             said.push_str(&format!("\nNote: {gap}"));
@@ -119,6 +130,35 @@ impl ChatCommands {
         if made.iter().any(|j| self.can_pause(j, now)) {
             out.push_str(&format!(
                 "\nIf {} in a row go unanswered, I pause it and tell you; any reply here resets the count.",
+                self.strikes.limit
+            ));
+        }
+        out
+    }
+
+    /// [`Self::confirm`] in Chinese.
+    fn confirm_zh(&self, made: &[Job], now: DateTime<Utc>) -> String {
+        let (tz, zh) = (self.jobs.tz, Language::Chinese);
+        let Some(first) = made.first() else { return "没有设置任何提醒。".into() };
+        let mut out = match made.len() {
+            1 => format!("提醒已设：「{}」\n时间：{}（{tz}）", first.message, in_words_in(&first.schedule, tz, zh)),
+            _ => format!("提醒已设：「{}」（{tz}）", first.message),
+        };
+        for job in made {
+            let next = job.state.next_run_at.map(|t| day_and_time_in(t, tz, zh)).unwrap_or_else(|| "无".into());
+            match made.len() {
+                1 => out.push_str(&format!("\n下次：{next}\n编号：{}（发 /cancel {} 删除）", job.id, job.id)),
+                _ => out.push_str(&format!(
+                    "\n• {}：{}；下次 {next}（/cancel {}）",
+                    job.id,
+                    in_words_in(&job.schedule, tz, zh),
+                    job.id
+                )),
+            }
+        }
+        if made.iter().any(|j| self.can_pause(j, now)) {
+            out.push_str(&format!(
+                "\n如果连续 {} 次没有回应，我会暂停它并告诉你；在这里回任何消息都会重新计数。",
                 self.strikes.limit
             ));
         }

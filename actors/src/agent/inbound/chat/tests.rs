@@ -25,18 +25,19 @@ pub(super) fn commands(dir: &std::path::Path, has_model: bool) -> ChatCommands {
     };
     let strikes = Strikes { limit: 5, min_gap: Duration::days(1) };
     let journal = dir.join("journal.jsonl");
-    ChatCommands { jobs, clock: ManualClock::new(now()).shared(), strikes, has_model, journal }
+    let (language, memory) = (Default::default(), dir.join("MEMORY.md"));
+    ChatCommands { jobs, clock: ManualClock::new(now()).shared(), strikes, has_model, journal, language, memory }
 }
 
 pub(super) fn say(c: &ChatCommands, text: &str) -> Option<String> {
-    parse(text).map(|cmd| match c.answer(cmd, "telegram:111") {
+    parse(text).map(|cmd| match c.answer(cmd, "telegram:111", text) {
         Answer::Done(t) | Answer::Refused(t) => t,
     })
 }
 
 /// Whether the command was refused (nothing done).
 fn refused(c: &ChatCommands, text: &str) -> bool {
-    matches!(parse(text).map(|cmd| c.answer(cmd, "telegram:111")), Some(Answer::Refused(_)))
+    matches!(parse(text).map(|cmd| c.answer(cmd, "telegram:111", text)), Some(Answer::Refused(_)))
 }
 
 #[test]
@@ -161,4 +162,29 @@ fn a_time_in_the_spring_gap_is_said_not_moved_silently() {
     assert!(said.contains("set for 03:00"), "{said}");
     let plain = say(&c, "/remind 2027-03-29 at 2:30 water the plants").unwrap();
     assert!(!plain.contains("Note:"), "{plain}");
+}
+
+/// A reminder written in Chinese is confirmed in Chinese; with notes in Chinese (`auto`),
+/// `/list`, `/pause`, `/help` answer in Chinese too; English notes keep English.
+#[test]
+fn the_answers_are_in_the_user_s_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = commands(dir.path(), false);
+    let set = say(&c, "/remind 明天上午10点 交报告").unwrap();
+    assert!(set.starts_with("提醒已设：「交报告」\n时间：一次，12月5日（周六）10:00（Europe/Paris）"), "{set}");
+    assert!(set.contains("编号：") && set.contains("/cancel"), "{set}");
+    let daily = say(&c, "/remind 每个工作日 8:30 站会").unwrap();
+    assert!(daily.contains("时间：每个工作日 08:30") && daily.contains("下次：12月7日（周一）08:30"), "{daily}");
+    assert!(say(&c, "/list").unwrap().starts_with("Your reminders"), "English notes: English");
+
+    std::fs::write(dir.path().join("MEMORY.md"), "# 备忘\n每月20号 付保姆工资\n").unwrap();
+    let list = say(&c, "/list").unwrap();
+    assert!(
+        list.starts_with("你的提醒（Europe/Paris），最近的在前：") && list.contains("：「站会」，每个工作日 08:30"),
+        "{list}"
+    );
+    let id = c.jobs.store.load().unwrap().jobs[0].id.clone();
+    assert_eq!(say(&c, &format!("/pause {id}")).unwrap(), format!("已暂停 {id}。恢复：/resume {id}"));
+    assert!(say(&c, "/cancel").unwrap().starts_with("请说明是哪一条"));
+    assert!(say(&c, "/start").unwrap().starts_with("你好！我是 Raven"));
 }

@@ -26,6 +26,10 @@ impl Rig {
     }
 
     fn run_in(&self, session: &str, text: &str, at: DateTime<Utc>) -> String {
+        self.run_as(crate::time::Language::English, session, text, at)
+    }
+
+    fn run_as(&self, lang: crate::time::Language, session: &str, text: &str, at: DateTime<Utc>) -> String {
         let ctx = CommandCtx {
             tracker: &self.tracker,
             jobs: Some(&self.jobs),
@@ -33,6 +37,7 @@ impl Rig {
             session: Some(session),
             tz: Tz::UTC,
             now: at,
+            lang,
         };
         ctx.apply(&parse(text).expect("a command").unwrap()).unwrap()
     }
@@ -175,6 +180,7 @@ fn a_command_aimed_at_a_message_by_its_short_id_means_that_one_not_the_latest() 
         session: Some("cli:1"),
         tz: Tz::UTC,
         now: t0(),
+        lang: crate::time::Language::English,
     };
     let unknown = ctx.apply(&parse("/stop [abcdef]").unwrap().unwrap()).unwrap_err().to_string();
     assert!(unknown.contains("abcdef"), "{unknown}");
@@ -194,6 +200,7 @@ fn later_puts_the_latest_message_off_as_a_job_and_rates_nothing() {
         session: Some("cli:1"),
         tz: Tz::UTC,
         now,
+        lang: crate::time::Language::English,
     };
     let said = ctx.apply(&parse("/later").unwrap().unwrap()).unwrap();
     assert!(said.starts_with("Later, then: I'll send it again at ") && said.contains("11:05 (job "), "{said}");
@@ -229,6 +236,31 @@ fn in_a_chat_the_answers_speak_chat() {
     }
 }
 
+/// A Chinese-speaking user's chat gets the answers in Chinese; the terminal keeps English (it
+/// names commands).
+#[test]
+fn in_a_chinese_chat_the_answers_are_in_chinese() {
+    use crate::time::Language::Chinese;
+    let r = rig();
+    let chat = "telegram:42";
+    r.sent_in(chat, Dispatch::new("n-1", "水", Priority::Low, Source::Sentinel));
+    assert_eq!(
+        r.run_as(Chinese, chat, "/ok", t0() + Duration::minutes(5)),
+        format!("已记录：有用 [{}]（话题「水」）。谢谢！", short_id("n-1"))
+    );
+    r.sent_in(chat, Dispatch::new("n-2", "房租", Priority::Low, Source::Sentinel));
+    let stop = r.run_as(Chinese, chat, "/stop", t0() + Duration::minutes(6));
+    assert!(
+        stop.starts_with("已记录：不要了") && stop.contains("话题「房租」静音到") && stop.contains("/ok 房租"),
+        "{stop}"
+    );
+    let snooze = r.run_as(Chinese, chat, "/snooze 2h", t0() + Duration::minutes(7));
+    assert!(snooze.starts_with("好的：") && snooze.contains("/snooze off"), "{snooze}");
+    assert!(r.run_as(Chinese, chat, "/snooze off", t0() + Duration::minutes(8)).starts_with("免打扰结束了"));
+    assert!(r.run_as(Chinese, "telegram:9", "/ok", t0()).starts_with("这里没有可以评价的消息"));
+    assert!(r.run_as(Chinese, "cli:1", "/ok", t0()).starts_with("Nothing to give feedback on"), "a terminal");
+}
+
 /// `/stop 2` after a morning brief means its item 2 (not the brief, not a topic "2"), and
 /// mutes that item's topic; a number with no such item in this conversation says so.
 #[test]
@@ -248,6 +280,7 @@ fn a_number_names_an_item_of_the_latest_morning_brief_here() {
             session: Some(session),
             tz: Tz::UTC,
             now: t0(),
+            lang: crate::time::Language::English,
         };
         ctx.apply(&parse(text).unwrap().unwrap()).unwrap_err().to_string()
     };

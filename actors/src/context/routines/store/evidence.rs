@@ -82,7 +82,8 @@ pub fn routines(evidence: &[RoutineEvidence], min_days: u32) -> Vec<Routine> {
             if days_seen < min_days {
                 continue;
             }
-            let main = run.iter().max_by_key(|e| (e.days.len(), std::cmp::Reverse(e.hour))).expect("a run is not empty");
+            let main =
+                run.iter().max_by_key(|e| (e.days.len(), std::cmp::Reverse(e.hour))).expect("a run is not empty");
             let pattern = raven_proto::RoutineDays::of(&days);
             out.push(Routine { topic: topic.to_owned(), hour: main.hour, days_seen, days: pattern });
         }
@@ -161,7 +162,11 @@ mod tests {
         let mut at_19 = RoutineEvidence::new("gym".into(), 19, day(3));
         let weekdays = (2..=20).map(day).filter(|d| d.weekday().number_from_monday() <= 5);
         for (i, d) in weekdays.enumerate() {
-            if i % 5 < 2 { at_18.see(d) } else { at_19.see(d) }
+            if i % 5 < 2 {
+                at_18.see(d)
+            } else {
+                at_19.see(d)
+            }
         }
         let tea = RoutineEvidence { hour: 7, ..RoutineEvidence::new("tea".into(), 7, day(2)) };
         let got = routines(&[tea, at_18, at_19], 3);
