@@ -158,6 +158,10 @@ pub struct PlannerContext {
     pub fire_history: BTreeMap<String, TopicFireHistory>,
     pub attention_md: String,
     pub behaviors_recent: String,
+    /// The kinds of item (`payment`) the user asked to hear of earlier, and how many times
+    /// (`/earlier`, "too late"): their lead is lengthened (`Ladder::lengthened`).
+    #[serde(default)]
+    pub earlier_kinds: BTreeMap<String, u32>,
 }
 
 impl PlannerContext {
@@ -176,6 +180,7 @@ impl PlannerContext {
             fire_history: BTreeMap::new(),
             attention_md: String::new(),
             behaviors_recent: String::new(),
+            earlier_kinds: BTreeMap::new(),
         }
     }
 }

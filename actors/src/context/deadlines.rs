@@ -144,8 +144,11 @@ pub fn parse_deadlines(
 }
 
 /// Everything dated the Planner's context holds: the notes' deadlines and events, and the
-/// calendar's events (an event: announced before it starts, never after), soonest first.
+/// calendar's events (an event: announced before it starts, never after), soonest first. The
+/// kinds the user asked to hear of earlier (`ctx.earlier_kinds`) get a longer lead than `ladder`.
 pub fn deadlines_in(ctx: &raven_proto::PlannerContext, tz: Tz, order: DateOrder, ladder: &Ladder) -> Vec<Deadline> {
+    let learned = ladder.lengthened(&ctx.earlier_kinds);
+    let ladder = &learned;
     let mut out = parse_deadlines(&ctx.memory_md, ctx.now, tz, order, ladder);
     out.extend(ctx.calendar.iter().map(|c| {
         let need = crate::time::Need::of(&c.title);

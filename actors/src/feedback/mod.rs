@@ -14,7 +14,7 @@ pub(crate) mod tool;
 mod trim;
 
 pub use record::{is_hard_reject, short_id, BriefItem, Dispatch, FeedbackRecord, Lifecycle, Source};
-pub use summary::{summarize, FeedbackSummary, Rate, TopicFeedback};
+pub use summary::{summarize, FeedbackSummary, Rate, TopicFeedback, EARLIER};
 
 use crate::config::FeedbackConfig;
 use crate::journal::Journal;

@@ -9,6 +9,9 @@ use raven_proto::Priority;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
+/// The reason of a neutral verdict that says the item came too late (`/earlier`).
+pub const EARLIER: &str = "earlier";
+
 /// Accepted and dismissed verdicts; neutral ones count in neither.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Rate {
@@ -67,6 +70,9 @@ pub struct FeedbackSummary {
     /// Dismissals of brief items told ahead by their kind's lead, by kind (`payment`).
     #[serde(default)]
     pub dismissed_kinds: BTreeMap<String, u32>,
+    /// Items of a kind the user said came too late (`/earlier`), by kind.
+    #[serde(default)]
+    pub earlier_kinds: BTreeMap<String, u32>,
 }
 
 impl FeedbackSummary {
@@ -112,6 +118,11 @@ pub fn summarize(records: &[FeedbackRecord], now: DateTime<Utc>, cfg: &FeedbackC
         let d = dispatched.get(id);
         if !d.map_or(v.source, |d| d.source).is_rated() || !v.source.is_rated() {
             continue;
+        }
+        if v.event == Lifecycle::Neutral && v.reason.as_deref() == Some(EARLIER) {
+            if let Some(kind) = d.and_then(|d| d.kind.clone()) {
+                *s.earlier_kinds.entry(kind).or_default() += 1;
+            }
         }
         let ignored = v.event == Lifecycle::Ignored;
         let accepted = match v.event {

@@ -231,6 +231,19 @@ mod rules {
         assert_eq!(decide(c).await.action, Action::Nudge, "told yesterday");
     }
 
+    /// A kind the user asked to hear of earlier (`ctx.earlier_kinds`) gets its heads-up twice
+    /// as far ahead: the rent six days before instead of three.
+    #[actix_rt::test]
+    async fn a_kind_asked_earlier_gets_its_heads_up_twice_as_far_ahead() {
+        let mut c = ctx();
+        c.memory_md = "- [ ] Pay the rent due: 2026-03-08\n".into();
+        assert_eq!(decide(c.clone()).await.action, Action::Skip, "six days ahead: not yet");
+        c.earlier_kinds.insert("payment".into(), 1);
+        let d = decide(c).await;
+        assert_eq!(d.action, Action::Nudge);
+        assert_eq!(d.nudge_message.as_deref(), Some("Heads-up: Pay the rent is due on Sun 8 Mar."));
+    }
+
     #[actix_rt::test]
     async fn a_later_deadline_waits_for_an_active_conversation() {
         let mut c = ctx();

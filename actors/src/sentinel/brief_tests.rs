@@ -114,3 +114,33 @@ async fn a_kind_dismissed_three_times_is_told_the_day_before_only() {
     assert_eq!(sent[0].items[0].text, "Heads-up: Pay the rent is due tomorrow.");
     assert_eq!(sent[0].items[0].kind, None, "the day before is no kind's lead");
 }
+
+/// The user said a payment came too late (`/earlier`): the brief tells payments six days
+/// ahead instead of three (the Planner's own heads-up: `planner::tests::rules`).
+#[actix_rt::test]
+async fn a_kind_asked_earlier_is_told_twice_as_far_ahead() {
+    use crate::feedback::{BriefItem, Dispatch, NudgeFeedbackTracker, Source};
+    let mut r = briefing(at(7, 5), None);
+    let dir = r.dir.clone();
+    std::fs::write(r.dir.memory(), "- [ ] Pay the rent due: 2026-03-08\n").unwrap();
+    r.runner.tick_once().await;
+    assert!(briefs(&r).is_empty(), "six days ahead: not yet for a payment {:?}", r.router.said.borrow());
+
+    let tracker = NudgeFeedbackTracker::new(dir.feedback(), Default::default(), chrono_tz::Tz::UTC);
+    let brief = Dispatch::new("b1", "morning brief", raven_proto::Priority::Medium, Source::Sentinel);
+    let item = BriefItem {
+        nudge_id: "b1.1".into(),
+        topic: "bill".into(),
+        text: "Heads-up: a bill".into(),
+        kind: Some("payment".into()),
+    };
+    let sent = at(12, 0) - chrono::Duration::days(3);
+    tracker.record_item(&brief, &item, Some("cli:local"), true, sent).unwrap();
+    tracker.record_verdict("b1.1", "neutral", crate::feedback::EARLIER, sent + chrono::Duration::minutes(1)).unwrap();
+    r.clock.set(at(9, 0));
+    r.runner.tick_once().await;
+    let sent = briefs(&r);
+    assert_eq!(sent.len(), 1, "{:?}", r.router.said.borrow());
+    assert_eq!(sent[0].items[0].text, "Heads-up: Pay the rent is due on Sun 8 Mar.");
+    assert_eq!(sent[0].items[0].kind.as_deref(), Some("payment"));
+}

@@ -251,7 +251,7 @@ impl SentinelRunner {
         self.recall(&mut ctx);
         self.add_briefed(&mut ctx);
         let mut notes = Vec::new();
-        let plan = self.chores(&ctx, &mut notes).await;
+        let plan = self.chores(&mut ctx, &mut notes).await;
         // What a brief sent in the chores told counts for the Planner of this tick too.
         self.add_briefed(&mut ctx);
         let window = Duration::seconds(self.d.cfg.slot_window_s as i64);

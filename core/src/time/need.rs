@@ -78,18 +78,46 @@ impl Default for Ladder {
     }
 }
 
+/// The longest lead the learning loop gives a kind, in days.
+pub const MAX_LEARNED_DAYS: u32 = 28;
+
 impl Ladder {
     /// The lead `need` gets; `None` for the day before only.
     pub fn lead(&self, need: Need) -> Option<Duration> {
-        let days = match need {
-            Need::Booking => self.booking,
-            Need::Occasion => self.occasion,
-            Need::Trip => self.trip,
-            Need::Payment => self.payment,
-            Need::Submission => self.submission,
-            Need::Preparation => self.preparation,
-        };
+        let days = *self.days_of(need);
         (days > 1).then(|| Duration::days(i64::from(days)))
+    }
+
+    fn days_of(&self, need: Need) -> &u32 {
+        match need {
+            Need::Booking => &self.booking,
+            Need::Occasion => &self.occasion,
+            Need::Trip => &self.trip,
+            Need::Payment => &self.payment,
+            Need::Submission => &self.submission,
+            Need::Preparation => &self.preparation,
+        }
+    }
+
+    /// The ladder with each kind the user asked to hear of earlier `n` times (`/earlier`,
+    /// "too late") twice as far ahead per time (a kind told the day before only starts from
+    /// one day), at most [`MAX_LEARNED_DAYS`]: a payment 3 days, then 6, then 12.
+    pub fn lengthened(&self, earlier: &std::collections::BTreeMap<String, u32>) -> Ladder {
+        let mut out = *self;
+        for (name, n) in earlier {
+            let Some(need) = Need::named(name) else { continue };
+            let base = (*self.days_of(need)).max(1);
+            let days = base.saturating_mul(2u32.saturating_pow((*n).min(8))).min(MAX_LEARNED_DAYS).max(base);
+            match need {
+                Need::Booking => out.booking = days,
+                Need::Occasion => out.occasion = days,
+                Need::Trip => out.trip = days,
+                Need::Payment => out.payment = days,
+                Need::Submission => out.submission = days,
+                Need::Preparation => out.preparation = days,
+            }
+        }
+        out
     }
 }
 
@@ -109,6 +137,13 @@ impl Need {
             });
             (said_in_english || chinese.iter().any(|w| text.contains(w))).then_some(*need)
         })
+    }
+
+    /// The kind of `name` (`payment`), as [`Need::name`] says it.
+    pub fn named(name: &str) -> Option<Need> {
+        const ALL: [Need; 6] =
+            [Need::Booking, Need::Occasion, Need::Trip, Need::Payment, Need::Submission, Need::Preparation];
+        ALL.into_iter().find(|n| n.name() == name)
     }
 
     /// The kind in words, after "as for": `a booking`, `a payment`.
@@ -139,6 +174,19 @@ impl Need {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kind_asked_earlier_doubles_its_lead_each_time_up_to_four_weeks() {
+        let base = Ladder::default();
+        let earlier = |pairs: &[(&str, u32)]| pairs.iter().map(|(k, n)| (k.to_string(), *n)).collect();
+        let once = base.lengthened(&earlier(&[("payment", 1), ("nonsense", 3)]));
+        assert_eq!((once.payment, once.booking), (6, 7), "only the kind asked for");
+        assert_eq!(base.lengthened(&earlier(&[("payment", 2)])).payment, 12);
+        assert_eq!(base.lengthened(&earlier(&[("booking", 5)])).booking, MAX_LEARNED_DAYS);
+        let day_before = Ladder { trip: 0, ..base };
+        assert_eq!(day_before.lengthened(&earlier(&[("trip", 1)])).trip, 2, "from one day");
+        assert_eq!(Need::named("payment"), Some(Need::Payment));
+    }
 
     #[test]
     fn an_item_s_words_name_what_it_needs_ahead_in_either_language() {

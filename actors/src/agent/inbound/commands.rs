@@ -1,5 +1,5 @@
 //! The LLM-free verdict commands: `/ok [topic]`, `/stop [topic]`, `/later`, `/snooze
-//! <duration>|off` (`/ok [3fa2c1]`, `/stop [3fa2c1]`, `/later [3fa2c1]`: about that message, by
+//! <duration>|off`, `/earlier [n]` (that kind of item came too late) (`/ok [3fa2c1]`, `/stop [3fa2c1]`, `/later [3fa2c1]`: about that message, by
 //! the short id shown beside it; `/later` sends it again after `feedback.later_minutes`),
 //! typed in the REPL or sent as a short reply on any channel (and `raven feedback` on the
 //! command line). Each answer says what was recorded and how to undo it; with nothing to
@@ -19,6 +19,8 @@ pub enum FeedbackCommand {
     Stop(Option<String>),
     Later(Option<String>),
     Snooze(Option<Duration>),
+    /// The item came too late: its kind's heads-ups come earlier from now on.
+    Earlier(Option<String>),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +44,7 @@ pub fn parse(text: &str) -> Option<Result<FeedbackCommand, CommandError>> {
         "/ok" => Some(Ok(FeedbackCommand::Ok(topic()))),
         "/stop" => Some(Ok(FeedbackCommand::Stop(topic()))),
         "/later" => Some(Ok(FeedbackCommand::Later(topic()))),
+        "/earlier" => Some(Ok(FeedbackCommand::Earlier(topic()))),
         "/snooze" => Some(match rest.trim() {
             "off" | "0" => Ok(FeedbackCommand::Snooze(None)),
             "" => Err(CommandError::Snooze("nothing given".into())),
@@ -68,6 +71,19 @@ pub struct CommandCtx<'a> {
 
 const NOT_RATED: &str = "That was a reminder you scheduled: there is nothing to rate. Nothing recorded.";
 const NOT_RATED_ZH: &str = "那是你自己设的提醒，没什么可评价的。没有记录。";
+
+/// A kind in Chinese words: `付款`.
+fn need_zh(need: crate::time::Need) -> &'static str {
+    use crate::time::Need;
+    match need {
+        Need::Booking => "预订",
+        Need::Occasion => "纪念日、生日",
+        Need::Trip => "出行",
+        Need::Payment => "付款",
+        Need::Submission => "要交的",
+        Need::Preparation => "要准备的",
+    }
+}
 
 /// A command's argument: a message (`[3fa2c1]`, its short id as shown beside it, or as a
 /// reply to it aims the command), else a topic (a number is resolved by
@@ -166,6 +182,7 @@ impl CommandCtx<'_> {
             FeedbackCommand::Stop(topic) => self.stop(topic.as_deref()),
             FeedbackCommand::Later(topic) => self.later(topic.as_deref()),
             FeedbackCommand::Snooze(d) => self.snooze(*d),
+            FeedbackCommand::Earlier(arg) => self.earlier(arg.as_deref()),
         }
     }
 
@@ -285,6 +302,52 @@ impl CommandCtx<'_> {
         };
         let given = verdicts.give(self.tracker, &req, self.now)?;
         Ok(later::said_in(&given, self.tz, self.now, if self.zh() { Language::Chinese } else { Language::English }))
+    }
+
+    /// `/earlier [n]`: item `n` of the latest brief here (or the one named, or the latest
+    /// message here told ahead by its kind) came too late: that kind's heads-ups come twice as
+    /// far ahead from now on (`Ladder::lengthened`). A neutral verdict: it rates nothing.
+    fn earlier(&self, arg: Option<&str>) -> Result<String, CommandError> {
+        let (message, _) = self.split(arg)?;
+        let target = match message {
+            Some(id) => Some(self.tracker.dispatched_message(&id)?),
+            None => self.latest_with_kind()?,
+        };
+        let Some(r) = target else { return Ok(self.pick(NOTHING, NOTHING_ZH).into()) };
+        let Some(need) = r.kind.as_deref().and_then(crate::time::Need::named) else {
+            return Ok(self
+                .pick(
+                    "That was not a heads-up told ahead by its kind (a payment, a booking…): nothing to move. Nothing recorded.",
+                    "那条不是按类别提前的提醒（付款、预订……）：没什么可调。没有记录。",
+                )
+                .into());
+        };
+        self.tracker.record_verdict(&r.nudge_id, "neutral", crate::feedback::EARLIER, self.now)?;
+        Ok(match self.zh() {
+            true => format!("好的：以后{}类的事会更早告诉你（每说一次，提前的天数加倍，最多四周）。", need_zh(need)),
+            false => format!(
+                "Noted: I'll tell you of {} earlier from now on (twice as far ahead each time you say so, at most four weeks).",
+                need.words()
+            ),
+        })
+    }
+
+    /// Whether a message told ahead by its kind came here within the reaction window.
+    pub fn told_ahead_here(&self) -> bool {
+        self.latest_with_kind().is_ok_and(|r| r.is_some())
+    }
+
+    /// The latest message here within the reaction window told ahead by its kind.
+    fn latest_with_kind(&self) -> Result<Option<FeedbackRecord>, FeedbackError> {
+        let Some(session) = self.session else { return Ok(None) };
+        let window = Duration::hours(self.tracker.config().reaction_window_h);
+        let records = self.tracker.records()?;
+        Ok(records.into_iter().rev().find(|r| {
+            r.event == Lifecycle::Dispatched
+                && r.session.as_deref() == Some(session)
+                && r.kind.is_some()
+                && self.now - r.at <= window
+        }))
     }
 
     fn snooze(&self, d: Option<Duration>) -> Result<String, CommandError> {

@@ -1,9 +1,10 @@
 //! The feedback replies as an inbound hook: after a pending question and a menu pick, and
 //! before the agent, a recognised `/ok`, `/stop`, `/later` or `/snooze` is answered here, with no LLM;
-//! so is a short message asking for quiet in words (see [`super::hush`]).
+//! so is a short message asking for quiet in words (see [`super::hush`]) or saying a heads-up
+//! came too late (see [`super::late`]).
 
-use super::commands::{parse, CommandCtx};
-use super::hush;
+use super::commands::{parse, CommandCtx, FeedbackCommand};
+use super::{hush, late};
 use crate::clock::SharedClock;
 use crate::cron::store::JobsStore;
 use crate::feedback::NudgeFeedbackTracker;
@@ -31,10 +32,13 @@ pub struct FeedbackReplies {
 impl InboundHook for FeedbackReplies {
     fn on_user_message<'a>(&'a self, req: &'a TurnRequest) -> LocalBoxFuture<'a, Option<crate::sessions::Answer>> {
         Box::pin(async move {
-            let Some(cmd) = parse(&req.content) else {
-                return self.hush(&req.content);
-            };
             let session = format!("{}:{}", req.channel, req.chat_id);
+            let cmd = match parse(&req.content) {
+                Some(cmd) => cmd,
+                // "Too late" where a heads-up told ahead by its kind came lately is `/earlier`.
+                None if late::says_too_late(&req.content) => Ok(FeedbackCommand::Earlier(None)),
+                None => return self.hush(&req.content),
+            };
             let ctx = CommandCtx {
                 tracker: &self.tracker,
                 jobs: Some(&self.jobs),
@@ -44,6 +48,12 @@ impl InboundHook for FeedbackReplies {
                 now: self.clock.now(),
                 lang: super::language::of_answer(&req.content, self.language, &self.memory),
             };
+            if matches!(cmd, Ok(FeedbackCommand::Earlier(None)))
+                && !req.content.starts_with('/')
+                && !ctx.told_ahead_here()
+            {
+                return None;
+            }
             Some(match cmd.and_then(|c| ctx.apply(&c)) {
                 Ok(answer) => crate::sessions::Answer::Done(answer),
                 Err(e) => crate::sessions::Answer::Refused(format!("Nothing recorded: {e}")),

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 /// Each command and what the menu says of it.
-const COMMANDS: [(&str, &str); 12] = [
+const COMMANDS: [(&str, &str); 13] = [
     ("remind", "Set a reminder: /remind tomorrow at 9 dentist"),
     ("list", "Your reminders, soonest first"),
     ("cancel", "Remove a reminder: /cancel <id>"),
@@ -17,6 +17,7 @@ const COMMANDS: [(&str, &str); 12] = [
     ("ok", "That was useful"),
     ("stop", "Not this topic for a while"),
     ("later", "Send the last message again later"),
+    ("earlier", "That came too late: tell me of such things earlier"),
     ("snooze", "Nothing proactive for a while: /snooze 2h"),
     ("why", "What I decided lately, and why"),
     ("help", "What I do and these commands"),

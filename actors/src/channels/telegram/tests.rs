@@ -322,7 +322,7 @@ async fn the_channel_test_sets_the_command_menu_and_listening_never_does() {
     let seen = seen.lock().unwrap();
     let menu = &seen.iter().find(|(m, _)| m == "setMyCommands").unwrap().1;
     let names: Vec<&str> = menu["commands"].as_array().unwrap().iter().filter_map(|c| c["command"].as_str()).collect();
-    for name in ["remind", "list", "cancel", "why", "help"] {
+    for name in ["remind", "list", "cancel", "earlier", "why", "help"] {
         assert!(names.contains(&name), "{name} in {names:?}");
     }
 }

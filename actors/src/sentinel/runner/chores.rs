@@ -6,13 +6,17 @@ use super::*;
 
 impl SentinelRunner {
     /// The chores before deciding, in order: the feedback log's cleanup, the ignored sweep,
-    /// the gate's retune, the day's plan (deadlines and routines), the brief, the daily analysis, the
-    /// memory and preferences refresh, and task discovery. The day's plan.
-    pub(super) async fn chores(&mut self, ctx: &PlannerContext, notes: &mut Vec<String>) -> Vec<PlanSlot> {
+    /// the gate's retune (and the kinds asked to come earlier, into `ctx`), the day's plan
+    /// (deadlines and routines), the brief, the daily analysis, the memory and preferences
+    /// refresh, and task discovery. The day's plan.
+    pub(super) async fn chores(&mut self, ctx: &mut PlannerContext, notes: &mut Vec<String>) -> Vec<PlanSlot> {
         let now = ctx.now;
         self.maybe_cleanup_feedback(now, notes);
         self.sweep_ignored(now, notes);
         let summary = self.maybe_retune_policy(now, notes).await;
+        // The kinds the user asked to hear of earlier: for the brief and the Planner alike.
+        ctx.earlier_kinds = summary.earlier_kinds.clone();
+        let ctx = &*ctx;
         let deadlines = deadlines_in(ctx, self.d.tz, self.d.order, &self.d.ladder);
         self.phase = super::deadline_phase(&deadlines, now);
         self.high_due = super::high_priority_due(&deadlines, now);

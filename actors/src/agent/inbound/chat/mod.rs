@@ -113,6 +113,7 @@ impl ChatCommands {
              /ok: that was useful\n\
              /stop: not this topic for a while\n\
              /later: send it again later (in an hour unless set otherwise)\n\
+             /earlier: that came too late; tell me of such things earlier\n\
              /snooze 2h: nothing proactive for a while (your reminders still come)\n\
              /why: what I decided lately and why (/why dentist: about one thing)\n\n\
              Times are read in {}. {model}",
@@ -140,6 +141,7 @@ impl ChatCommands {
              /ok：有用\n\
              /stop：这个话题先别提\n\
              /later：过一会儿再发（默认一小时后）\n\
+             /earlier：太晚了，这类事以后早点告诉我\n\
              /snooze 2h：一段时间内不主动发消息（你的提醒照常）；说“让我静静”也行\n\
              /why：我最近做了什么决定、为什么\n\n\
              时间按 {} 理解。{model}",

@@ -60,7 +60,7 @@ fn start_and_help_need_no_model_and_read_as_chat_text() {
     let start = say(&c, "/start").unwrap();
     assert!(start.starts_with("Hello! I'm Raven."), "{start}");
     for text in [start, say(&c, "/help@raven_bot").unwrap()] {
-        for command in ["/remind", "/list", "/cancel", "/pause", "/resume", "/ok", "/stop", "/snooze"] {
+        for command in ["/remind", "/list", "/cancel", "/pause", "/resume", "/ok", "/stop", "/earlier", "/snooze"] {
             assert!(text.contains(command), "{command} missing: {text}");
         }
         assert!(!text.contains('`') && text.contains("Europe/Paris"), "{text}");

@@ -289,3 +289,31 @@ fn a_number_names_an_item_of_the_latest_morning_brief_here() {
         assert!(err.contains("no item") && err.contains("in the last morning brief here"), "{session} {text}: {err}");
     }
 }
+
+/// `/earlier 1` on the brief's rent (told three days ahead, a payment): a neutral verdict that
+/// counts for the kind, and says so; an item told by no kind has nothing to move.
+#[test]
+fn earlier_on_an_item_told_by_its_kind_lengthens_that_kind() {
+    let r = rig();
+    let chat = "telegram:42";
+    let brief = Dispatch::new("n-9", crate::context::brief::TOPIC, Priority::Medium, Source::Sentinel);
+    r.sent_in(chat, brief.clone());
+    let item = |n: usize, topic: &str, kind: Option<&str>| crate::feedback::BriefItem {
+        nudge_id: format!("n-9.{n}"),
+        topic: topic.into(),
+        text: format!("Heads-up: {topic}"),
+        kind: kind.map(str::to_owned),
+    };
+    for i in [item(1, "rent", Some("payment")), item(2, "bank", None)] {
+        r.tracker.record_item(&brief, &i, Some(chat), true, t0()).unwrap();
+    }
+    let said = r.run_in(chat, "/earlier 1", t0() + Duration::minutes(5));
+    assert!(said.starts_with("Noted: I'll tell you of a payment earlier"), "{said}");
+    let none = r.run_in(chat, "/earlier 2", t0() + Duration::minutes(6));
+    assert!(none.starts_with("That was not a heads-up told ahead by its kind"), "{none}");
+    let latest = r.run_as(crate::time::Language::Chinese, chat, "/earlier", t0() + Duration::minutes(7));
+    assert!(latest.starts_with("好的：以后付款类的事会更早告诉你"), "the latest told by its kind: {latest}");
+    let s = r.tracker.summary(t0() + Duration::hours(1)).unwrap();
+    assert_eq!(s.earlier_kinds.get("payment"), Some(&1), "one message, its latest verdict");
+    assert_eq!(s.overall, crate::feedback::Rate::default(), "neutral: it rates nothing");
+}
