@@ -11,6 +11,8 @@ pub struct PolicyOverrides {
     #[serde(skip)]
     pub more_quiet_hours: Vec<Window>,
     pub max_per_day: Option<u32>,
+    /// The cap on a Saturday or Sunday.
+    pub max_per_weekend_day: Option<u32>,
     pub max_per_hour: Option<u32>,
     pub session_cooldown_minutes: Option<i64>,
     /// Extra do-not-disturb windows; adding one always tightens.
@@ -36,6 +38,12 @@ pub fn tighten(base: &PolicyConfig, o: &PolicyOverrides) -> (PolicyConfig, Vec<S
     };
     lower("max_per_day", o.max_per_day, &mut eff.max_per_day);
     lower("max_per_hour", o.max_per_hour, &mut eff.max_per_hour);
+    // The weekend's cap is the configured one (or the day's), lowered.
+    let mut weekend = base.max_per_weekend_day.unwrap_or(base.max_per_day).min(eff.max_per_day);
+    lower("max_per_weekend_day", o.max_per_weekend_day, &mut weekend);
+    if o.max_per_weekend_day.is_some() || base.max_per_weekend_day.is_some() {
+        eff.max_per_weekend_day = Some(weekend);
+    }
     if let Some(v) = o.session_cooldown_minutes {
         if v >= base.session_cooldown_minutes {
             eff.session_cooldown_minutes = v;

@@ -288,6 +288,36 @@ fn day_quota_resets_at_local_midnight() {
     assert!(ask(&p, MSG, Priority::Low, after_midnight).allow);
 }
 
+/// `max_per_weekend_day = 2`: a Saturday takes two nudges, a Monday the day's eight; a
+/// preference may lower it (never raise it), and the Planner sees the weekend's remainder.
+#[test]
+fn a_weekend_day_has_its_own_lower_cap() {
+    let cfg = PolicyConfig {
+        quiet_hours: Window::new(TimeOfDay::hm(0, 0), TimeOfDay::hm(0, 0)),
+        max_per_weekend_day: Some(2),
+        ..Default::default()
+    };
+    let saturday = Utc.with_ymd_and_hms(2026, 3, 7, 8, 0, 0).unwrap();
+    let mut p = NudgePolicy::new(cfg.clone(), Tz::UTC);
+    fire_distinct(&mut p, 2, saturday, Duration::hours(2));
+    let later = saturday + Duration::hours(6);
+    assert_eq!(p.snapshot_state(later).remaining_today, 0);
+    assert_denied_by(&ask(&p, MSG, Priority::Low, later), PolicyLayer::DayQuota);
+    let monday = Utc.with_ymd_and_hms(2026, 3, 9, 8, 0, 0).unwrap();
+    fire_distinct(&mut p, 2, monday, Duration::hours(2));
+    assert!(ask(&p, MSG, Priority::Low, monday + Duration::hours(6)).allow, "a weekday keeps max_per_day");
+
+    let (eff, notes) =
+        overrides::tighten(&cfg, &PolicyOverrides { max_per_weekend_day: Some(1), ..Default::default() });
+    assert_eq!((eff.max_per_weekend_day, notes.len()), (Some(1), 0));
+    let (eff, notes) =
+        overrides::tighten(&cfg, &PolicyOverrides { max_per_weekend_day: Some(5), ..Default::default() });
+    assert_eq!((eff.max_per_weekend_day, notes.len()), (Some(2), 1), "never raised: {notes:?}");
+    let unset = PolicyConfig::default();
+    let (eff, _) = overrides::tighten(&unset, &PolicyOverrides { max_per_weekend_day: Some(2), ..Default::default() });
+    assert_eq!(eff.max_per_weekend_day, Some(2), "a preference alone sets it");
+}
+
 #[test]
 fn session_and_dismissal_cooldowns_expire_on_time() {
     let mut p = policy();

@@ -35,6 +35,8 @@ pub struct PolicyConfig {
     pub dnd_windows: Vec<DndWindow>,
     /// Layer 4: hard cap per local calendar day.
     pub max_per_day: u32,
+    /// Layer 4 on a Saturday or Sunday: a lower cap for those days (`None`: `max_per_day`).
+    pub max_per_weekend_day: Option<u32>,
     /// Layer 5: per rolling hour, before the adaptive and weekend multipliers.
     pub max_per_hour: u32,
     /// Layer 6.
@@ -72,6 +74,7 @@ impl Default for PolicyConfig {
             dynamic_dnd_max_acceptance: 0.25,
             dnd_windows: Vec::new(),
             max_per_day: 8,
+            max_per_weekend_day: None,
             max_per_hour: 2,
             session_cooldown_minutes: 30,
             dismissal_cooldown_minutes: 120,

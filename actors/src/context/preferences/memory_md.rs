@@ -7,13 +7,14 @@
 //! ## Proactivity preferences
 //! - quiet hours: 22:00-08:00
 //! - max per day: 3
+//! - max per weekend day: 2
 //! - max per hour: 1
 //! - session cooldown: 45m
 //! - no nudges: 09:00-09:30 mon-fri
 //! ```
 //!
 //! The same in Chinese: a `## 提醒偏好` (or `## 主动提醒偏好`) section, keys `安静时间` or
-//! `免打扰时间` (quiet hours), `每天最多`, `每小时最多`, `勿扰` (no nudges) and days `工作日`,
+//! `免打扰时间` (quiet hours), `每天最多`, `周末每天最多`, `每小时最多`, `勿扰` (no nudges) and days `工作日`,
 //! `周末`, `每天`, with a full-width colon `：` and a count such as `3条` or `3 次`.
 //!
 //! Keys are case-insensitive, `_` and `-` count as spaces, a leading `- ` / `* ` is
@@ -77,6 +78,7 @@ fn apply(o: &mut PolicyOverrides, item: &str) -> Result<(), LineError> {
             Some(_) => o.more_quiet_hours.push(window(value)?),
         },
         "max per day" | "每天最多" => o.max_per_day = Some(count(value)?),
+        "max per weekend day" | "周末每天最多" => o.max_per_weekend_day = Some(count(value)?),
         "max per hour" | "每小时最多" => o.max_per_hour = Some(count(value)?),
         "session cooldown" | "session cooldown minutes" => o.session_cooldown_minutes = Some(minutes(value)?),
         "no nudges" | "勿扰" => o.dnd_windows.push(no_nudges(value)?),

@@ -11,6 +11,7 @@
 //!   ```toml
 //!   quiet_hours = { start = "22:00", end = "08:00" }
 //!   max_per_day = 3
+//!   max_per_weekend_day = 2
 //!   max_per_hour = 1
 //!   session_cooldown_minutes = 45
 //!   dnd_windows = [{ name = "standup", start = "09:00", end = "09:30", weekdays = ["mon", "tue"] }]
@@ -79,6 +80,7 @@ pub fn merge(memory: PolicyOverrides, toml: PolicyOverrides, notes: &mut Vec<Str
         quiet_hours,
         more_quiet_hours,
         max_per_day: pick("max per day", memory.max_per_day, toml.max_per_day, notes),
+        max_per_weekend_day: pick("max per weekend day", memory.max_per_weekend_day, toml.max_per_weekend_day, notes),
         max_per_hour: pick("max per hour", memory.max_per_hour, toml.max_per_hour, notes),
         session_cooldown_minutes: pick(
             "session cooldown minutes",

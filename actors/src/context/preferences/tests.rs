@@ -20,7 +20,7 @@ fn dnd(start: TimeOfDay, end: TimeOfDay, weekdays: Vec<Weekday>) -> DndWindow {
 #[test]
 fn each_key_of_the_memory_section_is_parsed() {
     let md = section(
-        "- quiet hours: 22:00-08:00\n- max per day: 3\n- max per hour: 1\n- session cooldown: 45m\n\
+        "- quiet hours: 22:00-08:00\n- max per day: 3\n- max per weekend day: 2\n- max per hour: 1\n- session cooldown: 45m\n\
          - no nudges: 09:00-09:30 mon-fri\n",
     );
     let (o, notes) = parse_memory_md(&md);
@@ -31,6 +31,7 @@ fn each_key_of_the_memory_section_is_parsed() {
         PolicyOverrides {
             quiet_hours: Some(w(22, 0, 8, 0)),
             max_per_day: Some(3),
+            max_per_weekend_day: Some(2),
             max_per_hour: Some(1),
             session_cooldown_minutes: Some(45),
             dnd_windows: vec![dnd(TimeOfDay::hm(9, 0), TimeOfDay::hm(9, 30), weekdays)],
@@ -42,7 +43,7 @@ fn each_key_of_the_memory_section_is_parsed() {
 
 #[test]
 fn the_section_reads_in_chinese_too() {
-    let md = "# 备忘\n\n## 提醒偏好\n- 安静时间：22:30-06:00\n- 每天最多：3条\n- 每小时最多: 1\n\
+    let md = "# 备忘\n\n## 提醒偏好\n- 安静时间：22:30-06:00\n- 每天最多：3条\n- 周末每天最多：2\n- 每小时最多: 1\n\
               - 勿扰：13:00-14:30 周末\n- 勿扰：09:00至11:00 工作日\n## 其他\n- 每天最多：9\n";
     let (o, notes) = parse_memory_md(md);
     assert!(notes.is_empty(), "{notes:?}");
@@ -52,6 +53,7 @@ fn the_section_reads_in_chinese_too() {
         PolicyOverrides {
             quiet_hours: Some(w(22, 30, 6, 0)),
             max_per_day: Some(3),
+            max_per_weekend_day: Some(2),
             max_per_hour: Some(1),
             dnd_windows: vec![
                 dnd(TimeOfDay::hm(13, 0), TimeOfDay::hm(14, 30), vec![Weekday::Sat, Weekday::Sun]),

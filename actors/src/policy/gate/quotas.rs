@@ -2,7 +2,7 @@
 //! and weekend multipliers.
 
 use super::{Layer, NudgePolicy};
-use chrono::{DateTime, Duration, Utc, Weekday};
+use chrono::{DateTime, Datelike, Duration, Utc, Weekday};
 
 impl NudgePolicy {
     /// Start of the user's local calendar day, in UTC.
@@ -10,11 +10,12 @@ impl NudgePolicy {
         crate::time::local_midnight(now, self.tz)
     }
 
-    fn day_limit(&self, spawn: bool) -> u32 {
-        if spawn {
-            self.cfg.spawn_max_per_day
-        } else {
-            self.cfg.max_per_day
+    /// The day's cap on `day`: on a Saturday or Sunday the lower `max_per_weekend_day`, if set.
+    pub(super) fn day_limit(&self, spawn: bool, day: Weekday) -> u32 {
+        match (spawn, self.cfg.max_per_weekend_day) {
+            (true, _) => self.cfg.spawn_max_per_day,
+            (false, Some(weekend)) if is_weekend(day) => weekend.min(self.cfg.max_per_day),
+            (false, _) => self.cfg.max_per_day,
         }
     }
 
@@ -24,7 +25,8 @@ impl NudgePolicy {
     }
 
     pub(super) fn day_quota(&self, spawn: bool, now: DateTime<Utc>) -> Layer {
-        let (sent, limit) = (self.sent_today(spawn, now), self.day_limit(spawn));
+        let day = now.with_timezone(&self.tz).weekday();
+        let (sent, limit) = (self.sent_today(spawn, now), self.day_limit(spawn, day));
         if sent >= limit {
             Err(format!("{sent} of {limit} {} sent today", if spawn { "spawns" } else { "nudges" }))
         } else {
@@ -33,7 +35,7 @@ impl NudgePolicy {
     }
 
     pub(super) fn weekend_factor(&self, day: Weekday) -> f64 {
-        if matches!(day, Weekday::Sat | Weekday::Sun) {
+        if is_weekend(day) {
             self.cfg.adaptive.weekend_factor
         } else {
             1.0
@@ -68,4 +70,8 @@ impl NudgePolicy {
             Ok(())
         }
     }
+}
+
+fn is_weekend(day: Weekday) -> bool {
+    matches!(day, Weekday::Sat | Weekday::Sun)
 }

@@ -19,7 +19,7 @@ impl NudgePolicy {
                 let all = std::iter::once(&self.cfg.quiet_hours).chain(&self.cfg.extra_quiet_hours);
                 format!("{} ({})", all.map(ToString::to_string).collect::<Vec<_>>().join(", "), self.tz)
             },
-            remaining_today: remaining(self.cfg.max_per_day, self.sent_today(false, now)),
+            remaining_today: remaining(self.day_limit(false, day), self.sent_today(false, now)),
             remaining_this_hour: remaining(self.hour_limit(false, day), self.sent_this_hour(false, now)),
             spawn_remaining_today: remaining(self.cfg.spawn_max_per_day, self.sent_today(true, now)),
             adaptive_multiplier: self.state.multiplier,
