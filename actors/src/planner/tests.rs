@@ -303,7 +303,7 @@ mod rules {
         // A week before the 10th is the 3rd, from its start.
         let d = decide(c.clone()).await;
         assert!(d.nudge_message.as_deref().is_some_and(|m| m.contains("结婚纪念日")), "{d:?}");
-        let topic = crate::policy::topic::topic_of("结婚纪念日 提前一周订餐厅");
+        let topic = crate::policy::topic::topic_of("结婚纪念日 订餐厅");
         c.fire_history.insert(topic.clone(), fired(c.now));
         c.now += D::days(2);
         assert_eq!(decide(c.clone()).await.action, Action::Skip, "once in the lead window");

@@ -296,6 +296,8 @@ impl Reader {
             return None;
         }
         let asked = super::lead::lead_in(content);
+        // The words asking for the lead say when, not what: they leave the title.
+        let title = if asked.is_some() { super::lead::without_lead(&title) } else { title };
         let need = asked.is_none().then(|| super::Need::of(content)).flatten();
         Some(FoundDate {
             line: number,

@@ -13,6 +13,70 @@ pub fn lead_in(text: &str) -> Option<Duration> {
     english(&text.to_lowercase()).or_else(|| chinese(text)).map(|d| d.min(MAX_LEAD))
 }
 
+/// `title` without the words that ask for a lead (`a week before`, `3 days ahead`, `提前一周`,
+/// `前一天`): what is left says what to do (`Mum's birthday, order flowers`, `结婚纪念日 订餐厅`).
+/// A title that is nothing but the lead is kept as it is.
+pub fn without_lead(title: &str) -> String {
+    let cut = english_span(title).or_else(|| chinese_span(title));
+    let Some((start, end)) = cut else { return title.to_owned() };
+    let (left, right) = (&title[..start], &title[end..]);
+    // A space where the text had one beside the words cut (none between two Chinese words).
+    let gap = left.ends_with(char::is_whitespace) || right.starts_with(char::is_whitespace);
+    let rest = format!("{}{}{}", left.trim_end(), if gap { " " } else { "" }, right.trim_start());
+    let rest = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+    let rest =
+        rest.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-' | '，' | '；' | '：'));
+    let rest = rest.replace(" ,", ",").replace(",,", ",");
+    if rest.is_empty() {
+        title.to_owned()
+    } else {
+        rest
+    }
+}
+
+/// Where the English lead phrase is in `text` (bytes), as [`english`] reads it.
+fn english_span(text: &str) -> Option<(usize, usize)> {
+    let lower = text.to_ascii_lowercase();
+    let words: Vec<(usize, &str)> = lower
+        .match_indices(|c: char| c.is_alphanumeric())
+        .fold(Vec::<(usize, usize)>::new(), |mut spans, (i, c)| {
+            match spans.last_mut() {
+                Some(last) if last.1 == i => last.1 = i + c.len(),
+                _ => spans.push((i, i + c.len())),
+            }
+            spans
+        })
+        .into_iter()
+        .map(|(a, b)| (a, &lower[a..b]))
+        .collect();
+    (0..words.len().saturating_sub(2)).find_map(|i| {
+        // `in advance` is four words.
+        let last = if words[i + 2].1 == "in" { words.get(i + 3).filter(|w| w.1 == "advance")? } else { &words[i + 2] };
+        let phrase = match words[i + 2].1 {
+            "in" => format!("{} {} in {}", words[i].1, words[i + 1].1, last.1),
+            _ => format!("{} {} {}", words[i].1, words[i + 1].1, last.1),
+        };
+        english(&phrase)?;
+        Some((words[i].0, last.0 + last.1.len()))
+    })
+}
+
+/// Where the Chinese lead phrase is in `text` (bytes), as [`chinese`] reads it.
+fn chinese_span(text: &str) -> Option<(usize, usize)> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    (0..chars.len()).find_map(|at| {
+        let from = chars[at].0;
+        // The shortest phrase from here that reads as a lead: `提前一周`, `前一天`.
+        (at + 2..=chars.len().min(at + 7)).find_map(|to| {
+            let end = chars.get(to).map_or(text.len(), |c| c.0);
+            let phrase = &text[from..end];
+            let starts =
+                phrase.starts_with("提前") || (phrase.starts_with('前') && (at == 0 || chars[at - 1].1 != '提'));
+            (starts && chinese(phrase).is_some()).then_some((from, end))
+        })
+    })
+}
+
 /// `<n> <unit> before|ahead|in advance|early|earlier`, or `the day before`.
 fn english(text: &str) -> Option<Duration> {
     let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
@@ -113,6 +177,24 @@ pub(super) mod seconds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lead_words_leave_the_title() {
+        let cases = [
+            ("Mum's birthday, order flowers 3 days ahead", "Mum's birthday, order flowers"),
+            ("Leo's school play costume needed a week before", "Leo's school play costume needed"),
+            ("Book the table two weeks in advance for the anniversary", "Book the table for the anniversary"),
+            ("Flight to Lisbon, pack the day before", "Flight to Lisbon, pack"),
+            ("结婚纪念日 提前一周订餐厅", "结婚纪念日 订餐厅"),
+            ("小宝 三岁体检，带疫苗本，前一天准备", "小宝 三岁体检，带疫苗本，准备"),
+            ("妈妈生日 提前一周买礼物", "妈妈生日 买礼物"),
+            ("Dentist", "Dentist"),
+            ("a week before", "a week before"),
+        ];
+        for (title, want) in cases {
+            assert_eq!(without_lead(title), want, "{title}");
+        }
+    }
 
     #[test]
     fn each_way_of_saying_a_lead_reads_as_said() {
