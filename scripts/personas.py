@@ -23,10 +23,11 @@ before is a violation too (nothing new). A reminder of something that starts wit
 do-not-disturb window (not quiet hours), as the spec lets high priority do. An anticipation is hit when some message inside its window
 names it; a restraint violation is a message where the rules say none.
 
-Usage: scripts/personas.py [--raven PATH] [--check] [--verbose] [PERSONA ...]
+Usage: scripts/personas.py [--raven PATH] [--check] [--verbose] [--self-test] [PERSONA ...]
   --raven    the binary (default: target/release/raven)
   --check    exit 1 unless every persona hits >= 80 % with no restraint violation
   --verbose  list every miss and violation, and every message
+  --self-test  check the scoring rules on made-up messages (no binary needed)
 """
 
 import argparse
@@ -175,13 +176,57 @@ def score(raven, scenario, verbose):
     return row
 
 
+def self_test():
+    """Each rule on made-up messages: one that keeps it and one that breaks it."""
+    tz = ZoneInfo("Europe/London")
+    at = lambda text: local(text, tz)
+    rules = {
+        "quiet": "22:30-06:30",
+        "weekend_max": 1,
+        "dnd": [{"window": "09:00-11:00", "days": "mon-fri"}],
+        "hush": [{"from": "2026-03-17 17:05", "to": "2026-03-18 06:30"}],
+        "weekdays_only": [{"words": ["vitamin"], "from": "2026-03-16 00:00"}],
+        "silent": [{"words": ["bins"], "from": "2026-03-10 00:00", "to": "2026-03-10 23:59"}],
+    }
+    kept = [
+        (at("2026-03-16 07:00"), "Good morning! 1. vitamin (usually at 07:00)"),
+        (at("2026-03-16 09:30"), "Reminder: Dentist starts at 10:00."),
+        (at("2026-03-14 12:00"), "Heads-up: the rent"),
+        (at("2026-03-10 11:00"), "Anything?\n1. **Remind me of “Bins out” on Tue 17 Mar** — due"),
+    ]
+    broken = [
+        (at("2026-03-16 23:00"), "Heads-up: late"),
+        (at("2026-03-16 09:30"), "Anything I can take off your plate today?"),
+        (at("2026-03-17 19:00"), "It's about the time you usually handle tea."),
+        (at("2026-03-21 07:00"), "It's about the time you usually handle vitamin."),
+        (at("2026-03-10 07:00"), "Bins out is due today"),
+        (at("2026-03-10 11:00"), "Anything?\n1. **Remind me of “Bins out” on Tue 17 Mar** — due"),
+        (at("2026-03-11 11:00"), "Anything?\n1. **Remind me of “Bins out” on Tue 17 Mar** — due"),
+        (at("2026-03-21 12:00"), "Heads-up: the rent"),
+    ]
+    assert violations(rules, kept, tz) == [], violations(rules, kept, tz)
+    found = violations(rules, broken, tz)
+    # Quiet hours, the focus hours, the hush, the weekday habit, the off week, the menu with
+    # nothing new, and two messages on a Saturday: one each.
+    assert len(found) == 7, found
+    expect = [{"what": "rent", "words": ["rent"], "from": "2026-03-14 00:00", "to": "2026-03-14 23:59"},
+              {"what": "tax", "words": ["tax"], "from": "2026-03-14 00:00", "to": "2026-03-14 23:59"}]
+    hit, missed = hits(expect, kept, tz)
+    assert (hit, len(missed)) == (1, 1), (hit, missed)
+    print("self-test: every rule keeps what it should and finds what it should")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--raven", default=str(ROOT / "target" / "release" / "raven"))
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--self-test", action="store_true", help="check the scoring rules on made-up messages")
     ap.add_argument("persona", nargs="*")
     args = ap.parse_args()
+    if args.self_test:
+        self_test()
+        return 0
     names = args.persona or sorted(p.name.removesuffix(".expect.toml") for p in PERSONAS.glob("*.expect.toml"))
     rows = [score(args.raven, PERSONAS / f"{n}.toml", args.verbose) for n in names]
     print(f"| persona | anticipations hit | restraint violations | messages a day |")

@@ -1,7 +1,8 @@
 //! The personas benchmark (`scripts/personas.py`, the README's table) as a test: thirty days of
 //! four people's lives, two in English and two in Chinese, with no model, each meeting the bar
 //! (at least 80 % of the moments a thoughtful assistant would speak in, no restraint broken).
-//! The script runs the real binary on each scenario and scores its report.
+//! The script runs the real binary on each scenario and scores its report; its own rules are
+//! checked first on made-up messages, so a scorer that finds nothing cannot pass for a good run.
 
 use std::path::Path;
 use std::process::Command;
@@ -9,6 +10,9 @@ use std::process::Command;
 #[test]
 fn every_persona_is_anticipated_with_no_restraint_broken() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let scorer = Command::new("python3").arg(root.join("scripts/personas.py")).arg("--self-test").output();
+    let scorer = scorer.expect("python3 runs the scoring script");
+    assert!(scorer.status.success(), "{}", String::from_utf8_lossy(&scorer.stderr));
     let run = Command::new("python3")
         .arg(root.join("scripts/personas.py"))
         .args(["--check", "--raven", env!("CARGO_BIN_EXE_raven")])
