@@ -18,20 +18,41 @@ fn nudge(dir: &std::path::Path, fake: &support::fake_http::FakeHttp, title: &str
     sent.into_iter().rev().find(|s| s.body["text"].as_str().unwrap_or_default().contains(title)).unwrap().body
 }
 
+/// A running `raven up` with its gateway, and the phone: the user's chat 42 on a Telegram
+/// stand-in, every proactive message sent there.
+/// (Fields drop in order: the engine is stopped before its data dir goes.)
+struct Phone {
+    _up: support::Killed,
+    bot: std::sync::Arc<Bot>,
+    fake: support::fake_http::FakeHttp,
+    tmp: tempfile::TempDir,
+}
+
+impl Phone {
+    fn up() -> Phone {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::create_dir_all(dir.join("workspace")).unwrap();
+        let (bot, fake) = Bot::serve();
+        let more = "[delivery]\ndefault_targets = [\"telegram:42\"]\n[policy]\nsession_cooldown_minutes = 0\n";
+        let up = support::Killed(support::up(dir, &config(&fake, more), &[("RAVEN_TELEGRAM_TOKEN", TOKEN)]));
+        support::wait_ready(dir);
+        support::gateway(dir);
+        Phone { _up: up, bot, fake, tmp }
+    }
+
+    /// The `n`th message chat 42 got, once it came.
+    fn said(&self, n: usize) -> String {
+        support::eventually("an answer", || sent_to(&self.fake, "42").len() >= n);
+        sent_to(&self.fake, "42")[n - 1].clone()
+    }
+}
+
 #[test]
 fn the_phone_steers_reminders_and_feedback_with_no_model() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let (bot, fake) = Bot::serve();
-    let more = "[delivery]\ndefault_targets = [\"telegram:42\"]\n[policy]\nsession_cooldown_minutes = 0\n";
-    let _up = support::Killed(support::up(dir, &config(&fake, more), &[("RAVEN_TELEGRAM_TOKEN", TOKEN)]));
-    support::wait_ready(dir);
-    support::gateway(dir);
-    let said = |n: usize| {
-        support::eventually("an answer", || sent_to(&fake, "42").len() >= n);
-        sent_to(&fake, "42")[n - 1].clone()
-    };
+    let phone = Phone::up();
+    let (dir, bot, fake) = (phone.tmp.path(), &phone.bot, &phone.fake);
+    let said = |n: usize| phone.said(n);
 
     bot.push(message(1, 42, "/start"));
     assert!(said(1).contains("Hello\\! I'm Raven"), "{}", said(1));
@@ -52,7 +73,7 @@ fn the_phone_steers_reminders_and_feedback_with_no_model() {
     assert!(!ok(dir, &["cron", "list"]).contains(&id), "gone from the jobs too");
 
     // ⏰ later on a nudge: not a rating; the message comes again, as a job the user sees.
-    let bank = nudge(dir, &fake, "Call the bank", 20);
+    let bank = nudge(dir, fake, "Call the bank", 20);
     let later = bank["reply_markup"]["inline_keyboard"][0]
         .as_array()
         .unwrap()
@@ -70,10 +91,10 @@ fn the_phone_steers_reminders_and_feedback_with_no_model() {
     assert!(jobs.contains("Call the bank"), "{jobs}");
 
     // A nudge, then a cron reminder: /stop means the nudge, and mutes its topic.
-    nudge(dir, &fake, "Pay the rent", 25);
+    nudge(dir, fake, "Pay the rent", 25);
     ok(dir, &["cron", "add", "--in", "1s", "--to", "telegram:42", "Drink some water"]);
-    support::eventually("the cron reminder", || sent_to(&fake, "42").iter().any(|t| t.contains("Drink some water")));
-    let before = sent_to(&fake, "42").len();
+    support::eventually("the cron reminder", || sent_to(fake, "42").iter().any(|t| t.contains("Drink some water")));
+    let before = sent_to(fake, "42").len();
     bot.push(message(7, 42, "/stop"));
     let stopped = said(before + 1);
     assert!(stopped.contains("as a stop") && stopped.contains("rent"), "{stopped}");
@@ -89,18 +110,9 @@ fn the_phone_steers_reminders_and_feedback_with_no_model() {
 /// when and how to end it; `/snooze off` ends it and the next tick speaks again.
 #[test]
 fn chinese_words_are_answered_in_chinese_and_asking_for_quiet_keeps_raven_quiet_until_morning() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    std::fs::create_dir_all(dir.join("workspace")).unwrap();
-    let (bot, fake) = Bot::serve();
-    let more = "[delivery]\ndefault_targets = [\"telegram:42\"]\n[policy]\nsession_cooldown_minutes = 0\n";
-    let _up = support::Killed(support::up(dir, &config(&fake, more), &[("RAVEN_TELEGRAM_TOKEN", TOKEN)]));
-    support::wait_ready(dir);
-    support::gateway(dir);
-    let said = |n: usize| {
-        support::eventually("an answer", || sent_to(&fake, "42").len() >= n);
-        sent_to(&fake, "42")[n - 1].clone()
-    };
+    let phone = Phone::up();
+    let (dir, bot, fake) = (phone.tmp.path(), &phone.bot, &phone.fake);
+    let said = |n: usize| phone.said(n);
 
     bot.push(message(1, 42, "/remind 明天上午10点 交报告"));
     let set = said(1);
@@ -112,7 +124,7 @@ fn chinese_words_are_answered_in_chinese_and_asking_for_quiet_keeps_raven_quiet_
     std::fs::write(dir.join("workspace/MEMORY.md"), format!("- [ ] Call the bank due: {due}\n")).unwrap();
     let held = ok(dir, &["tick"]);
     assert!(held.contains("snoozed by the user until"), "{held}");
-    assert_eq!(sent_to(&fake, "42").len(), 2, "nothing proactive reached the phone");
+    assert_eq!(sent_to(fake, "42").len(), 2, "nothing proactive reached the phone");
 
     bot.push(message(3, 42, "/snooze off"));
     assert!(said(3).contains("Snooze ended"), "English notes, an English command: {}", said(3));

@@ -47,12 +47,18 @@ const CHINESE: &[&str] = &[
 
 /// Whether `text` asks for quiet: a short message, not a command, with one of the phrases.
 pub fn asks_for_quiet(text: &str) -> bool {
+    says_one_of(text, SHORT, &[ENGLISH, CHINESE].concat())
+}
+
+/// Whether `text` is a message of at most `short` characters, not a command, that says one
+/// of `phrases` (lower-case; a curly apostrophe counts as a straight one).
+pub(super) fn says_one_of(text: &str, short: usize, phrases: &[&str]) -> bool {
     let text = text.trim();
-    if text.is_empty() || text.starts_with('/') || text.chars().count() > SHORT {
+    if text.is_empty() || text.starts_with('/') || text.chars().count() > short {
         return false;
     }
     let lower = text.to_lowercase().replace('’', "'");
-    ENGLISH.iter().chain(CHINESE).any(|p| lower.contains(p))
+    phrases.iter().any(|p| lower.contains(p))
 }
 
 /// The next `morning` (local) at least an hour after `now`: when the quiet asked for ends.

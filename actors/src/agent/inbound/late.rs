@@ -23,12 +23,7 @@ const PHRASES: &[&str] = &[
 
 /// Whether `text` says a heads-up came too late: a short message, not a command.
 pub fn says_too_late(text: &str) -> bool {
-    let text = text.trim();
-    if text.is_empty() || text.starts_with('/') || text.chars().count() > SHORT {
-        return false;
-    }
-    let lower = text.to_lowercase();
-    PHRASES.iter().any(|p| lower.contains(p))
+    super::hush::says_one_of(text, SHORT, PHRASES)
 }
 
 #[cfg(test)]
