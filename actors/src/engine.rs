@@ -83,6 +83,10 @@ pub struct Engine {
     pub others: Option<Rc<crate::journal::OthersVerdicts>>,
     /// Kept alive: dropping them stops the attention.md, jobs.json and config.toml watches.
     _watches: Vec<FileWatch>,
+    /// The spawn the menus' actions run on. The engine holds it; the decision consumer only a
+    /// weak reference, as the spawn leads back to it (through the agent): so dropping the
+    /// engine drops its stores, and the state database is closed cleanly.
+    _spawn: Rc<std::cell::OnceCell<crate::executor::spawn::ProactiveSpawn>>,
 }
 
 /// What a caller (a test, `raven simulate`) puts in place of the configured parts.
@@ -258,13 +262,13 @@ impl Engine {
         let x = w.executors(&policy, &delivery.hub)?;
         let questions = w.question_broker(&delivery.hub);
         let tools = w.tools(&delivery, &questions);
-        let (scheduler, spawn_late) = w.agent_and_scheduler(&provider, &policy, &x, &delivery, tools);
+        let (scheduler, spawn_late) = w.agent_and_scheduler(&provider, &policy, &x, &delivery, tools)?;
         let spawn = w.spawn(&policy, &scheduler, &x);
         let spawns = spawn.running();
         let _ = spawn_late.set(spawn.clone());
         let router = w.router(o.router, &x, spawn);
         let discoverer = w.discoverer(&provider, &policy, &x)?;
-        let runner = w.runner(&planning, &policy, router, &delivery.tracker, discoverer, &provider);
+        let runner = w.runner(&planning, &policy, router, &delivery.tracker, discoverer, &provider)?;
         let heartbeat = w.heartbeat(&provider, &scheduler, &delivery.hub, &policy);
         let jobs_changed = Arc::new(tokio::sync::Notify::new());
         let cron = w.cron(&scheduler, &delivery, &policy, o.cron_channels);
@@ -299,6 +303,7 @@ impl Engine {
             own_channels,
             journal: w.journal,
             _watches: watches,
+            _spawn: spawn_late,
         })
     }
 }

@@ -13,13 +13,14 @@ use crate::policy::{dispatch_through, Gated, Nudge, NudgePolicyService};
 use crate::supervise::Handle;
 use raven_proto::{Action, Origin, PlannerDecision, Priority};
 use std::cell::OnceCell;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 pub struct ActionExecutor {
     pub policy: Handle<NudgePolicyService>,
     pub tools: Vec<Rc<dyn Tool>>,
-    /// Set once the agent exists (the spawn's subagent is the agent itself).
-    pub spawn: Rc<OnceCell<ProactiveSpawn>>,
+    /// Set once the agent exists (the spawn's subagent is the agent itself). Weak: the spawn
+    /// leads back through the agent to this executor, and the engine holds it.
+    pub spawn: Weak<OnceCell<ProactiveSpawn>>,
     pub clock: SharedClock,
 }
 
@@ -78,7 +79,7 @@ impl ActionExecutor {
     /// the subagent's result is delivered to the session when it is done.
     async fn spawn(&self, menu: &PendingDecision, choice: usize, task: &str) -> Picked {
         let title = &menu.options[choice].title;
-        let Some(spawn) = self.spawn.get().cloned() else {
+        let Some(spawn) = self.spawn.upgrade().and_then(|s| s.get().cloned()) else {
             return Picked::not_run(format!("Could not do “{title}”: no subagents in this engine"));
         };
         let decision = PlannerDecision {

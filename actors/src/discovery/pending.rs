@@ -7,7 +7,6 @@ use crate::store::{JsonStateStore, StoreError};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::path::PathBuf;
 
 const SECTION: &str = "pending_decisions";
 /// Settled menus kept for answering late picks ("that menu was replaced").
@@ -80,8 +79,9 @@ struct Menus {
 pub struct PendingDecisionStore(JsonStateStore);
 
 impl PendingDecisionStore {
-    pub fn new(path: impl Into<PathBuf>) -> Self {
-        PendingDecisionStore(JsonStateStore::new(path))
+    /// The menus kept in `store` (the data dir's: `owners::Owner::Menus`).
+    pub fn new(store: JsonStateStore) -> Self {
+        PendingDecisionStore(store)
     }
 
     /// Stores a new menu for `session` under a fresh id (set on the returned copy),
@@ -163,7 +163,7 @@ pub(crate) mod tests {
     #[test]
     fn a_newer_menu_supersedes_the_live_one_and_a_menu_expires() {
         let dir = tempfile::tempdir().unwrap();
-        let s = PendingDecisionStore::new(dir.path().join("pending.json"));
+        let s = PendingDecisionStore::new(JsonStateStore::new(dir.path().join("pending.json")));
         let first = s.offer(menu("cli:local", 3), t0()).unwrap();
         let other = s.offer(menu("webhook:ann", 2), t0()).unwrap();
         let second = s.offer(menu("cli:local", 2), t0()).unwrap();
@@ -177,7 +177,7 @@ pub(crate) mod tests {
     #[test]
     fn a_transition_happens_once() {
         let dir = tempfile::tempdir().unwrap();
-        let s = PendingDecisionStore::new(dir.path().join("pending.json"));
+        let s = PendingDecisionStore::new(JsonStateStore::new(dir.path().join("pending.json")));
         let m = s.offer(menu("cli:local", 3), t0()).unwrap();
         assert!(s.transition(&m.id, &PendingState::Open, PendingState::Done { choice: 1 }).unwrap());
         assert!(!s.transition(&m.id, &PendingState::Open, PendingState::Done { choice: 2 }).unwrap(), "picked already");

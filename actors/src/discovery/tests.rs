@@ -64,7 +64,7 @@ impl Day {
     }
 
     async fn discover_now(&self) {
-        TriggerStore::new(self.dir.triggers()).request("test", self.clock.now()).unwrap();
+        TriggerStore::in_dir(&self.dir).unwrap().request("test", self.clock.now()).unwrap();
         assert_eq!(self.engine.runner.call_async(DrainTriggers).await.unwrap().unwrap(), 1);
     }
 }
@@ -145,7 +145,8 @@ async fn a_picked_reply_goes_out_through_the_injector_and_is_recorded() {
     use crate::discovery::{Choice, ChoiceAction, PendingDecision, PendingDecisionStore, PendingState};
     let day = Day::new();
     day.clock.set(Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap());
-    let store = PendingDecisionStore::new(day.dir.sentinel_dir().join("pending_decisions.json"));
+    let store =
+        PendingDecisionStore::new(crate::store::owners::open(&day.dir, crate::store::owners::Owner::Menus).unwrap());
     let choice = |title: &str, text: &str| Choice {
         title: title.into(),
         reason: "r".into(),
@@ -202,7 +203,8 @@ fn the_llm_s_options_are_validated_and_the_rules_derive_theirs() {
 /// Offers a one-option menu on `cli:local` now; its id.
 fn offer(day: &Day, title: &str, action: crate::discovery::ChoiceAction) -> String {
     use crate::discovery::{Choice, PendingDecision, PendingDecisionStore, PendingState};
-    let store = PendingDecisionStore::new(day.dir.sentinel_dir().join("pending_decisions.json"));
+    let store =
+        PendingDecisionStore::new(crate::store::owners::open(&day.dir, crate::store::owners::Owner::Menus).unwrap());
     let option = Choice { title: title.into(), reason: "r".into(), action, confirm: false };
     let menu = PendingDecision {
         id: String::new(),

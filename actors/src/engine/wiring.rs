@@ -62,9 +62,10 @@ impl<'a> Wiring<'a> {
         RestartPolicy::from(&self.config.supervise).with_fault_from_env(actor)
     }
 
-    /// One state file per owner: the ledger, the inject queues, the defer heap, the outbox.
+    /// One owner's rows in the state database: the ledger, the inject queues, the defer
+    /// heap, discovery's guard and menus, the triggers, the decision cache.
     fn state(&self, owner: Owner) -> Result<JsonStateStore, StartError> {
-        Ok(owners::open(self.dir, owner)?)
+        Ok(owners::open_in(self.database()?, self.dir, owner)?)
     }
 
     /// The state database, opened once per engine (a corrupt one moved aside and reported).
@@ -72,14 +73,13 @@ impl<'a> Wiring<'a> {
         if let Some(db) = self.database.get() {
             return Ok(db.clone());
         }
-        let (db, _corrupt) = Database::open(&self.dir.state_db()).map_err(StoreError::from)?;
-        let db = Arc::new(db);
+        let db = Database::shared(&self.dir.state_db()).map_err(StoreError::from)?;
         Ok(self.database.get_or_init(|| db).clone())
     }
 
     /// A menu pick is answered before the LLM is called (spec §12).
-    fn menus(&self) -> PendingDecisionStore {
-        PendingDecisionStore::new(self.dir.sentinel_dir().join("pending_decisions.json"))
+    fn menus(&self) -> Result<PendingDecisionStore, StartError> {
+        Ok(PendingDecisionStore::new(self.state(Owner::Menus)?))
     }
 
     pub(super) fn policy(&self) -> Result<Policy, StartError> {

@@ -12,7 +12,8 @@ const NOTES: &str = "- [ ] Call the bank due: 2026-03-02 15:00\n- [ ] Pay the re
 /// decision cache (its own when `None`).
 fn briefing(start: chrono::DateTime<chrono::Utc>, dir: Option<&crate::data_dir::DataDir>) -> Rig {
     let mut r = rig(start);
-    let cache = DecisionCache::in_dir(dir.unwrap_or(&r.dir));
+    let store = crate::store::owners::open(dir.unwrap_or(&r.dir), crate::store::owners::Owner::DecisionCache);
+    let cache = DecisionCache::on(store.unwrap());
     r.runner.set_brief(TimeOfDay::hm(7, 0), cache);
     r
 }

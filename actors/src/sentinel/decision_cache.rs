@@ -8,7 +8,6 @@
 //! The signature is a hash by the standard library's fixed-key hasher: a build that hashes
 //! differently only costs one Planner call.
 
-use crate::data_dir::DataDir;
 use crate::store::JsonStateStore;
 use chrono::{DateTime, Utc};
 use raven_proto::PlannerDecision;
@@ -55,8 +54,9 @@ pub struct DecisionCache {
 }
 
 impl DecisionCache {
-    pub fn in_dir(dir: &DataDir) -> Self {
-        DecisionCache { store: Some(JsonStateStore::new(dir.decision_cache())), seen: None }
+    /// The cache kept in `store` (the data dir's: `owners::Owner::DecisionCache`).
+    pub fn on(store: JsonStateStore) -> Self {
+        DecisionCache { store: Some(store), seen: None }
     }
 
     /// What the last tick of any process left; `None` when off or unreadable (logged).

@@ -62,7 +62,7 @@ fn apply_preferences(policy: &mut NudgePolicy, mut reader: ProactivityPreference
 /// The ledger as on disk, read only: a corrupt file is left where it is (the supervisor keeps
 /// it aside when it next writes), read as empty, with a note that says so.
 fn read_ledger(dir: &DataDir) -> Result<(PolicyState, Option<String>), StoreError> {
-    owners::read_only(dir, Owner::Policy).peek::<PolicyState>(Owner::Policy.name())
+    owners::read_only(dir, Owner::Policy)?.peek::<PolicyState>(Owner::Policy.name())
 }
 
 #[cfg(test)]

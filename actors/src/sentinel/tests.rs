@@ -388,12 +388,14 @@ async fn an_operator_trigger_runs_discovery_once_from_the_drain_loop() {
     let r = rig(at(12, 0));
     let runs = Rc::new(Cell::new(0));
     let runner = r.runner.with_discovery(Box::new(CountingDiscovery(runs.clone())));
-    let path = r.dir.triggers();
-    let h =
-        start(RunnerService::new(runner).with_triggers(TriggerStore::new(&path)), &r.metrics, RestartPolicy::default());
+    let h = start(
+        RunnerService::new(runner).with_triggers(TriggerStore::in_dir(&r.dir).unwrap()),
+        &r.metrics,
+        RestartPolicy::default(),
+    );
     assert_eq!(h.call_async(DrainTriggers).await.unwrap().unwrap(), 0);
     // Another process asks for a run; the short loop takes it once.
-    TriggerStore::new(&path).request("operator", at(12, 1)).unwrap();
+    TriggerStore::in_dir(&r.dir).unwrap().request("operator", at(12, 1)).unwrap();
     let task = crate::sentinel::spawn_trigger_loop(h.clone(), std::time::Duration::from_millis(2));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while runs.get() == 0 && std::time::Instant::now() < deadline {

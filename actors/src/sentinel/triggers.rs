@@ -7,7 +7,6 @@
 use crate::store::{JsonStateStore, StoreError};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
 
 const SECTION: &str = "discovery_triggers";
 
@@ -20,8 +19,14 @@ pub struct Trigger {
 pub struct TriggerStore(JsonStateStore);
 
 impl TriggerStore {
-    pub fn new(path: impl Into<PathBuf>) -> Self {
-        TriggerStore(JsonStateStore::new(path))
+    /// The triggers kept in `store` (the data dir's: `owners::Owner::Triggers`).
+    pub fn new(store: JsonStateStore) -> Self {
+        TriggerStore(store)
+    }
+
+    /// The triggers of `dir`, for a process that asks for a run.
+    pub fn in_dir(dir: &crate::data_dir::DataDir) -> Result<Self, StoreError> {
+        Ok(TriggerStore(crate::store::owners::open(dir, crate::store::owners::Owner::Triggers)?))
     }
 
     pub fn request(&self, reason: &str, now: DateTime<Utc>) -> Result<(), StoreError> {
@@ -41,16 +46,24 @@ impl TriggerStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::{db::Database, sections::Rows};
     use chrono::TimeZone;
+
+    /// The triggers' rows in `dir`'s state database, on a connection of their own (as another
+    /// process would have).
+    fn store(dir: &std::path::Path) -> TriggerStore {
+        let (db, _) = Database::open(&dir.join("state.db")).unwrap();
+        let rows = Rows::open(std::sync::Arc::new(db), "triggers", &dir.join("triggers.json")).unwrap();
+        TriggerStore::new(JsonStateStore::on_rows(rows))
+    }
 
     #[test]
     fn a_trigger_from_another_process_is_drained_once_and_an_empty_drain_writes_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("triggers.json");
         let now = Utc.with_ymd_and_hms(2026, 12, 2, 9, 0, 0).unwrap();
-        let (operator, a, b) = (TriggerStore::new(&path), TriggerStore::new(&path), TriggerStore::new(&path));
+        let (operator, a, b) = (store(dir.path()), store(dir.path()), store(dir.path()));
         assert!(a.drain().unwrap().is_empty());
-        assert!(!path.exists(), "an empty drain wrote nothing");
+        assert_eq!(a.0.stamp(), None, "an empty drain wrote nothing");
         operator.request("operator", now).unwrap();
         operator.request("again", now).unwrap();
         let got = a.drain().unwrap();

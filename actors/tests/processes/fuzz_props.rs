@@ -593,7 +593,7 @@ fn menu3() -> PendingDecision {
 
 /// A router over a fresh store holding one live, open 3-option menu; no classifier.
 fn router(dir: &tempfile::TempDir) -> (DecisionRouter, PendingDecision) {
-    let store = PendingDecisionStore::new(dir.path().join("pending.json"));
+    let store = PendingDecisionStore::new(raven_actors::store::JsonStateStore::new(dir.path().join("pending.json")));
     let m = store.offer(menu3(), t0()).unwrap();
     (DecisionRouter { store, classifier: None, threshold: 0.8 }, m)
 }

@@ -14,7 +14,7 @@ pub fn run(dir: &DataDir, reason: String, wait_s: u64) -> Result<(), CliError> {
     dir.ensure().map_err(CliError::data_dir(dir.root()))?;
     let tz = super::load_config(dir)?.general.timezone;
     let waiter = Waiter::before_request(dir, "discovery");
-    TriggerStore::new(dir.triggers()).request(&reason, chrono::Utc::now())?;
+    TriggerStore::in_dir(dir)?.request(&reason, chrono::Utc::now())?;
     let running = actix_rt::System::new().block_on(super::connect_supervisor(dir)).is_ok();
     if !running || wait_s == 0 {
         println!("discovery requested; a running engine picks it up within sentinel.trigger_poll_s");

@@ -84,7 +84,7 @@ pub fn run(cmd: PolicyCommand, dir: &DataDir) -> Result<(), CliError> {
     print_verdict(&verdict);
     println!("at:      {} ({})", raven_actors::time::local(now, g.timezone), g.timezone);
     println!("topic:   {}", topic.unwrap_or_else(|| raven_actors::policy::topic::topic_of(&content)));
-    println!("ledger:  {} ({} fires on record)", Owner::Policy.path(dir).display(), gate.fires);
+    println!("ledger:  {} ({} fires on record)", ledger_at(dir).display(), gate.fires);
     println!("feedback: {} (read now, as the next tick will)", dir.feedback().display());
     println!("preferences: {}, {} (applied as the next tick will)", dir.memory().display(), toml_path(dir).display());
     for note in &gate.notes {
@@ -158,5 +158,14 @@ impl From<PriorityArg> for Priority {
             PriorityArg::Medium => Priority::Medium,
             PriorityArg::High => Priority::High,
         }
+    }
+}
+
+/// Where the ledger is read from: an earlier version's file while no writer has imported it,
+/// else the state database.
+fn ledger_at(dir: &DataDir) -> std::path::PathBuf {
+    match raven_actors::store::owners::unimported(dir, Owner::Policy) {
+        Some(file) => file.path().to_owned(),
+        None => dir.state_db(),
     }
 }

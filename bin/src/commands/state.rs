@@ -1,6 +1,8 @@
 //! `raven state`: a look inside the engine's state database (`state.db` in the data dir).
 //! `export` prints what it holds (for a person, or `--json` for a script): the outbox and its
-//! dead letters, and each cron job's run state; `check` runs SQLite's full integrity check.
+//! dead letters, each cron job's run state, and each owner's sections (the gate's ledger and
+//! learned feedback, the queues, discovery's state, the decision cache); `check` runs SQLite's
+//! full integrity check.
 //! Both only read: nothing is created, moved or written.
 
 use crate::error::CliError;
@@ -14,8 +16,9 @@ use raven_actors::text::sanitize;
 
 #[derive(Subcommand)]
 pub enum StateCommand {
-    /// Print what the state database holds: the outbox (waiting and dead letters) and each
-    /// cron job's run state.
+    /// Print what the state database holds: the outbox (waiting and dead letters), each cron
+    /// job's run state, the gate's ledger and learned feedback, the queues, discovery's state
+    /// and the decision cache.
     Export {
         /// As JSON (times in RFC 3339), for a script.
         #[arg(long)]
@@ -41,8 +44,9 @@ fn export(dir: &DataDir, json: bool) -> Result<(), CliError> {
         Err(e) => (Vec::new(), Some(e.to_string())),
     };
     let cron: Vec<_> = jobs.iter().map(|j| serde_json::json!({ "id": j.id, "state": j.state })).collect();
+    let sections = sections(dir)?;
     if json {
-        let out = serde_json::json!({ "path": path, "outbox": outbox, "cron": cron });
+        let out = serde_json::json!({ "path": path, "outbox": outbox, "cron": cron, "sections": sections });
         println!("{out}");
         return Ok(());
     }
@@ -85,7 +89,46 @@ fn export(dir: &DataDir, json: bool) -> Result<(), CliError> {
             sanitize(&paused)
         );
     }
+    println!("sections: {}", sections.values().map(|s| s.as_object().map_or(0, |s| s.len())).sum::<usize>());
+    for (owner, of_owner) in &sections {
+        for (section, value) in of_owner.as_object().into_iter().flatten() {
+            println!("  {:<15} {:<20} {}", owner, section, sanitize(&summary(value)));
+        }
+    }
     Ok(())
+}
+
+/// Every owner's sections as JSON, by owner and section (none before the first write).
+fn sections(dir: &DataDir) -> Result<serde_json::Map<String, serde_json::Value>, CliError> {
+    let mut out = serde_json::Map::new();
+    let Some(db) = Database::open_read_only(&dir.state_db()).map_err(StoreError::from)? else { return Ok(out) };
+    for (owner, section, text) in raven_actors::store::sections::everything(&db)? {
+        let value = serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text));
+        let of_owner = out.entry(owner).or_insert_with(|| serde_json::json!({}));
+        if let Some(map) = of_owner.as_object_mut() {
+            map.insert(section, value);
+        }
+    }
+    Ok(out)
+}
+
+/// One line about a section for a person: its fields, a list by its length.
+fn summary(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let field = |(k, v): (&String, &Value)| match v {
+        Value::Array(a) => format!("{k}: {} items", a.len()),
+        Value::Object(o) => format!("{k}: {} fields", o.len()),
+        other => format!("{k}: {other}"),
+    };
+    let line = match value {
+        Value::Object(o) => o.iter().map(field).collect::<Vec<_>>().join(", "),
+        Value::Array(a) => format!("{} items", a.len()),
+        other => other.to_string(),
+    };
+    match line.char_indices().nth(120) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
+    }
 }
 
 fn check(dir: &DataDir) -> Result<(), CliError> {

@@ -1,6 +1,7 @@
-//! A peer that holds the state lock freezes nothing: while another process holds every state
-//! file's lock, `raven status`, a gateway POST and a REPL line are each answered (a reply, or
-//! an error naming the file after the bounded wait) within 10 s, before the lock is let go.
+//! A peer that holds the state locks freezes nothing: while another process holds every state
+//! file's lock and the state database's write lock, `raven status`, a gateway POST and a REPL
+//! line are each answered (a reply, or an error naming the store after the bounded wait)
+//! within 10 s, before the locks are let go.
 
 use crate::support;
 
@@ -33,6 +34,23 @@ fn raven_lock(p: &Path) -> PathBuf {
     p.with_file_name(name)
 }
 
+/// A helper process holding the state database's write lock (an open `BEGIN IMMEDIATE`, as a
+/// writer in another process takes it) until killed.
+fn hold_database(dir: &Path) -> support::Killed {
+    use std::io::BufRead;
+    let script = "import sqlite3, sys, time\n\
+                  c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)\n\
+                  c.execute('BEGIN IMMEDIATE')\n\
+                  print('held', flush=True)\n\
+                  time.sleep(120)\n";
+    let mut child =
+        Command::new("python3").arg("-c").arg(script).arg(dir.join("state.db")).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "held", "the database lock is held");
+    support::Killed(child)
+}
+
 /// A helper process holding `locks` (flock, as the store takes them) until killed.
 fn hold(locks: &[PathBuf]) -> support::Killed {
     let mut cmd = String::from("sleep 120");
@@ -62,6 +80,7 @@ fn a_held_state_lock_freezes_neither_status_nor_the_gateway_nor_the_repl() {
     assert!(support::raven(dir, &["send", "jsonl:warm", "warming up"]).status.success());
 
     let holder = hold(&state_locks(dir));
+    let database = hold_database(dir);
     let start = Instant::now();
     let (tx, rx) = mpsc::channel();
     let status = {
@@ -87,13 +106,14 @@ fn a_held_state_lock_freezes_neither_status_nor_the_gateway_nor_the_repl() {
     post.join().unwrap();
     drop(tx);
     let answers: Vec<_> = rx.iter().collect();
-    // All three came while the lock was still held.
-    let mut holder = holder;
+    // All three came while the locks were still held.
+    let (mut holder, mut database) = (holder, database);
     assert!(holder.0.try_wait().unwrap().is_none(), "the lock holder ended early");
+    assert!(database.0.try_wait().unwrap().is_none(), "the database lock holder ended early");
     for (what, answered, said, took) in &answers {
         assert!(*answered, "{what} was not answered: {said}");
         assert!(*took <= Duration::from_secs(10), "{what} took {took:?} with the lock held");
     }
     assert_eq!(answers.len(), 3);
-    drop(holder);
+    drop((holder, database));
 }

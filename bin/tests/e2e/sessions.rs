@@ -124,8 +124,9 @@ fn a_300_mb_model_reply_is_dropped_and_the_next_start_is_normal() {
     let size = |p: std::path::PathBuf| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let session = size(dir.join("sessions/webhook_ann.jsonl"));
     assert!(session > 0 && session < 4096, "the user's line is kept, the reply is not: {session} bytes");
-    for e in std::fs::read_dir(dir.join("sentinel/state")).into_iter().flatten().flatten() {
-        assert!(size(e.path()) < 1 << 20, "{} is {} bytes", e.path().display(), size(e.path()));
+    let state = std::fs::read_dir(dir.join("sentinel/state")).into_iter().flatten().flatten().map(|e| e.path());
+    for path in state.chain(["state.db", "state.db-wal"].map(|f| dir.join(f))) {
+        assert!(size(path.clone()) < 1 << 20, "{} is {} bytes", path.display(), size(path.clone()));
     }
     // The next start is an ordinary one.
     let _up = up_with_model(dir, &model);

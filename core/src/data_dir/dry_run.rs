@@ -6,7 +6,8 @@
 //! cron/, sessions/; the state database as one consistent snapshot, whatever a running
 //! supervisor is writing meanwhile). Never copied: the control socket and every lock file, so
 //! the copy neither reaches nor looks held by a running supervisor; and the decision cache
-//! (the skip cache and the last decision), which a dry run neither reads nor writes. Links are followed and
+//! (the skip cache, the last decision and the day's brief, a file of an earlier version or
+//! rows of the copied database), which a dry run neither reads nor writes. Links are followed and
 //! their targets copied: a write in the copy can never land in a file the link points at.
 
 use super::DataDir;
@@ -49,6 +50,8 @@ impl DryRun {
             let dry = DataDir::new(copy.path());
             if let Some(db) = crate::store::db::Database::open_read_only(&real.state_db())? {
                 db.copy_to(&dry.state_db())?;
+                let (copy, _) = crate::store::db::Database::open(&dry.state_db())?;
+                crate::store::sections::forget(&copy, crate::store::owners::Owner::DecisionCache.name())?;
             }
         }
         Ok(DryRun { dir: DataDir::new(copy.path()), _copy: copy })

@@ -16,7 +16,7 @@
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 /// How long a write waits for a peer that holds the database before it gives up.
@@ -73,6 +73,22 @@ impl Database {
         }
     }
 
+    /// This process's connection to the database at `path`, opened (see [`Database::open`])
+    /// by the first owner that asks and shared by every other while one holds it: one
+    /// connection, one page cache, however many owners a process opens.
+    pub fn shared(path: &Path) -> Result<Arc<Database>, DbError> {
+        static OPEN: Mutex<Vec<(PathBuf, Weak<Database>)>> = Mutex::new(Vec::new());
+        let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
+        open.retain(|(_, db)| db.strong_count() > 0);
+        if let Some(db) = open.iter().find(|(p, _)| p == path).and_then(|(_, db)| db.upgrade()) {
+            return Ok(db);
+        }
+        let (db, _) = Database::open(path)?;
+        let db = Arc::new(db);
+        open.push((path.to_owned(), Arc::downgrade(&db)));
+        Ok(db)
+    }
+
     /// Opens the database for a command that only reads: `None` when there is none yet (a read
     /// never creates one). It leaves no trace: while no process has the database open (no
     /// write-ahead log beside it) it is read as a file no one changes, so not even SQLite's
@@ -94,6 +110,13 @@ impl Database {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|source| DbError::Io { path: path.to_owned(), source })?;
         }
+        // Private before SQLite opens it: its log and shared-memory files take the database's
+        // permissions when they are made.
+        if path.exists() {
+            crate::data_dir::make_private(path).map_err(|source| DbError::Io { path: path.to_owned(), source })?;
+        } else {
+            create_private(path).map_err(|source| DbError::Io { path: path.to_owned(), source })?;
+        }
         let conn = Connection::open(path).map_err(|e| sqlite(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| sqlite(path, e))?;
         // The first statements read the file's header: a file that is not a database fails here.
@@ -108,7 +131,6 @@ impl Database {
         // damaged page met later fails its operation with SQLite's "malformed" error.)
         conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
             .map_err(|e| sqlite(path, e))?;
-        crate::data_dir::make_private(path).map_err(|source| DbError::Io { path: path.to_owned(), source })?;
         Ok(Database { path: path.to_owned(), conn: Mutex::new(conn), read_only: false, busy: BUSY_TIMEOUT })
     }
 
@@ -126,6 +148,11 @@ impl Database {
 
     /// Runs `f` in one `BEGIN IMMEDIATE` transaction, committed when it returns `Ok`.
     pub fn write<R>(&self, f: impl FnOnce(&Transaction) -> Result<R, DbError>) -> Result<R, DbError> {
+        self.try_write(f)
+    }
+
+    /// [`Database::write`] for work that fails with an error of its own (rolled back).
+    pub fn try_write<R, E: From<DbError>>(&self, f: impl FnOnce(&Transaction) -> Result<R, E>) -> Result<R, E> {
         let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| self.error(e))?;
         let out = f(&tx)?;
@@ -135,6 +162,11 @@ impl Database {
 
     /// Runs `f` on one consistent snapshot (a read transaction).
     pub fn read<R>(&self, f: impl FnOnce(&Connection) -> Result<R, DbError>) -> Result<R, DbError> {
+        self.try_read(f)
+    }
+
+    /// [`Database::read`] for work that fails with an error of its own.
+    pub fn try_read<R, E: From<DbError>>(&self, f: impl FnOnce(&Connection) -> Result<R, E>) -> Result<R, E> {
         let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred).map_err(|e| self.error(e))?;
         let out = f(&tx)?;
@@ -199,6 +231,19 @@ pub async fn off_thread<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'stati
     match actix_rt::task::spawn_blocking(f).await {
         Ok(r) => r,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
+/// An empty file only its owner can read (SQLite takes an empty file for a new database).
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
     }
 }
 

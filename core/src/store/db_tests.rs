@@ -82,3 +82,20 @@ fn a_reader_sees_a_live_writers_commits_and_a_writer_waits_then_fails_plainly() 
     });
     assert_eq!(count(&reader), 2, "the peer's commit, not the refused one");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_new_database_and_its_log_files_are_only_the_owners() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("state.db");
+    let (db, _) = Database::open(&path).unwrap();
+    db.ensure_schema("CREATE TABLE IF NOT EXISTS t (x INTEGER)").unwrap();
+    db.write(|tx| tx.execute("INSERT INTO t VALUES (1)", []).map_err(|e| db.error(e))).unwrap();
+    let names = names(tmp.path());
+    assert!(names.contains(&"state.db-wal".to_owned()), "{names:?}");
+    for name in names {
+        let mode = std::fs::metadata(tmp.path().join(&name)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o077, 0, "{name} is {mode:o}");
+    }
+}

@@ -15,6 +15,8 @@ pub mod files;
 pub mod jsonl;
 pub mod owners;
 mod peek;
+mod rows;
+pub mod sections;
 mod unknown;
 
 pub use atomic::{
@@ -46,12 +48,15 @@ pub enum StoreError {
 pub const MAX_STATE_BYTES: usize = 64 << 20;
 
 /// Identifies one version of the file on disk, so readers can skip re-parsing it when
-/// nothing changed. Any replace changes the inode, so a rename is never missed.
+/// nothing changed. Any replace changes the inode, so a rename is never missed. A store kept
+/// in the state database is versioned by its rows' revision instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    ino: u64,
-    len: u64,
-    mtime_ns: i128,
+pub struct Stamp(Mark);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    File { ino: u64, len: u64, mtime_ns: i128 },
+    Revision(i64),
 }
 
 impl Stamp {
@@ -65,6 +70,11 @@ impl Stamp {
         file.metadata().ok().map(|m| Stamp::of_meta(&m))
     }
 
+    /// The version of rows in the state database: the last revision written to them.
+    pub fn of_revision(revision: i64) -> Stamp {
+        Stamp(Mark::Revision(revision))
+    }
+
     fn of_meta(meta: &std::fs::Metadata) -> Stamp {
         #[cfg(unix)]
         let ino = std::os::unix::fs::MetadataExt::ino(meta);
@@ -76,14 +86,16 @@ impl Stamp {
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_nanos() as i128)
             .unwrap_or(0);
-        Stamp { ino, len: meta.len(), mtime_ns }
+        Stamp(Mark::File { ino, len: meta.len(), mtime_ns })
     }
 
-    /// How long ago the file was last modified (zero for a time in the future).
+    /// How long ago the file was last modified (zero for a time in the future). A revision is
+    /// exact whatever its age, so it reads as old.
     pub fn age(&self) -> std::time::Duration {
+        let Mark::File { mtime_ns, .. } = self.0 else { return std::time::Duration::MAX };
         let now =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos() as i128;
-        std::time::Duration::from_nanos((now - self.mtime_ns).max(0) as u64)
+        std::time::Duration::from_nanos((now - mtime_ns).max(0) as u64)
     }
 }
 
@@ -96,22 +108,34 @@ pub struct JsonStateStore {
     lock_path: PathBuf,
     /// Human-readable notes of recoveries (corrupt files kept aside), newest last.
     notices: Mutex<Vec<String>>,
+    /// Where the sections are kept when they are rows of the state database, not a file.
+    rows: Option<sections::Rows>,
 }
 
 impl JsonStateStore {
     pub fn new(path: impl Into<PathBuf>) -> Self {
         let path = path.into();
         let lock_path = lock_path_for(&path);
-        JsonStateStore { path, lock_path, notices: Mutex::new(Vec::new()) }
+        JsonStateStore { path, lock_path, notices: Mutex::new(Vec::new()), rows: None }
     }
 
+    /// The sections of one owner as rows of the state database (see [`sections`]).
+    pub fn on_rows(rows: sections::Rows) -> Self {
+        let path = rows.path().to_owned();
+        JsonStateStore { lock_path: lock_path_for(&path), path, notices: Mutex::new(Vec::new()), rows: Some(rows) }
+    }
+
+    /// The file, or the state database that holds the rows.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// The version of the file now on disk (`None` when there is no file).
+    /// The version now stored (`None` when there is no file, or no row yet).
     pub fn stamp(&self) -> Option<Stamp> {
-        Stamp::of(&self.path)
+        match &self.rows {
+            Some(rows) => self.rows_stamp(rows),
+            None => Stamp::of(&self.path),
+        }
     }
 
     /// Takes the recovery notices gathered so far.
@@ -135,6 +159,9 @@ impl JsonStateStore {
     /// one, whole, and a peer holding the lock never delays a reader. Only a file that does
     /// not parse is read again under the lock, where it is kept aside.
     pub fn read<T: DeserializeOwned + Default>(&self, section: &str) -> Result<(T, Option<Stamp>), StoreError> {
+        if let Some(rows) = &self.rows {
+            return self.read_row(rows, section);
+        }
         if let Some((root, stamp)) = self.load_root_unlocked()? {
             return Ok((self.section_of(&root, section), stamp));
         }
@@ -168,6 +195,9 @@ impl JsonStateStore {
     where
         T: Serialize + DeserializeOwned + Default,
     {
+        if let Some(rows) = &self.rows {
+            return self.update_row(rows, section, f);
+        }
         let _lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
         let mut root = self.load_root()?;
         let decoded: Option<T> = self.decoded(&root, section);
@@ -176,24 +206,31 @@ impl JsonStateStore {
         let read = decoded.as_ref().and(root.get(section));
         let mut value = decoded.unwrap_or_default();
         let out = f(&mut value);
-        let mut encoded = serde_json::to_value(&value).map_err(|e| StoreError::Encode {
-            path: self.path.clone(),
-            section: section.to_owned(),
-            message: e.to_string(),
-        })?;
-        unknown::carry_over::<T>(read, &mut encoded);
+        let encoded = self.encode(section, &value, read)?;
         // Nothing changed (an absent section reads as its default): nothing is written, so an
         // idle engine leaves the file, and every reader's cache of it, alone.
-        let unchanged = match root.get(section) {
-            Some(old) => *old == encoded,
-            None => serde_json::to_value(T::default()).is_ok_and(|d| d == encoded),
-        };
-        if unchanged {
+        if unchanged::<T>(root.get(section), &encoded) {
             return Ok(out);
         }
         root.insert(section.to_owned(), encoded);
         self.write_root(root, section)?;
         Ok(out)
+    }
+
+    /// `value` as it is kept: the fields of `read` its type does not know carried over.
+    fn encode<T: Serialize + DeserializeOwned>(
+        &self,
+        section: &str,
+        value: &T,
+        read: Option<&Value>,
+    ) -> Result<Value, StoreError> {
+        let mut encoded = serde_json::to_value(value).map_err(|e| StoreError::Encode {
+            path: self.path.clone(),
+            section: section.to_owned(),
+            message: e.to_string(),
+        })?;
+        unknown::carry_over::<T>(read, &mut encoded);
+        Ok(encoded)
     }
 
     /// Runs `f` on the whole file under the lock (a corrupt file is kept aside first).
@@ -289,7 +326,17 @@ impl JsonStateStore {
     }
 }
 
+/// Whether `encoded` is what was kept (an absent section is its default).
+fn unchanged<T: Serialize + Default>(kept: Option<&Value>, encoded: &Value) -> bool {
+    match kept {
+        Some(old) => old == encoded,
+        None => serde_json::to_value(T::default()).is_ok_and(|d| d == *encoded),
+    }
+}
+
 #[cfg(test)]
 mod db_tests;
+#[cfg(test)]
+mod sections_tests;
 #[cfg(test)]
 mod tests;

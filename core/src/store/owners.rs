@@ -1,11 +1,16 @@
-//! The state store's layout: one file per owner under `sentinel/state/`, each with its own
-//! lock, so an operation costs what its owner holds (a long outbox never slows the gate) and
-//! a peer holding one owner's lock delays no other. A data dir of the one-file layout
-//! (`sentinel/state.json`) is split into these files the first time a process opens it.
+//! Who owns what in the engine's state: each owner's sections are rows of the state database
+//! (`state.db`, see [`sections`](super::sections)), the outbox its own tables. Earlier
+//! versions kept one file per owner (`sentinel/state/<owner>.json`, and the decision cache,
+//! the pending menus and the operator triggers beside them); the first writer that opens an
+//! owner imports its file and keeps it as `<file>.migrated`. A data dir of the older one-file
+//! layout (`sentinel/state.json`) is split into the per-owner files first.
 
+use super::db::Database;
+use super::sections::Rows;
 use super::{JsonStateStore, StoreError};
 use crate::data_dir::DataDir;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Who owns a state file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +25,12 @@ pub enum Owner {
     Outbox,
     /// The TaskDiscoverer's `discovery_last_day` and `discovery_offered`.
     Discovery,
+    /// Discovery's menus waiting for an answer (section `pending_decisions`).
+    Menus,
+    /// Discovery runs an operator asked for (`raven discover`, section `discovery_triggers`).
+    Triggers,
+    /// The Sentinel's skip cache and last decision, and the day's brief.
+    DecisionCache,
 }
 
 impl Owner {
@@ -30,8 +41,22 @@ impl Owner {
             Owner::Defer => "defer",
             Owner::Outbox => "outbox",
             Owner::Discovery => "discovery",
+            Owner::Menus => "menus",
+            Owner::Triggers => "triggers",
+            Owner::DecisionCache => "decision_cache",
         }
     }
+
+    /// Every owner kept as sections (the outbox has tables of its own).
+    pub const SECTIONS: [Owner; 7] = [
+        Owner::Policy,
+        Owner::Injector,
+        Owner::Defer,
+        Owner::Discovery,
+        Owner::Menus,
+        Owner::Triggers,
+        Owner::DecisionCache,
+    ];
 
     /// The owner of a section of the one-file layout.
     fn of_section(section: &str) -> Owner {
@@ -44,23 +69,53 @@ impl Owner {
         }
     }
 
-    /// `sentinel/state/<owner>.json`
+    /// The file an earlier version kept this owner's state in: `sentinel/state/<owner>.json`,
+    /// or beside it in `sentinel/` for the three that never were in the one-file layout.
     pub fn path(self, dir: &DataDir) -> PathBuf {
-        dir.sentinel_dir().join("state").join(format!("{}.json", self.name()))
+        match self {
+            Owner::Menus => dir.sentinel_dir().join("pending_decisions.json"),
+            Owner::Triggers => dir.sentinel_dir().join("triggers.json"),
+            Owner::DecisionCache => dir.sentinel_dir().join(crate::data_dir::DECISION_CACHE_FILE),
+            _ => dir.sentinel_dir().join("state").join(format!("{}.json", self.name())),
+        }
     }
 }
 
-/// The store of one owner, after the one-file layout (if any) was split.
+/// The store of one owner, on the process's connection to the state database.
 pub fn open(dir: &DataDir, owner: Owner) -> Result<JsonStateStore, StoreError> {
-    split_legacy(&dir.legacy_state(), |section| Owner::of_section(section).path(dir))?;
-    Ok(JsonStateStore::new(owner.path(dir)))
+    open_in(Database::shared(&dir.state_db())?, dir, owner)
 }
 
-/// The store of one owner for a command that only reads: its file, or the one-file layout's
-/// while that is not split yet (splitting is a write, left to a writer).
-pub fn read_only(dir: &DataDir, owner: Owner) -> JsonStateStore {
-    let (path, legacy) = (owner.path(dir), dir.legacy_state());
-    JsonStateStore::new(if !path.exists() && legacy.exists() { legacy } else { path })
+/// The store of one owner in `db`: the one-file layout (if any) split, and the owner's file
+/// of an earlier version (if any) imported.
+pub fn open_in(db: Arc<Database>, dir: &DataDir, owner: Owner) -> Result<JsonStateStore, StoreError> {
+    split(dir)?;
+    Ok(JsonStateStore::on_rows(Rows::open(db, owner.name(), &owner.path(dir))?))
+}
+
+/// Splits the one-file layout of an earlier version (if any) into the per-owner files.
+pub fn split(dir: &DataDir) -> Result<(), StoreError> {
+    split_legacy(&dir.legacy_state(), |section| Owner::of_section(section).path(dir))
+}
+
+/// The store of one owner for a command that only reads: an earlier version's file while no
+/// writer has imported it (the owner's, or the one-file layout's while that is not split
+/// yet), else the owner's rows in the state database (none yet: an empty store). Nothing is
+/// created, moved or written.
+pub fn read_only(dir: &DataDir, owner: Owner) -> Result<JsonStateStore, StoreError> {
+    if let Some(file) = unimported(dir, owner) {
+        return Ok(file);
+    }
+    match Database::open_read_only(&dir.state_db())? {
+        Some(db) => Ok(JsonStateStore::on_rows(Rows::read_only(Arc::new(db), owner.name()))),
+        None => Ok(JsonStateStore::new(owner.path(dir))),
+    }
+}
+
+/// An earlier version's file that holds `owner`'s state and no writer has imported yet: the
+/// owner's own, or the one-file layout's while that is not split.
+pub fn unimported(dir: &DataDir, owner: Owner) -> Option<JsonStateStore> {
+    [owner.path(dir), dir.legacy_state()].into_iter().find(|p| p.exists()).map(JsonStateStore::new)
 }
 
 /// Moves every section of `legacy` into the file `target_of` names (a section already there

@@ -11,6 +11,9 @@ impl JsonStateStore {
     /// One section as it is on disk (its default when absent), and a note when the file or
     /// the section cannot be read. Nothing is written.
     pub fn peek<T: DeserializeOwned + Default>(&self, section: &str) -> Result<(T, Option<String>), StoreError> {
+        if let Some(rows) = &self.rows {
+            return self.peek_row(rows, section);
+        }
         let bytes = match std::fs::read(&self.path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((T::default(), None)),

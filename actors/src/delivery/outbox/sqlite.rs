@@ -107,16 +107,15 @@ impl SqliteOutbox {
 /// opened (made if need be) and an earlier version's file imported.
 pub fn open_in(dir: &DataDir) -> Result<SqliteOutbox, StoreError> {
     let (db, _) = Database::open(&dir.state_db())?;
-    let legacy = owners::open(dir, Owner::Outbox)?;
-    SqliteOutbox::open(Arc::new(db), legacy.path())
+    owners::split(dir)?;
+    SqliteOutbox::open(Arc::new(db), &Owner::Outbox.path(dir))
 }
 
 /// The outbox of `dir` as a command that only reads sees it, with a note when it cannot be
 /// read: an earlier version's file while no writer has imported it, else the database's rows
 /// (empty when there is no database). Nothing is created, moved or written.
 pub fn peek_in(dir: &DataDir) -> Result<(Outbox, Option<String>), StoreError> {
-    let legacy = owners::read_only(dir, Owner::Outbox);
-    if legacy.path().exists() {
+    if let Some(legacy) = owners::unimported(dir, Owner::Outbox) {
         return legacy.peek::<Outbox>(SECTION);
     }
     let Some(db) = Database::open_read_only(&dir.state_db())? else { return Ok((Outbox::default(), None)) };

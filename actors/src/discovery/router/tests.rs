@@ -15,7 +15,11 @@ fn menu(n: usize, confirm_second: bool) -> PendingDecision {
 }
 
 fn router(dir: &tempfile::TempDir, classifier: Option<SharedProvider>) -> DecisionRouter {
-    DecisionRouter { store: PendingDecisionStore::new(dir.path().join("pending.json")), classifier, threshold: 0.8 }
+    DecisionRouter {
+        store: PendingDecisionStore::new(crate::store::JsonStateStore::new(dir.path().join("pending.json"))),
+        classifier,
+        threshold: 0.8,
+    }
 }
 
 /// Answers the classifier with a fixed pick and confidence.

@@ -16,6 +16,7 @@ use crate::cron::tool::JobsCron;
 use crate::delivery::hub::Post;
 use crate::delivery::targets::Channels;
 use crate::discovery::{ActionExecutor, DecisionConsumer, DecisionRouter};
+use crate::engine::StartError;
 use crate::executor::spawn::ProactiveSpawn;
 use crate::llm::provider::SharedProvider;
 use crate::sessions::SessionStore;
@@ -86,9 +87,9 @@ impl Wiring<'_> {
         x: &Execution,
         delivery: &Delivery,
         tools: Vec<Rc<dyn Tool>>,
-    ) -> (Scheduler, Rc<OnceCell<ProactiveSpawn>>) {
+    ) -> Result<(Scheduler, Rc<OnceCell<ProactiveSpawn>>), StartError> {
         let spawn_late = Rc::new(OnceCell::new());
-        let consumer = self.decision_consumer(provider, policy, &tools, spawn_late.clone());
+        let consumer = self.decision_consumer(provider, policy, &tools, spawn_late.clone())?;
         let (config, clock, jobs, tracker) = (self.config, &self.clock, &delivery.jobs, &delivery.tracker);
         let replies = FeedbackReplies {
             tracker: tracker.clone(),
@@ -130,7 +131,7 @@ impl Wiring<'_> {
         });
         let pools = OriginPools::new(config.agent.user_pool, config.agent.system_pool);
         let scheduler = Scheduler::new(Rc::new(Agent(agent)), pools).metered(&self.metrics, "Spine");
-        (scheduler, spawn_late)
+        Ok((scheduler, spawn_late))
     }
 
     fn decision_consumer(
@@ -139,16 +140,16 @@ impl Wiring<'_> {
         policy: &Policy,
         tools: &[Rc<dyn Tool>],
         spawn: Rc<OnceCell<ProactiveSpawn>>,
-    ) -> DecisionConsumer {
+    ) -> Result<DecisionConsumer, StartError> {
         let router = DecisionRouter {
-            store: self.menus(),
+            store: self.menus()?,
             // The rules provider cannot classify free text: only numbers and /pick count.
             classifier: (provider.name() != "rules").then(|| provider.clone()),
             threshold: self.config.discovery.classifier_threshold,
         };
         let (policy, tools, clock) = (policy.clone(), tools.to_vec(), self.clock.clone());
-        let executor = ActionExecutor { policy, tools, spawn, clock };
-        DecisionConsumer { router, executor, clock: self.clock.clone() }
+        let executor = ActionExecutor { policy, tools, spawn: Rc::downgrade(&spawn), clock };
+        Ok(DecisionConsumer { router, executor, clock: self.clock.clone() })
     }
 
     /// Kept at least as long as a routine is remembered.

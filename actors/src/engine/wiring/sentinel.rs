@@ -9,6 +9,7 @@ use crate::discovery::TaskDiscoverer;
 use crate::engine::StartError;
 use crate::feedback::NudgeFeedbackTracker;
 use crate::llm::provider::SharedProvider;
+use crate::sentinel::decision_cache::DecisionCache;
 use crate::sentinel::{triggers::TriggerStore, DiscoveryHook, Router, RunnerDeps, RunnerService, SentinelRunner};
 use crate::store::owners::Owner;
 use crate::supervise::{start, Handle};
@@ -27,7 +28,7 @@ impl Wiring<'_> {
             t => t.to_owned(),
         };
         Ok(TaskDiscoverer {
-            menus: Rc::new(self.menus()),
+            menus: Rc::new(self.menus()?),
             guard: self.state(Owner::Discovery)?,
             provider: provider.clone(),
             policy: policy.clone(),
@@ -53,7 +54,7 @@ impl Wiring<'_> {
         tracker: &Rc<NudgeFeedbackTracker>,
         discoverer: TaskDiscoverer,
         provider: &SharedProvider,
-    ) -> Handle<RunnerService> {
+    ) -> Result<Handle<RunnerService>, StartError> {
         let (dir, config) = (self.dir, self.config);
         let runner = SentinelRunner::new(RunnerDeps {
             assembler: planning.assembler.clone(),
@@ -76,10 +77,10 @@ impl Wiring<'_> {
             brief: config.brief.enabled.then(|| config.brief.time(&config.policy.quiet_hours)),
         });
         let runner = runner.with_preferences(ProactivityPreferencesReader::for_data_dir(dir));
-        let runner = runner.with_decision_cache(crate::sentinel::decision_cache::DecisionCache::in_dir(dir));
+        let runner = runner.with_decision_cache(DecisionCache::on(self.state(Owner::DecisionCache)?));
         let runner = self.behaviors(runner.with_journal(self.journal.clone()), provider);
-        let runner = RunnerService::new(runner).with_triggers(TriggerStore::new(dir.triggers()));
-        start(runner, &self.metrics, self.restart("SentinelRunner"))
+        let runner = RunnerService::new(runner).with_triggers(TriggerStore::new(self.state(Owner::Triggers)?));
+        Ok(start(runner, &self.metrics, self.restart("SentinelRunner")))
     }
 
     /// The extractor needs a model: with the rules provider it would only fail each tick.
