@@ -38,13 +38,20 @@ fn raven_lock(p: &Path) -> PathBuf {
 /// writer in another process takes it) until killed.
 fn hold_database(dir: &Path) -> support::Killed {
     use std::io::BufRead;
-    let script = "import sqlite3, sys, time\n\
+    let script = "import sqlite3, sys\n\
                   c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)\n\
                   c.execute('BEGIN IMMEDIATE')\n\
                   print('held', flush=True)\n\
-                  time.sleep(120)\n";
-    let mut child =
-        Command::new("python3").arg("-c").arg(script).arg(dir.join("state.db")).stdout(Stdio::piped()).spawn().unwrap();
+                  sys.stdin.read()\n";
+    // Held until its stdin closes (when it is killed): a sleep would end early under a faked clock.
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(dir.join("state.db"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     assert_eq!(line.trim(), "held", "the database lock is held");
