@@ -58,9 +58,8 @@ impl RunStates {
         if let Some(db) = writer.as_ref() {
             return Ok(db.clone());
         }
-        let (db, _) = Database::open(&self.path)?;
+        let db = Database::shared(&self.path)?;
         db.ensure_schema(SCHEMA)?;
-        let db = Arc::new(db);
         *writer = Some(db.clone());
         Ok(db)
     }

@@ -8,9 +8,9 @@
 //! failing with a clear error that changed nothing. Commits are durable (`synchronous=FULL`):
 //! what a transaction promised survives a crash or a power cut.
 //!
-//! A connection is not shared across threads: each owner's store holds its own connection
-//! behind a mutex (the outbox one, the cron run state one, opened when first needed), and an
-//! actor runs its work on a blocking thread ([`off_thread`]), never its own.
+//! A process has one connection ([`Database::shared`]), behind a mutex, that every owner's
+//! store uses (opened when the first needs it); the outbox's and the cron run state's work runs
+//! on a blocking thread ([`off_thread`]), never an actor's.
 //! A file that is not a readable database is moved aside (`state.db.corrupt-<UTC time>`),
 //! reported, and the engine starts from an empty one.
 
@@ -266,6 +266,18 @@ fn sqlite(path: &Path, source: rusqlite::Error) -> DbError {
             DbError::Disk { path: path.to_owned(), source }
         }
         _ => DbError::Sqlite { path: path.to_owned(), source },
+    }
+}
+
+/// What a command that only reads says when the database does not read back as one: it is
+/// shown as empty and left as it is. `None` for any other error.
+pub fn corrupt_note(e: &DbError) -> Option<String> {
+    match e {
+        DbError::Sqlite { path, source } if is_corrupt(source) => Some(format!(
+            "state database {} is corrupt ({source}); shown as empty and left as it is (the supervisor moves it aside when it next starts)",
+            path.display()
+        )),
+        _ => None,
     }
 }
 

@@ -47,17 +47,6 @@ impl Owner {
         }
     }
 
-    /// Every owner kept as sections (the outbox has tables of its own).
-    pub const SECTIONS: [Owner; 7] = [
-        Owner::Policy,
-        Owner::Injector,
-        Owner::Defer,
-        Owner::Discovery,
-        Owner::Menus,
-        Owner::Triggers,
-        Owner::DecisionCache,
-    ];
-
     /// The owner of a section of the one-file layout.
     fn of_section(section: &str) -> Owner {
         match section {

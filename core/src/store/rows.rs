@@ -80,13 +80,10 @@ impl JsonStateStore {
     ) -> Result<(T, Option<String>), StoreError> {
         let text = match rows.read(section) {
             Ok((text, _)) => text,
-            Err(StoreError::Db(super::db::DbError::Sqlite { path, source })) if super::db::is_corrupt(&source) => {
-                let note = format!(
-                    "state database {} is corrupt ({source}); shown as empty and left as it is (the supervisor moves it aside when it next starts)",
-                    path.display()
-                );
-                return Ok((T::default(), Some(note)));
-            }
+            Err(StoreError::Db(e)) => match super::db::corrupt_note(&e) {
+                Some(note) => return Ok((T::default(), Some(note))),
+                None => return Err(e.into()),
+            },
             Err(e) => return Err(e),
         };
         let Some(text) = text else { return Ok((T::default(), None)) };

@@ -72,14 +72,7 @@ impl Rows {
             return Ok((None, None));
         }
         let db = &self.db;
-        db.try_read(|c| {
-            let sql = "SELECT value FROM state_sections WHERE owner = ?1 AND section = ?2";
-            let value = c
-                .query_row(sql, params![self.owner, section], |r| r.get::<_, String>(0))
-                .optional()
-                .map_err(|e| db.error(e))?;
-            Ok((value, revision(c, db, self.owner)?))
-        })
+        db.try_read(|c| Ok((value(c, db, self.owner, section)?, revision(c, db, self.owner)?)))
     }
 
     /// The last revision written to this owner's rows (none before the first).
@@ -99,31 +92,12 @@ impl Rows {
     ) -> Result<R, StoreError> {
         let db = &self.db;
         db.try_write(|tx| {
-            let sql = "SELECT value FROM state_sections WHERE owner = ?1 AND section = ?2";
-            let old = tx
-                .query_row(sql, params![self.owner, section], |r| r.get::<_, String>(0))
-                .optional()
-                .map_err(|e| db.error(e))?;
-            let (new, out) = f(old)?;
+            let (new, out) = f(value(tx, db, self.owner, section)?)?;
             if let Some(value) = new {
                 put(tx, db, self.owner, section, &value)?;
             }
             Ok(out)
         })
-    }
-
-    /// Every section of this owner, by name.
-    pub fn all(&self) -> Result<Vec<(String, String)>, StoreError> {
-        if self.absent()? {
-            return Ok(Vec::new());
-        }
-        let db = &self.db;
-        Ok(db.read(|c| {
-            let sql = "SELECT section, value FROM state_sections WHERE owner = ?1 ORDER BY section";
-            let mut stmt = c.prepare(sql).map_err(|e| db.error(e))?;
-            let rows = stmt.query_map([self.owner], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| db.error(e))?;
-            rows.collect::<Result<Vec<_>, _>>().map_err(|e| db.error(e))
-        })?)
     }
 
     /// Imports the sections of an earlier version's file (a section already here is kept),
@@ -188,13 +162,19 @@ pub fn forget(db: &Database, owner: &str) -> Result<(), DbError> {
 }
 
 /// `<file>.migrated`, or `<file>.migrated-<UTC time>` when that name is taken.
-fn migrated_name(legacy: &Path) -> PathBuf {
+pub fn migrated_name(legacy: &Path) -> PathBuf {
     let name = legacy.file_name().unwrap_or_default().to_string_lossy().into_owned();
     let kept = legacy.with_file_name(format!("{name}.migrated"));
     if !kept.exists() {
         return kept;
     }
     legacy.with_file_name(format!("{name}.migrated-{}", chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")))
+}
+
+/// One section's text (none when absent).
+fn value(c: &rusqlite::Connection, db: &Database, owner: &str, section: &str) -> Result<Option<String>, DbError> {
+    let sql = "SELECT value FROM state_sections WHERE owner = ?1 AND section = ?2";
+    c.query_row(sql, params![owner, section], |r| r.get::<_, String>(0)).optional().map_err(|e| db.error(e))
 }
 
 fn revision(c: &rusqlite::Connection, db: &Database, owner: &str) -> Result<Option<i64>, DbError> {

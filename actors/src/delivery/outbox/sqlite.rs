@@ -78,10 +78,7 @@ impl SqliteOutbox {
             trim_dead(tx, &self.db)
         })?;
         if legacy.exists() {
-            let mut kept = legacy.with_extension("json.migrated");
-            if kept.exists() {
-                kept = legacy.with_extension(format!("json.migrated-{}", Utc::now().format("%Y%m%dT%H%M%S%.3fZ")));
-            }
+            let kept = crate::store::sections::migrated_name(legacy);
             std::fs::rename(legacy, &kept).map_err(|source| StoreError::Io { path: legacy.to_owned(), source })?;
             tracing::info!(
                 "imported the outbox ({waiting} waiting, {dead} dead letters) from {} into {}; the old file is kept as {}",
@@ -106,9 +103,8 @@ impl SqliteOutbox {
 /// The outbox of `dir` for a writer (a command that drops a message, say): the database
 /// opened (made if need be) and an earlier version's file imported.
 pub fn open_in(dir: &DataDir) -> Result<SqliteOutbox, StoreError> {
-    let (db, _) = Database::open(&dir.state_db())?;
     owners::split(dir)?;
-    SqliteOutbox::open(Arc::new(db), &Owner::Outbox.path(dir))
+    SqliteOutbox::open(Database::shared(&dir.state_db())?, &Owner::Outbox.path(dir))
 }
 
 /// The outbox of `dir` as a command that only reads sees it, with a note when it cannot be
@@ -120,13 +116,10 @@ pub fn peek_in(dir: &DataDir) -> Result<(Outbox, Option<String>), StoreError> {
     }
     let Some(db) = Database::open_read_only(&dir.state_db())? else { return Ok((Outbox::default(), None)) };
     match SqliteOutbox::read_only(Arc::new(db)).snapshot() {
-        Err(StoreError::Db(DbError::Sqlite { path, source })) if crate::store::db::is_corrupt(&source) => Ok((
-            Outbox::default(),
-            Some(format!(
-                "state database {} is corrupt ({source}); shown as empty and left as it is (the supervisor moves it aside when it next starts)",
-                path.display()
-            )),
-        )),
+        Err(StoreError::Db(e)) => match crate::store::db::corrupt_note(&e) {
+            Some(note) => Ok((Outbox::default(), Some(note))),
+            None => Err(e.into()),
+        },
         other => other.map(|o| (o, None)),
     }
 }
