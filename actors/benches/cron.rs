@@ -55,7 +55,7 @@ fn jobs(n: usize, now: DateTime<Utc>) -> JobsFile {
             })
             .collect(),
     };
-    assert!(claimer().claim_due(&mut f, now).is_empty(), "nothing due at the start");
+    assert!(claimer().claim_due(&mut f.edit(), now).is_empty(), "nothing due at the start");
     f
 }
 
@@ -105,10 +105,10 @@ fn fire_one(n: usize, now: DateTime<Utc>) -> (f64, f64) {
         let at = now;
         store.update(|file| file.jobs[0].state.next_run_at = Some(at)).unwrap();
         let t = Instant::now();
-        let claimed = store.update(|file| c.claim_due(file, at)).unwrap();
+        let claimed = store.update_run(|edit| c.claim_due(edit, at)).unwrap().0;
         assert_eq!(claimed.len(), 1);
         store
-            .update(|file| c.complete(file, &claimed[0].id, &claimed[0].state.claim.unwrap(), Reached::Someone, at))
+            .update_run(|edit| c.complete(edit, &claimed[0].id, &claimed[0].state.claim.unwrap(), Reached::Someone, at))
             .unwrap();
         fire.push(t.elapsed().as_secs_f64() * 1000.0);
     }

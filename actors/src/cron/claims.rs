@@ -1,10 +1,11 @@
 //! Who fires which job, decided under the jobs.json lock: a due job is claimed with the pid and
 //! the time, the claim is saved, the lock released, the job run out of the lock, and the
 //! result written back under the lock again. A claim older than the TTL (its process died) is
-//! anyone's again. Pure functions over a [`JobsFile`], so the rules test without files.
+//! anyone's again. Pure functions over a [`RunEdit`] (the run state of the jobs), so the rules
+//! test without files.
 
 use super::pause::Paused;
-use super::store::{Claim, Job, JobsFile};
+use super::store::{Claim, Job, JobsFile, RunEdit};
 use chrono::{DateTime, Duration, Utc};
 
 /// Which jobs an engine may take: everything (the supervisor) or only jobs whose every
@@ -67,8 +68,9 @@ impl Claimer {
 
     /// Gives a job seen for the first time its first due time; an unusable schedule pauses it
     /// with the reason rather than failing the whole file.
-    fn arm(job: &mut Job, now: DateTime<Utc>) {
-        if job.state.paused.is_some() || !job.enabled {
+    fn arm(edit: &mut RunEdit<'_>, i: usize, now: DateTime<Utc>) {
+        let job = &edit.jobs()[i];
+        if job.state.paused.is_some() || job.state.done_at.is_some() || !job.enabled {
             return;
         }
         // Armed and not due: nothing to check now. (Parsing every schedule on every claim was
@@ -76,35 +78,33 @@ impl Claimer {
         if job.state.next_run_at.is_some_and(|t| t > now) {
             return;
         }
+        let armed = job.state.next_run_at.is_some();
         // However it got into jobs.json (a hand edit, an older version), a job that cannot be
         // scheduled is set aside with its reason before it fires, and the others keep firing.
-        if let Err(e) = job.schedule.parse() {
-            job.state.paused = Some(Paused::unusable(e));
-            job.state.next_run_at = None;
-            return;
-        }
-        if job.state.next_run_at.is_some() {
-            return;
-        }
-        match job.schedule.parse() {
-            Ok(p) => match p.first(job.created_at) {
-                Some(t) => job.state.next_run_at = Some(t),
-                None => job.state.paused = Some(Paused::no_future_time()),
-            },
-            Err(e) => job.state.paused = Some(Paused::unusable(e)),
+        let first = job.schedule.parse().map(|p| p.first(job.created_at));
+        match first {
+            Err(e) => {
+                let state = edit.state_mut(i);
+                state.paused = Some(Paused::unusable(e));
+                state.next_run_at = None;
+            }
+            Ok(_) if armed => {}
+            Ok(Some(t)) => edit.state_mut(i).next_run_at = Some(t),
+            Ok(None) => edit.state_mut(i).paused = Some(Paused::no_future_time()),
         }
     }
 
     fn live(&self, job: &Job) -> bool {
-        job.enabled && job.state.paused.is_none() && self.filter.admits(job)
+        job.enabled && job.state.paused.is_none() && job.state.done_at.is_none() && self.filter.admits(job)
     }
 
     /// Claims every due job this process may take. A job due many times while nothing ran is
     /// claimed once (catch-up), for its oldest slot.
-    pub fn claim_due(&self, file: &mut JobsFile, now: DateTime<Utc>) -> Vec<Job> {
+    pub fn claim_due(&self, edit: &mut RunEdit<'_>, now: DateTime<Utc>) -> Vec<Job> {
         let mut claimed = Vec::new();
-        for job in &mut file.jobs {
-            Self::arm(job, now);
+        for i in 0..edit.jobs().len() {
+            Self::arm(edit, i, now);
+            let job = &edit.jobs()[i];
             if !self.live(job) {
                 continue;
             }
@@ -115,8 +115,8 @@ impl Claimer {
             if let Some(old) = job.state.claim {
                 tracing::warn!(job = %job.id, pid = old.pid, "taking over a stale claim from {}", old.at);
             }
-            job.state.claim = Some(Claim { pid: self.pid, at: now, slot });
-            claimed.push(job.clone());
+            edit.state_mut(i).claim = Some(Claim { pid: self.pid, at: now, slot });
+            claimed.push(edit.jobs()[i].clone());
         }
         claimed
     }
@@ -124,33 +124,36 @@ impl Claimer {
     /// Writes a fire back: clears our claim, moves the job to its next slot after `now`
     /// (missed slots are not replayed), counts a strike when the fire reached somebody and the
     /// job's slots come closer than `strike_min_gap`, pauses on the strike limit; a one-shot job
-    /// is removed.
+    /// is done (and gone for every reader).
     pub fn complete(
         &self,
-        file: &mut JobsFile,
+        edit: &mut RunEdit<'_>,
         job_id: &str,
         claim: &Claim,
         reached: Reached,
         now: DateTime<Utc>,
     ) -> Completion {
-        let Some(i) = file.jobs.iter().position(|j| j.id == job_id) else { return Completion::Lost };
-        let job = &mut file.jobs[i];
+        let live = |j: &Job| j.id == job_id && j.state.done_at.is_none();
+        let Some(i) = edit.jobs().iter().position(live) else { return Completion::Lost };
+        let job = &edit.jobs()[i];
         if job.state.claim.as_ref() != Some(claim) {
             return Completion::Lost;
         }
-        if !job.schedule.recurring() {
-            file.jobs.remove(i);
-            return Completion::Done { paused: None };
-        }
-        let strikes = reached == Reached::Someone && self.strikes(job, now);
-        let s = &mut job.state;
+        let recurring = job.schedule.recurring();
+        let strikes = recurring && reached == Reached::Someone && self.strikes(job, now);
+        let next = job.schedule.parse().map(|p| p.next_after(now.max(claim.slot)));
+        let s = edit.state_mut(i);
         s.claim = None;
         s.last_run_at = Some(now);
         s.runs += 1;
+        if !recurring {
+            s.done_at = Some(now);
+            s.next_run_at = None;
+            return Completion::Done { paused: None };
+        }
         if strikes {
             s.strikes += 1;
         }
-        let next = job.schedule.parse().map(|p| p.next_after(now.max(claim.slot)));
         s.next_run_at = next.as_ref().ok().copied().flatten();
         if strikes && s.strikes >= self.strike_limit {
             s.paused = Some(Paused::Strikes { fires: s.strikes });

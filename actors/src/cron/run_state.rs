@@ -9,7 +9,7 @@
 //! here. Reads from a process that has not written open the database read-only and leave no
 //! trace; none is made until a job has state to keep.
 
-use super::store::{Job, JobState};
+use super::store::{Job, JobState, JobsFile};
 use crate::store::db::{Database, DbError};
 use rusqlite::params;
 use std::collections::HashMap;
@@ -119,13 +119,12 @@ impl RunStates {
         if changed.is_empty() && gone.is_empty() {
             return Ok(());
         }
-        let keys = keys(all);
         let db = self.writer()?;
         db.write(|tx| {
             let sql = "INSERT OR REPLACE INTO cron_state (job_id, nth, created_at, state) VALUES (?1, ?2, ?3, ?4)";
             let mut put = tx.prepare_cached(sql).map_err(|e| db.error(e))?;
             for &i in changed {
-                let (job, (id, nth)) = (&all[i], &keys[i]);
+                let (job, (id, nth)) = (&all[i], key(all, i));
                 let state = serde_json::to_string(&job.state).map_err(|e| db.decode(e))?;
                 put.execute(params![id, nth, job.created_at.timestamp_millis(), state]).map_err(|e| db.error(e))?;
             }
@@ -139,6 +138,12 @@ impl RunStates {
     }
 }
 
+/// The key of the job at `i` alone (what a fire among many jobs needs, without the others').
+fn key(jobs: &[Job], i: usize) -> Key {
+    let id = &jobs[i].id;
+    (id.clone(), jobs[..i].iter().filter(|j| j.id == *id).count() as i64)
+}
+
 /// Each job's key: its id, and how many jobs before it have that id (0 but after a hand edit
 /// that gave two jobs one id).
 pub(super) fn keys(jobs: &[Job]) -> Vec<Key> {
@@ -149,5 +154,31 @@ pub(super) fn keys(jobs: &[Job]) -> Vec<Key> {
             *nth += 1;
             (j.id.clone(), *nth - 1)
         })
+        .collect()
+}
+
+/// Whether `a` and `b` hold the same jobs in the same order, whatever their run state.
+pub(super) fn same_jobs(a: &JobsFile, b: &JobsFile) -> bool {
+    a.jobs.len() == b.jobs.len() && a.jobs.iter().zip(&b.jobs).all(|(x, y)| x.same_definition(y))
+}
+
+/// The positions of the jobs of `after` whose run state differs from the same job's in
+/// `before` (a new job with nothing kept yet has nothing to say).
+pub(super) fn changed_states(before: &JobsFile, after: &JobsFile) -> Vec<usize> {
+    let aligned =
+        before.jobs.len() == after.jobs.len() && before.jobs.iter().zip(&after.jobs).all(|(b, a)| b.id == a.id);
+    if aligned {
+        return (0..after.jobs.len()).filter(|&i| before.jobs[i].state != after.jobs[i].state).collect();
+    }
+    let was: std::collections::HashMap<(String, i64), &JobState> =
+        keys(&before.jobs).into_iter().zip(before.jobs.iter().map(|j| &j.state)).collect();
+    keys(&after.jobs)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, key)| match was.get(key) {
+            Some(state) => **state != after.jobs[*i].state,
+            None => !after.jobs[*i].state.is_unset(),
+        })
+        .map(|(i, _)| i)
         .collect()
 }

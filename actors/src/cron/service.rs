@@ -63,12 +63,13 @@ pub struct CronRun {
 struct Inner {
     store: JobsStore,
     claimer: Claimer,
-    /// The last good file: what fires while the one on disk does not parse.
+    /// Every job as jobs.json holds it (the one-shots that fired too), at version `seen`: what
+    /// the next wake is computed from, kept up to date by each change of run state (so it is
+    /// not read again), and what fires while the file on disk does not parse.
     loaded: JobsFile,
-    /// Fires done from memory while the file was malformed, written back once it parses
-    /// (`None`: a one-shot that fired, to remove).
-    pending: HashMap<String, Option<JobState>>,
-    /// The version of the jobs the cached wake was computed from.
+    /// Fires done from memory while the file was malformed, written back once it parses.
+    pending: HashMap<String, JobState>,
+    /// The version of the jobs `loaded` is at.
     seen: Option<super::store::Version>,
     next_wake: Option<DateTime<Utc>>,
     error: Option<String>,
@@ -81,23 +82,28 @@ fn retry_pause() -> chrono::Duration {
     chrono::Duration::seconds(1)
 }
 
+/// How far off the next fire must be for the one-shots that fired to be taken out of
+/// jobs.json now (a rewrite of the file): not between the fires of a burst.
+fn prune_gap() -> chrono::Duration {
+    chrono::Duration::seconds(1)
+}
+
 impl Inner {
     /// Claims under the lock; on a malformed file, from memory.
     fn claim(&mut self, now: DateTime<Utc>) -> Vec<Job> {
         let (claimer, pending) = (&self.claimer, std::mem::take(&mut self.pending));
-        let result = update_retrying(&self.store, |f| {
-            f.jobs.retain(|j| !matches!(pending.get(&j.id), Some(None)));
-            for job in &mut f.jobs {
-                if let Some(Some(state)) = pending.get(&job.id) {
-                    job.state = state.clone();
+        let result = self.store.update_run(|edit| {
+            for i in 0..edit.jobs().len() {
+                if let Some(state) = pending.get(&edit.jobs()[i].id) {
+                    *edit.state_mut(i) = state.clone();
                 }
             }
-            claimer.claim_due(f, now)
+            claimer.claim_due(edit, now)
         });
         match result {
             Ok((claimed, view)) => {
                 self.recovered();
-                self.seen_now(view);
+                self.follow(view);
                 claimed
             }
             Err(e) if !matches!(e, JobsError::Malformed { .. }) => {
@@ -105,18 +111,16 @@ impl Inner {
                 // nothing is claimed that is not on record, and the run is tried again soon.
                 self.pending = pending;
                 self.failed(&e);
-                if let Ok(file) = self.store.load() {
-                    self.loaded = file;
-                }
+                self.reload();
                 self.retry_after = Some(now + retry_pause());
                 Vec::new()
             }
             Err(e) => {
                 self.pending = pending;
                 self.failed(&e);
-                let claimed = self.claimer.claim_due(&mut self.loaded, now);
+                let claimed = self.claimer.claim_due(&mut self.loaded.edit(), now);
                 for job in &claimed {
-                    self.pending.insert(job.id.clone(), Some(job.state.clone()));
+                    self.pending.insert(job.id.clone(), job.state.clone());
                 }
                 claimed
             }
@@ -127,25 +131,26 @@ impl Inner {
     /// memory); returns the pause reason per job, in order.
     fn complete(&mut self, jobs: &[(Job, Reached)], now: DateTime<Utc>) -> Vec<Option<Paused>> {
         let claimer = self.claimer.clone();
-        let finish = |f: &mut JobsFile| -> Vec<Completion> {
+        let finish = |edit: &mut super::store::RunEdit<'_>| -> Vec<Completion> {
             jobs.iter()
                 .map(|(j, reached)| match &j.state.claim {
-                    Some(claim) => claimer.complete(f, &j.id, claim, *reached, now),
+                    Some(claim) => claimer.complete(edit, &j.id, claim, *reached, now),
                     None => Completion::Lost,
                 })
                 .collect()
         };
-        let done = match update_retrying(&self.store, finish) {
+        let done = match self.store.update_run(finish) {
             Ok((done, view)) => {
-                self.seen_now(view);
+                self.follow(view);
                 done
             }
             Err(e) => {
                 self.failed(&e);
-                let done = finish(&mut self.loaded);
+                let done = finish(&mut self.loaded.edit());
                 for (job, _) in jobs {
-                    let state = self.loaded.jobs.iter().find(|j| j.id == job.id).map(|j| j.state.clone());
-                    self.pending.insert(job.id.clone(), state);
+                    if let Some(j) = self.loaded.jobs.iter().find(|j| j.id == job.id) {
+                        self.pending.insert(job.id.clone(), j.state.clone());
+                    }
                 }
                 done
             }
@@ -162,10 +167,42 @@ impl Inner {
             .collect()
     }
 
-    /// The file as a locked update just left it: what the next wake is computed from.
-    fn seen_now(&mut self, view: super::store::View) {
-        self.loaded = view.file;
-        self.seen = Some(view.version);
+    /// Takes the one-shots that fired out of jobs.json (one rewrite of the file), unless the
+    /// next fire is too close: then a later run does it.
+    fn prune(&mut self, next: Option<DateTime<Utc>>, now: DateTime<Utc>) {
+        let done = self.loaded.jobs.iter().any(|j| j.state.done_at.is_some());
+        if !done || self.error.is_some() || next.is_some_and(|t| t - now < prune_gap()) {
+            return;
+        }
+        match update_retrying(&self.store, |_| ()) {
+            Ok(((), view)) => {
+                self.loaded = view.file;
+                self.seen = Some(view.version);
+            }
+            // Still done for every reader; the next run tries again.
+            Err(e) => tracing::warn!("the reminders that fired stay in jobs.json for now: {e}"),
+        }
+    }
+
+    /// Brings `loaded` to the version a change of run state left, reading the jobs anew only
+    /// when another process or an edit changed them since.
+    fn follow(&mut self, view: super::store::RunView) {
+        if view.apply(self.seen, &mut self.loaded) {
+            self.seen = Some(view.after);
+        } else {
+            self.reload();
+        }
+    }
+
+    /// Reads every job anew (the last good copy stays when the file cannot be read).
+    fn reload(&mut self) {
+        match self.store.load_all() {
+            Ok((file, version)) => {
+                self.loaded = file;
+                self.seen = Some(version);
+            }
+            Err(_) => self.seen = None,
+        }
     }
 
     fn failed(&mut self, e: &JobsError) {
@@ -280,6 +317,7 @@ impl ServeAsync<RunDue> for CronService {
             }
             let mut i = inner.borrow_mut();
             let next = i.claimer.next_wake(&i.loaded, clock.now());
+            i.prune(next, clock.now());
             // A failed write is tried again after the pause, or at the next due time if later.
             i.next_wake = match i.retry_after.take() {
                 Some(retry) => Some(next.map_or(retry, |t| t.max(retry))),

@@ -11,7 +11,7 @@
 //! `state` an earlier version wrote into jobs.json is moved to the database by the first write.
 
 use super::pause::Paused;
-use super::run_state::{self, RunStates};
+use super::run_state::{self, changed_states, same_jobs, RunStates};
 use crate::store::db::DbError;
 use crate::store::edits::{replace_unless_edited, Replaced, Snapshot, RACY};
 use crate::store::{lock_path_for, FileLock, Stamp};
@@ -73,6 +73,10 @@ pub struct JobState {
     /// The process firing it now; a claim older than the TTL is anyone's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claim: Option<Claim>,
+    /// When a one-shot fired: it is done, and gone for every reader, though jobs.json keeps it
+    /// until the file is next written (a fire does not rewrite the file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub done_at: Option<DateTime<Utc>>,
     /// Fields this version does not know, kept and written back with the state.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -97,9 +101,17 @@ impl JobState {
     }
 }
 
+impl JobsFile {
+    /// Drops the one-shots that fired: every reader sees the jobs without them.
+    fn without_done(mut self) -> JobsFile {
+        self.jobs.retain(|j| j.state.done_at.is_none());
+        self
+    }
+}
+
 impl Job {
     /// The same job as `other`, whatever either's run state: what jobs.json holds of it.
-    fn same_definition(&self, other: &Job) -> bool {
+    pub(super) fn same_definition(&self, other: &Job) -> bool {
         self.id == other.id
             && self.message == other.message
             && self.schedule == other.schedule
@@ -265,13 +277,23 @@ impl JobsStore {
         Ok((file, false))
     }
 
+    /// The jobs, without the one-shots that fired.
     pub fn load(&self) -> Result<JobsFile, JobsError> {
+        self.load_all().map(|(file, _)| file.without_done())
+    }
+
+    /// Every job jobs.json holds, the one-shots that fired too, and the version read: the copy
+    /// a timer brings up to date with each [`RunView`].
+    pub fn load_all(&self) -> Result<(JobsFile, Version), JobsError> {
         let lock = FileLock::exclusive(&self.lock_path).map_err(|e| self.io(e))?;
-        self.read_locked(&lock, false).map(|(on_disk, _)| on_disk.file)
+        let version = (Stamp::of(&self.path), lock.revision());
+        self.read_locked(&lock, false).map(|(on_disk, _)| (on_disk.file, version))
     }
 
     /// Read-modify-write under the lock; a malformed file is never written over, and a
     /// change that changes nothing writes nothing (so a watcher sees only real edits).
+    /// `f` sees the jobs without the one-shots that fired, and the file is written without
+    /// them: that is when they leave jobs.json.
     pub fn update<R>(&self, f: impl FnOnce(&mut JobsFile) -> R) -> Result<R, JobsError> {
         self.update_viewed(f).map(|(out, _)| out)
     }
@@ -294,6 +316,7 @@ impl JobsStore {
         let snapshot = Snapshot::take(&self.path);
         let (mut on_disk, cached) = self.read_locked(&lock, true)?;
         let before = on_disk.file.clone();
+        on_disk.file = std::mem::take(&mut on_disk.file).without_done();
         let out = f(&mut on_disk.file);
         // The version the view describes: the one read, or the one written below.
         let (mut stamp, mut revision) = (Stamp::of(&self.path), lock.revision());
@@ -356,31 +379,8 @@ impl JobsStore {
     }
 }
 
-/// Whether `a` and `b` hold the same jobs in the same order, whatever their run state.
-fn same_jobs(a: &JobsFile, b: &JobsFile) -> bool {
-    a.jobs.len() == b.jobs.len() && a.jobs.iter().zip(&b.jobs).all(|(x, y)| x.same_definition(y))
-}
-
-/// The positions of the jobs of `after` whose run state differs from the same job's in
-/// `before` (a new job with nothing kept yet has nothing to say).
-fn changed_states(before: &JobsFile, after: &JobsFile) -> Vec<usize> {
-    let aligned =
-        before.jobs.len() == after.jobs.len() && before.jobs.iter().zip(&after.jobs).all(|(b, a)| b.id == a.id);
-    if aligned {
-        return (0..after.jobs.len()).filter(|&i| before.jobs[i].state != after.jobs[i].state).collect();
-    }
-    let was: std::collections::HashMap<(String, i64), &JobState> =
-        run_state::keys(&before.jobs).into_iter().zip(before.jobs.iter().map(|j| &j.state)).collect();
-    run_state::keys(&after.jobs)
-        .into_iter()
-        .enumerate()
-        .filter(|(i, key)| match was.get(key) {
-            Some(state) => **state != after.jobs[*i].state,
-            None => !after.jobs[*i].state.is_unset(),
-        })
-        .map(|(i, _)| i)
-        .collect()
-}
+mod run;
+pub use run::{RunEdit, RunView};
 
 #[cfg(test)]
 mod tests;

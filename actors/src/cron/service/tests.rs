@@ -102,7 +102,7 @@ async fn claims_of_a_dead_process_are_fired_by_the_other_after_the_ttl_once_each
     store.update(|f| f.jobs.extend((0..10).map(|i| at(&format!("j{i}"), t0())))).unwrap();
     // Process 77 claimed everything, then died before firing.
     let dead = claimer(77);
-    store.update(|f| dead.claim_due(f, t0())).unwrap();
+    store.update_run(|e| dead.claim_due(e, t0())).unwrap();
     let fires = Counting::default();
     let live = service(&store, 2, &fires, &clock);
     let run = live.call_async(RunDue).await.unwrap();
@@ -246,4 +246,54 @@ async fn each_fire_is_written_back_when_it_is_done_not_when_the_run_ends() {
     assert_eq!(run.fired.len(), 2);
     assert!(ids().is_empty());
     assert_eq!((fire.fires.count("quick"), fire.fires.count("slow")), (1, 1));
+}
+
+/// The jobs' ids in jobs.json itself.
+fn ids_on_disk(store: &JobsStore) -> Vec<String> {
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(store.path()).unwrap()).unwrap();
+    file["jobs"].as_array().unwrap().iter().map(|j| j["id"].as_str().unwrap().to_owned()).collect()
+}
+
+/// A one-shot's fire changes its run state only: between the fires of a burst jobs.json is
+/// left as it is, and the one-shots that fired leave it in one rewrite once the next fire is
+/// far. Every reader sees each gone from its fire on, and none fires again.
+#[actix_rt::test]
+async fn fired_one_shots_leave_jobs_json_in_one_rewrite_after_the_burst() {
+    let (_d, store, clock) = rig();
+    let soon = t0() + Duration::milliseconds(500);
+    store.update(|f| f.jobs.extend([at("a", t0()), at("b", soon), at("far", t0() + Duration::hours(1))])).unwrap();
+    let written = std::fs::read(store.path()).unwrap();
+    let fires = Counting::default();
+    let cron = service(&store, 1, &fires, &clock);
+    let run = cron.call_async(RunDue).await.unwrap();
+    assert_eq!(run.fired.iter().map(|f| f.job_id.as_str()).collect::<Vec<_>>(), ["a"]);
+    assert_eq!(std::fs::read(store.path()).unwrap(), written, "b is due in half a second: no rewrite yet");
+    let readers: Vec<_> = JobsStore::new(store.path()).load().unwrap().jobs.into_iter().map(|j| j.id).collect();
+    assert_eq!(readers, ["b", "far"], "a is gone for every reader from its fire on");
+    clock.set(soon);
+    let run = cron.call_async(RunDue).await.unwrap();
+    assert_eq!(run.fired.iter().map(|f| f.job_id.as_str()).collect::<Vec<_>>(), ["b"]);
+    assert_eq!(ids_on_disk(&store), ["far"], "the next fire is an hour off: both left in one rewrite");
+    clock.advance(Duration::minutes(5));
+    assert!(cron.call_async(RunDue).await.unwrap().fired.is_empty());
+    assert_eq!((fires.count("a"), fires.count("b")), (1, 1));
+}
+
+/// A one-shot done but still in jobs.json (the next fire was close) fires for no other
+/// process, and the next change of the jobs takes it out of the file.
+#[actix_rt::test]
+async fn a_one_shot_done_but_still_in_jobs_json_never_fires_again() {
+    let (_d, store, clock) = rig();
+    store.update(|f| f.jobs.extend([at("a", t0()), at("b", t0() + Duration::milliseconds(10))])).unwrap();
+    let fires = Counting::default();
+    service(&store, 1, &fires, &clock).call_async(RunDue).await.unwrap();
+    assert_eq!(ids_on_disk(&store), ["a", "b"], "b is close: a is still written there");
+    JobsStore::new(store.path()).update(|f| f.jobs.push(at("c", t0() + Duration::days(1)))).unwrap();
+    assert_eq!(ids_on_disk(&store), ["b", "c"], "a change of the jobs takes a out");
+    clock.advance(Duration::hours(1));
+    let peer = service(&store, 2, &fires, &clock);
+    let fired: Vec<_> = peer.call_async(RunDue).await.unwrap().fired.into_iter().map(|f| f.job_id).collect();
+    assert_eq!(fired, ["b"]);
+    assert_eq!((fires.count("a"), fires.count("b")), (1, 1));
+    assert_eq!(ids_on_disk(&store), ["c"]);
 }

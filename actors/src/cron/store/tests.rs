@@ -1,7 +1,7 @@
 use super::*;
 use chrono::TimeZone;
 
-fn job(id: &str) -> Job {
+pub(super) fn job(id: &str) -> Job {
     Job {
         id: id.into(),
         message: "stretch".into(),
