@@ -16,14 +16,26 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+/// A rowid table, so a fire's change of one job's state is an update in place of one small
+/// page: the key's index entry stays as it is, and the row (a few hundred bytes) fits its page
+/// (in a table keyed by its primary key alone, a row that size spilled to an overflow page,
+/// and each fire wrote three pages).
 const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS cron_state (
+CREATE TABLE IF NOT EXISTS cron_runs (
     job_id TEXT NOT NULL,
     nth INTEGER NOT NULL,
     created_at INTEGER NOT NULL,
     state TEXT NOT NULL,
     PRIMARY KEY (job_id, nth)
-) WITHOUT ROWID;
+);
+";
+
+/// Where the previous version kept the rows: moved to `cron_runs` by the first writer.
+const EARLIER: &str = "cron_state";
+const MOVE_EARLIER: &str = "
+INSERT OR IGNORE INTO cron_runs (job_id, nth, created_at, state)
+    SELECT job_id, nth, created_at, state FROM cron_state;
+DROP TABLE cron_state;
 ";
 
 /// A job's key among the rows: its id, and its place among the jobs of that id.
@@ -60,6 +72,9 @@ impl RunStates {
         }
         let db = Database::shared(&self.path)?;
         db.ensure_schema(SCHEMA)?;
+        if db.has_table(EARLIER)? {
+            db.ensure_schema(MOVE_EARLIER)?;
+        }
         *writer = Some(db.clone());
         Ok(db)
     }
@@ -75,12 +90,15 @@ impl RunStates {
                 None => return Ok(HashMap::new()),
             },
         };
-        if !db.has_table("cron_state")? {
-            return Ok(HashMap::new());
-        }
+        // A read-only look at a database the previous version wrote reads its table.
+        let table = match (db.has_table("cron_runs")?, db.has_table(EARLIER)?) {
+            (true, _) => "cron_runs",
+            (false, true) => EARLIER,
+            (false, false) => return Ok(HashMap::new()),
+        };
         db.read(|c| {
-            let sql = "SELECT job_id, nth, created_at, state FROM cron_state";
-            let mut stmt = c.prepare_cached(sql).map_err(|e| db.error(e))?;
+            let sql = format!("SELECT job_id, nth, created_at, state FROM {table}");
+            let mut stmt = c.prepare_cached(&sql).map_err(|e| db.error(e))?;
             let rows = stmt
                 .query_map([], |r| {
                     Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, String>(3)?))
@@ -121,14 +139,15 @@ impl RunStates {
         }
         let db = self.writer()?;
         db.write(|tx| {
-            let sql = "INSERT OR REPLACE INTO cron_state (job_id, nth, created_at, state) VALUES (?1, ?2, ?3, ?4)";
+            let sql = "INSERT INTO cron_runs (job_id, nth, created_at, state) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (job_id, nth) DO UPDATE SET created_at = excluded.created_at, state = excluded.state";
             let mut put = tx.prepare_cached(sql).map_err(|e| db.error(e))?;
             for &i in changed {
                 let (job, (id, nth)) = (&all[i], key(all, i));
                 let state = serde_json::to_string(&job.state).map_err(|e| db.decode(e))?;
                 put.execute(params![id, nth, job.created_at.timestamp_millis(), state]).map_err(|e| db.error(e))?;
             }
-            let sql = "DELETE FROM cron_state WHERE job_id = ?1 AND nth = ?2";
+            let sql = "DELETE FROM cron_runs WHERE job_id = ?1 AND nth = ?2";
             let mut drop = tx.prepare_cached(sql).map_err(|e| db.error(e))?;
             for (id, nth) in gone {
                 drop.execute(params![id, nth]).map_err(|e| db.error(e))?;
@@ -182,3 +201,6 @@ pub(super) fn changed_states(before: &JobsFile, after: &JobsFile) -> Vec<usize> 
         .map(|(i, _)| i)
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
