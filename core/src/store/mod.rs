@@ -12,6 +12,7 @@ mod atomic;
 pub mod db;
 pub mod edits;
 pub mod files;
+mod items;
 pub mod jsonl;
 pub mod owners;
 mod peek;
@@ -336,6 +337,8 @@ fn unchanged<T: Serialize + Default>(kept: Option<&Value>, encoded: &Value) -> b
 
 #[cfg(test)]
 mod db_tests;
+#[cfg(test)]
+mod items_tests;
 #[cfg(test)]
 mod sections_tests;
 #[cfg(test)]

@@ -47,6 +47,15 @@ impl Owner {
         }
     }
 
+    /// The section and list field kept as a row an item: the gate's ledger, a fire a row, so a
+    /// fire recorded writes that fire, not the week of fires before it.
+    fn items(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Owner::Policy => Some(("policy", "fires")),
+            _ => None,
+        }
+    }
+
     /// The owner of a section of the one-file layout.
     fn of_section(section: &str) -> Owner {
         match section {
@@ -79,7 +88,12 @@ pub fn open(dir: &DataDir, owner: Owner) -> Result<JsonStateStore, StoreError> {
 /// of an earlier version (if any) imported.
 pub fn open_in(db: Arc<Database>, dir: &DataDir, owner: Owner) -> Result<JsonStateStore, StoreError> {
     split(dir)?;
-    Ok(JsonStateStore::on_rows(Rows::open(db, owner.name(), &owner.path(dir))?))
+    let rows = Rows::open(db, owner.name(), &owner.path(dir))?;
+    let rows = match owner.items() {
+        Some((section, field)) => rows.with_items(section, field),
+        None => rows,
+    };
+    Ok(JsonStateStore::on_rows(rows))
 }
 
 /// Splits the one-file layout of an earlier version (if any) into the per-owner files.

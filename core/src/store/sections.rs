@@ -10,7 +10,7 @@
 //! rows (a section already here is kept), then kept as `<file>.migrated`.
 
 use super::db::{Database, DbError};
-use super::{JsonStateStore, StoreError};
+use super::{items, JsonStateStore, StoreError};
 use rusqlite::{params, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,6 +36,8 @@ pub struct Rows {
     db: Arc<Database>,
     owner: &'static str,
     read_only: bool,
+    /// The section and list field whose items are rows of their own (see [`items`]).
+    items: Option<(&'static str, &'static str)>,
 }
 
 impl Rows {
@@ -43,14 +45,21 @@ impl Rows {
     /// kept at `legacy` imported (then kept as `<file>.migrated`).
     pub fn open(db: Arc<Database>, owner: &'static str, legacy: &Path) -> Result<Rows, StoreError> {
         db.ensure_schema(SCHEMA)?;
-        let rows = Rows { db, owner, read_only: false };
+        db.ensure_schema(items::SCHEMA)?;
+        let rows = Rows { db, owner, read_only: false, items: None };
         rows.import(legacy)?;
         Ok(rows)
     }
 
     /// `owner`'s rows in a database opened only to read (the table may not exist yet).
     pub fn read_only(db: Arc<Database>, owner: &'static str) -> Rows {
-        Rows { db, owner, read_only: true }
+        Rows { db, owner, read_only: true, items: None }
+    }
+
+    /// Keeps the list `field` of `section` as a row an item: a change to it writes the items
+    /// that changed (see [`items`]).
+    pub fn with_items(self, section: &'static str, field: &'static str) -> Rows {
+        Rows { items: Some((section, field)), ..self }
     }
 
     pub fn owner(&self) -> &'static str {
@@ -66,13 +75,21 @@ impl Rows {
         Ok(self.read_only && !self.db.has_table(TABLE)?)
     }
 
-    /// One section and the owner's revision, from one snapshot.
+    /// One section (its items put back) and the owner's revision, from one snapshot.
     pub(super) fn read(&self, section: &str) -> Result<Read, StoreError> {
         if self.absent()? {
             return Ok((None, None));
         }
         let db = &self.db;
-        db.try_read(|c| Ok((value(c, db, self.owner, section)?, revision(c, db, self.owner)?)))
+        let split = !self.read_only || db.has_table(items::TABLE)?;
+        db.try_read(|c| {
+            let text = value(c, db, self.owner, section)?;
+            let text = match split {
+                true => items::compose(text, &items::read(c, db, self.owner, section)?),
+                false => text,
+            };
+            Ok((text, revision(c, db, self.owner)?))
+        })
     }
 
     /// The last revision written to this owner's rows (none before the first).
@@ -92,9 +109,20 @@ impl Rows {
     ) -> Result<R, StoreError> {
         let db = &self.db;
         db.try_write(|tx| {
-            let (new, out) = f(value(tx, db, self.owner, section)?)?;
-            if let Some(value) = new {
-                put(tx, db, self.owner, section, &value)?;
+            let text = value(tx, db, self.owner, section)?;
+            let stored = items::read(tx, db, self.owner, section)?;
+            let (new, out) = f(items::compose(text.clone(), &stored))?;
+            let Some(new) = new else { return Ok(out) };
+            let field = self.items.filter(|(s, _)| *s == section).map(|(_, field)| field);
+            match field.and_then(|field| Some((field, items::split(&new, field)?))) {
+                Some((field, (rest, list))) => {
+                    let changed = items::write(tx, db, (self.owner, section, field), &stored, &list)?;
+                    // Written again when only the items changed: the owner's revision moves on.
+                    if changed || text.as_deref() != Some(rest.as_str()) {
+                        put(tx, db, self.owner, section, &rest)?;
+                    }
+                }
+                None => put(tx, db, self.owner, section, &new)?,
             }
             Ok(out)
         })
@@ -143,11 +171,21 @@ pub fn everything(db: &Database) -> Result<Vec<(String, String, String)>, StoreE
     if !db.has_table(TABLE)? {
         return Ok(Vec::new());
     }
+    let split = db.has_table(items::TABLE)?;
     Ok(db.read(|c| {
         let sql = "SELECT owner, section, value FROM state_sections ORDER BY owner, section";
         let mut stmt = c.prepare(sql).map_err(|e| db.error(e))?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).map_err(|e| db.error(e))?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(|e| db.error(e))
+        let rows: Vec<(String, String, String)> = rows.collect::<Result<_, _>>().map_err(|e| db.error(e))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (owner, section, text) in rows {
+            let text = match split {
+                true => items::compose(Some(text.clone()), &items::read(c, db, &owner, &section)?).unwrap_or(text),
+                false => text,
+            };
+            out.push((owner, section, text));
+        }
+        Ok(out)
     })?)
 }
 
@@ -156,8 +194,13 @@ pub fn forget(db: &Database, owner: &str) -> Result<(), DbError> {
     if !db.has_table(TABLE)? {
         return Ok(());
     }
+    let split = db.has_table(items::TABLE)?;
     db.write(|tx| {
-        tx.execute("DELETE FROM state_sections WHERE owner = ?1", [owner]).map(|_| ()).map_err(|e| db.error(e))
+        tx.execute("DELETE FROM state_sections WHERE owner = ?1", [owner]).map_err(|e| db.error(e))?;
+        if split {
+            tx.execute("DELETE FROM state_items WHERE owner = ?1", [owner]).map_err(|e| db.error(e))?;
+        }
+        Ok(())
     })
 }
 
