@@ -5,7 +5,7 @@ use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::cron::claims::ChannelFilter;
 use crate::cron::reply::JobReplies;
-use crate::cron::store::Schedule;
+use crate::cron::store::{JobState, Schedule};
 use crate::sessions::InboundHook;
 use crate::supervise::{start, Metrics, RestartPolicy};
 use chrono::{Duration, TimeZone};

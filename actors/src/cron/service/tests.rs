@@ -1,7 +1,7 @@
 use super::*;
 use crate::clock::ManualClock;
 use crate::cron::claims::ChannelFilter;
-use crate::cron::store::Schedule;
+use crate::cron::store::{JobState, Schedule};
 use crate::supervise::{start, Metrics, RestartPolicy};
 use chrono::{Duration, TimeZone};
 use std::cell::RefCell;
@@ -296,4 +296,27 @@ async fn a_one_shot_done_but_still_in_jobs_json_never_fires_again() {
     assert_eq!(fired, ["b"]);
     assert_eq!((fires.count("a"), fires.count("b")), (1, 1));
     assert_eq!(ids_on_disk(&store), ["c"]);
+}
+
+/// A run's locked steps wait for a peer's lock on a blocking thread: the timer answers the
+/// while, and the run goes on once the lock is free.
+#[actix_rt::test]
+async fn the_timer_answers_while_a_peer_holds_the_jobs_lock() {
+    let (_d, store, clock) = rig();
+    store.update(|f| f.jobs.push(at("a", t0()))).unwrap();
+    let fires = Counting::default();
+    let cron = service(&store, 1, &fires, &clock);
+    let lock = crate::store::FileLock::exclusive(&crate::store::lock_path_for(store.path())).unwrap();
+    let run = actix_rt::spawn({
+        let cron = cron.clone();
+        async move { cron.call_async(RunDue).await }
+    });
+    for _ in 0..5 {
+        actix_rt::task::yield_now().await;
+    }
+    assert_eq!(cron.call(NextCronFire).await.unwrap(), None, "answered, nothing run yet");
+    assert!(!run.is_finished(), "the run still waits for the lock");
+    drop(lock);
+    let run = run.await.unwrap().unwrap();
+    assert_eq!(run.fired.iter().map(|f| f.job_id.as_str()).collect::<Vec<_>>(), ["a"]);
 }
