@@ -254,7 +254,7 @@ impl Engine {
             None => provider(config, w.clock.clone())?,
         };
         let provider = w.metrics.counters().metered(provider);
-        let provider = w.accounted(provider);
+        let provider = w.accounted(provider)?;
         let provider_name = provider.name().to_owned();
         let planning = w.planning(&provider);
         let mut watches: Vec<FileWatch> = w.watch_attention(planning.assembler.clone()).into_iter().collect();

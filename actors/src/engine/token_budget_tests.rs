@@ -102,3 +102,31 @@ async fn the_embedded_rules_spend_no_tokens_and_nothing_is_counted_or_written() 
     let journal = std::fs::read_to_string(dir.root().join("journal.jsonl")).unwrap();
     assert!(!journal.contains("llm_usage"), "{journal}");
 }
+
+/// The day's spending is a row of the state database: an earlier version's
+/// `sentinel/llm_tokens.json` is imported by the engine that opens it and kept as `.migrated`,
+/// and what it says was spent today still counts.
+#[actix_rt::test]
+async fn an_earlier_versions_token_file_is_imported_and_still_counts() {
+    let server = server().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path());
+    std::fs::create_dir_all(dir.sentinel_dir()).unwrap();
+    let earlier = r#"{"llm_tokens": {"day": "2026-03-02", "total": 1000, "by_role": {"planner": 1000}}}"#;
+    std::fs::write(dir.sentinel_dir().join("llm_tokens.json"), earlier).unwrap();
+    let clock = ManualClock::new(Utc.with_ymd_and_hms(2026, 3, 2, 10, 0, 0).unwrap());
+    let mut config = RavenConfig::default();
+    config.llm.base_url = format!("{}/v1", server.uri());
+    config.llm.daily_token_budget = 1_000;
+    config.discovery.enabled = false;
+    let engine = Engine::start(&dir, &config, clock.shared()).unwrap();
+    let tick = engine.runner.call_async(Tick).await.unwrap();
+    assert_eq!(requests(&server).await, 0, "today's 1,000 tokens were spent before the upgrade");
+    assert!(tick.decision.reason.contains("daily token budget is spent"), "{tick:?}");
+    assert!(!dir.sentinel_dir().join("llm_tokens.json").exists());
+    let kept = std::fs::read_to_string(dir.sentinel_dir().join("llm_tokens.json.migrated")).unwrap();
+    assert_eq!(kept, earlier);
+    let db = crate::store::db::Database::open_read_only(&dir.state_db()).unwrap().unwrap();
+    let rows = crate::store::sections::everything(&db).unwrap();
+    assert!(rows.iter().any(|(owner, section, _)| owner == "llm_tokens" && section == "llm_tokens"), "{rows:?}");
+}

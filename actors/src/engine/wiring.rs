@@ -92,18 +92,18 @@ impl<'a> Wiring<'a> {
     /// The provider, its tokens counted per local day, metered and journaled, and the
     /// proactive roles held to `llm.daily_token_budget`; the embedded rules, which spend no
     /// tokens, as they are (nothing counted, nothing written).
-    pub(super) fn accounted(&self, inner: SharedProvider) -> SharedProvider {
+    pub(super) fn accounted(&self, inner: SharedProvider) -> Result<SharedProvider, StartError> {
         if !inner.reads_prompt() {
-            return inner;
+            return Ok(inner);
         }
-        Rc::new(crate::llm::accounted::Accounted {
+        Ok(Rc::new(crate::llm::accounted::Accounted {
             inner,
-            ledger: crate::llm::daily_tokens::DailyTokens::new(self.dir.sentinel_dir().join("llm_tokens.json")),
+            ledger: crate::llm::daily_tokens::DailyTokens::on(self.state(Owner::LlmTokens)?),
             budget: self.config.llm.daily_token_budget,
             clock: self.clock.clone(),
             tz: self.tz,
             journal: self.journal.clone(),
-        })
+        }))
     }
 
     pub(super) fn planning(&self, provider: &SharedProvider) -> Planning {

@@ -1,5 +1,6 @@
-//! The tokens spent per local day (`sentinel/llm_tokens.json`, under the state store's lock),
-//! shared by every process on the data dir, against `llm.daily_token_budget`.
+//! The tokens spent per local day (owner `llm_tokens` of the state database; an earlier
+//! version's `sentinel/llm_tokens.json` is imported), shared by every process on the data dir,
+//! against `llm.daily_token_budget`.
 
 use crate::store::{JsonStateStore, StoreError};
 use chrono::NaiveDate;
@@ -22,8 +23,9 @@ pub struct DailyTokens {
 }
 
 impl DailyTokens {
-    pub fn new(path: impl Into<std::path::PathBuf>) -> Self {
-        DailyTokens { store: JsonStateStore::new(path) }
+    /// The day's spending kept in `store` (the owner's rows, or a file in a test).
+    pub fn on(store: JsonStateStore) -> Self {
+        DailyTokens { store }
     }
 
     /// Tokens spent on `today` (0 when the file holds another day).
@@ -52,7 +54,8 @@ mod tests {
     #[test]
     fn a_day_counts_from_zero_and_two_handles_share_the_file() {
         let tmp = tempfile::tempdir().unwrap();
-        let (a, b) = (DailyTokens::new(tmp.path().join("t.json")), DailyTokens::new(tmp.path().join("t.json")));
+        let on = || DailyTokens::on(JsonStateStore::new(tmp.path().join("t.json")));
+        let (a, b) = (on(), on());
         let day = NaiveDate::from_ymd_opt(2026, 3, 2).unwrap();
         a.add(day, "planner", 100).unwrap();
         assert_eq!(b.add(day, "agent", 50).unwrap(), 150);

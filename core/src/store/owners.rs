@@ -31,6 +31,8 @@ pub enum Owner {
     Triggers,
     /// The Sentinel's skip cache and last decision, and the day's brief.
     DecisionCache,
+    /// The tokens the model was paid for today, per role (section `llm_tokens`).
+    LlmTokens,
 }
 
 impl Owner {
@@ -44,6 +46,7 @@ impl Owner {
             Owner::Menus => "menus",
             Owner::Triggers => "triggers",
             Owner::DecisionCache => "decision_cache",
+            Owner::LlmTokens => "llm_tokens",
         }
     }
 
@@ -68,12 +71,13 @@ impl Owner {
     }
 
     /// The file an earlier version kept this owner's state in: `sentinel/state/<owner>.json`,
-    /// or beside it in `sentinel/` for the three that never were in the one-file layout.
+    /// or beside it in `sentinel/` for the four that never were in the one-file layout.
     pub fn path(self, dir: &DataDir) -> PathBuf {
         match self {
             Owner::Menus => dir.sentinel_dir().join("pending_decisions.json"),
             Owner::Triggers => dir.sentinel_dir().join("triggers.json"),
             Owner::DecisionCache => dir.sentinel_dir().join(crate::data_dir::DECISION_CACHE_FILE),
+            Owner::LlmTokens => dir.sentinel_dir().join("llm_tokens.json"),
             _ => dir.sentinel_dir().join("state").join(format!("{}.json", self.name())),
         }
     }
