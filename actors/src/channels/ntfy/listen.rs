@@ -251,7 +251,9 @@ mod tests {
         use std::io::{Read, Write};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let server = format!("http://{}", listener.local_addr().unwrap());
-        let now = chrono::Utc::now().timestamp();
+        // Published just after Raven starts to listen (its first read counts from its own
+        // now, which may be a second later than the test's on a loaded machine).
+        let now = chrono::Utc::now().timestamp() + 2;
         let stream = format!("{}\n{}\n", r#"{"id":"o","event":"open","time":1}"#, line("p1", now, "/list", &[]));
         std::thread::spawn(move || {
             let (mut c, _) = listener.accept().unwrap();
@@ -287,7 +289,9 @@ mod tests {
         use wiremock::{Mock, MockServer, ResponseTemplate};
         let tmp = tempfile::tempdir().unwrap();
         let server = MockServer::start().await;
-        let now = chrono::Utc::now().timestamp();
+        // Published just after Raven starts to listen (its first read counts from its own
+        // now, which may be a second later than the test's on a loaded machine).
+        let now = chrono::Utc::now().timestamp() + 2;
         let stream = [
             line("own", now, "⏰ Call the bank", &[OWN_TAG]),
             r#"{"id":"k","event":"keepalive","time":0}"#.to_owned(),
