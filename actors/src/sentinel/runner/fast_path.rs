@@ -66,9 +66,11 @@ pub fn high_priority_due(deadlines: &[crate::context::deadlines::Deadline], now:
         .any(|d| d.priority == raven_proto::Priority::High && d.is_imminent(now) && now - d.due <= Duration::hours(1))
 }
 
-/// Memory, history and the active session keys: what makes a new LLM call worthwhile.
+/// Memory, history and the active session keys: what makes a new LLM call worthwhile. Kept in
+/// the decision cache that every process on the data dir shares, so the hash is the same in
+/// each (FxHash, fixed; SipHash over megabytes of notes was most of an idle tick).
 pub fn context_signature(ctx: &PlannerContext) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = rustc_hash::FxHasher::default();
     ctx.memory_md.hash(&mut h);
     ctx.history_md_recent.hash(&mut h);
     for s in &ctx.active_sessions {
