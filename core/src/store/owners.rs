@@ -50,12 +50,12 @@ impl Owner {
         }
     }
 
-    /// The section and list field kept as a row an item: the gate's ledger, a fire a row, so a
-    /// fire recorded writes that fire, not the week of fires before it.
-    fn items(self) -> Option<(&'static str, &'static str)> {
+    /// `rows` with this owner's list field kept as a row an item: the gate's ledger, a fire a
+    /// row, so a fire recorded writes that fire, not the week of fires before it.
+    fn with_items(self, rows: Rows) -> Rows {
         match self {
-            Owner::Policy => Some(("policy", "fires")),
-            _ => None,
+            Owner::Policy => rows.with_items("policy", "fires"),
+            _ => rows,
         }
     }
 
@@ -92,12 +92,7 @@ pub fn open(dir: &DataDir, owner: Owner) -> Result<JsonStateStore, StoreError> {
 /// of an earlier version (if any) imported.
 pub fn open_in(db: Arc<Database>, dir: &DataDir, owner: Owner) -> Result<JsonStateStore, StoreError> {
     split(dir)?;
-    let rows = Rows::open(db, owner.name(), &owner.path(dir))?;
-    let rows = match owner.items() {
-        Some((section, field)) => rows.with_items(section, field),
-        None => rows,
-    };
-    Ok(JsonStateStore::on_rows(rows))
+    Ok(JsonStateStore::on_rows(owner.with_items(Rows::open(db, owner.name(), &owner.path(dir))?)))
 }
 
 /// Splits the one-file layout of an earlier version (if any) into the per-owner files.
@@ -114,7 +109,7 @@ pub fn read_only(dir: &DataDir, owner: Owner) -> Result<JsonStateStore, StoreErr
         return Ok(file);
     }
     match Database::open_read_only(&dir.state_db())? {
-        Some(db) => Ok(JsonStateStore::on_rows(Rows::read_only(Arc::new(db), owner.name()))),
+        Some(db) => Ok(JsonStateStore::on_rows(owner.with_items(Rows::read_only(Arc::new(db), owner.name())))),
         None => Ok(JsonStateStore::new(owner.path(dir))),
     }
 }

@@ -81,7 +81,7 @@ impl Rows {
             return Ok((None, None));
         }
         let db = &self.db;
-        let split = !self.read_only || db.has_table(items::TABLE)?;
+        let split = self.field(section).is_some() && (!self.read_only || db.has_table(items::TABLE)?);
         db.try_read(|c| {
             let text = value(c, db, self.owner, section)?;
             let text = match split {
@@ -90,6 +90,11 @@ impl Rows {
             };
             Ok((text, revision(c, db, self.owner)?))
         })
+    }
+
+    /// The list field of `section` kept as rows, if it has one.
+    fn field(&self, section: &str) -> Option<&'static str> {
+        self.items.filter(|(s, _)| *s == section).map(|(_, field)| field)
     }
 
     /// The last revision written to this owner's rows (none before the first).
@@ -110,11 +115,17 @@ impl Rows {
         let db = &self.db;
         db.try_write(|tx| {
             let text = value(tx, db, self.owner, section)?;
+            let Some(field) = self.field(section) else {
+                let (new, out) = f(text)?;
+                if let Some(new) = new {
+                    put(tx, db, self.owner, section, &new)?;
+                }
+                return Ok(out);
+            };
             let stored = items::read(tx, db, self.owner, section)?;
             let (new, out) = f(items::compose(text.clone(), &stored))?;
             let Some(new) = new else { return Ok(out) };
-            let field = self.items.filter(|(s, _)| *s == section).map(|(_, field)| field);
-            match field.and_then(|field| Some((field, items::split(&new, field)?))) {
+            match items::split(&new, field).map(|split| (field, split)) {
                 Some((field, (rest, list))) => {
                     let changed = items::write(tx, db, (self.owner, section, field), &stored, &list)?;
                     // Written again when only the items changed: the owner's revision moves on.
