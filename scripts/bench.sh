@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every benchmark figure in one table, each next to its in-run baseline.
-# Usage: scripts/bench.sh            (release build; takes about a minute on 2 cores)
+# Usage: scripts/bench.sh            (release build; takes about two minutes on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +29,10 @@ echo "== A real tick in a running supervisor (baseline: a Ping on the same socke
 cargo bench -q -p raven-bin --bench tick_live 2>/dev/null | grep -v '^$'
 echo
 
+echo "== Idle memory of raven up, empty and with 10,000 waiting (RSS from /proc/<pid>/status) =="
+cargo bench -q -p raven-bin --bench memory 2>/dev/null | grep -v '^$'
+echo
+
 echo "== raven simulate: a week on the manual clock =="
 out=$(mktemp -d)
 start=$(date +%s%N)
@@ -42,7 +46,7 @@ echo "== Anticipation: four thirty-day personas, no model (target >= 80 % hit, 0
 python3 scripts/personas.py --check --raven target/release/raven
 echo
 
-echo "== raven up: start-to-ready and idle memory =="
+echo "== raven up: start to ready =="
 bin=target/release/raven
 dir=$(mktemp -d)
 trap 'kill -TERM "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
@@ -52,7 +56,4 @@ start=$(date +%s%N)
 pid=$!
 until "$bin" --data-dir "$dir" status >/dev/null 2>&1; do sleep 0.002; done
 ready=$(( ($(date +%s%N) - start) / 1000000 ))
-sleep 2
-rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
 printf '%-52s %7d ms   (target <= 200 ms; includes the first status round trip)\n' "start to ready (socket answers)" "$ready"
-awk -v kb="$rss" 'BEGIN { printf "%-52s %7.1f MB  (target <= 20 MB; the gateway is a separate process)\n", "idle supervisor RSS", kb / 1024 }'

@@ -3,6 +3,7 @@
 //! it when the supervisor stops ([`terminate_gateway`] for an adopted one).
 
 mod child;
+pub mod memory;
 mod pid;
 
 pub use child::{ChildEvent, GatewayChild};

@@ -5,6 +5,7 @@ use super::load_config;
 use crate::error::CliError;
 use raven_actors::data_dir::DataDir;
 use raven_actors::gateway::{ControlSocket, Ended, Gateway, GatewayError};
+use raven_actors::process::memory;
 use std::sync::Arc;
 
 pub fn run(dir: &DataDir) -> Result<(), CliError> {
@@ -17,6 +18,7 @@ pub fn run(dir: &DataDir) -> Result<(), CliError> {
         // tries again slowly.
         let listening = gateway.listen().await.map_err(cli_error)?;
         super::note(format!("raven gateway: listening on http://{}", listening.addr()));
+        let _trim = actix_rt::spawn(memory::give_back_while_idle(memory::EVERY));
         match gateway.serve(listening).await.map_err(cli_error)? {
             Ended::Orphaned => {
                 super::note("raven gateway: no supervisor for too long; exiting");

@@ -10,7 +10,7 @@ use raven_actors::data_dir::DataDir;
 use raven_actors::engine::{hosted_channels, Engine, EngineControl, Overrides};
 use raven_actors::ipc::single::SupervisorLock;
 use raven_actors::ipc::{bind, serve, ControlHandler, IpcError, Listener};
-use raven_actors::process::{terminate_gateway, ChildEvent, GatewayChild};
+use raven_actors::process::{memory, terminate_gateway, ChildEvent, GatewayChild};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -57,7 +57,11 @@ pub fn run(dir: &DataDir) -> Result<(), CliError> {
         ));
         super::note(what_runs(&config, &engine.provider_name));
         super::note(reaches(&config));
+        // Start-up's code and buffers are not needed while idle: give them back, now and after
+        // each burst of work.
+        let trim = actix_rt::spawn(memory::give_back_while_idle(memory::EVERY));
         wait_for_signal().await;
+        trim.abort();
         super::note("raven: stopping");
         server.abort();
         if let Some(g) = gateway {

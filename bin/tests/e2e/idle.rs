@@ -1,5 +1,6 @@
 //! A real `raven up`, left idle after start-up with every loop running fast (a tick every
-//! second), writes nothing: no file under the data dir is written, replaced or created.
+//! second), writes nothing: no file under the data dir is written, replaced or created; and
+//! it and its gateway give back the memory start-up took.
 
 use crate::support;
 
@@ -36,4 +37,30 @@ fn an_idle_supervisor_writes_nothing() {
     assert!(changed.is_empty(), "written while idle: {changed:?}");
     let status = String::from_utf8_lossy(&support::raven(dir, &["status"]).stdout).into_owned();
     assert!(status.contains("loop:tick"), "the loops run: {status}");
+}
+
+/// `key` of `/proc/<pid>/status`, in kB.
+fn status_kib(pid: u32, key: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(key)).unwrap();
+    line[key.len()..].trim().trim_end_matches("kB").trim().parse().unwrap()
+}
+
+#[test]
+fn an_idle_supervisor_and_its_gateway_give_back_what_start_up_took() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let up = support::Killed(support::up(dir, "", &[]));
+    support::wait_ready(dir);
+    let (_, gateway) = support::gateway(dir);
+    for (who, pid) in [("the supervisor", up.0.id()), ("the gateway", gateway)] {
+        // Its peak is start-up's; idle, it holds well under half of it.
+        let below_half = || status_kib(pid, "VmRSS:") * 2 < status_kib(pid, "VmHWM:");
+        support::eventually_within(
+            &format!("{who} to give back memory"),
+            Duration::from_secs(15),
+            Duration::from_millis(50),
+            below_half,
+        );
+    }
 }
