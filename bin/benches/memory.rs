@@ -16,12 +16,8 @@ use waiting::{closed_webhook, fill_outbox};
 
 /// `VmRSS` and `RssAnon` of `pid`, in MB.
 fn resident(pid: u32) -> (f64, f64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let kib = |key: &str| -> f64 {
-        let line = status.lines().find(|l| l.starts_with(key)).unwrap();
-        line[key.len()..].trim().trim_end_matches("kB").trim().parse::<f64>().unwrap()
-    };
-    (kib("VmRSS:") / 1024.0, kib("RssAnon:") / 1024.0)
+    let mb = |key| support::status_kib(pid, key) as f64 / 1024.0;
+    (mb("VmRSS:"), mb("RssAnon:"))
 }
 
 /// The supervisor's (and its gateway's) memory 3 s after ready and 15 s after.

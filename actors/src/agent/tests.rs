@@ -280,23 +280,28 @@ async fn a_cron_turn_calling_the_cron_tool_gets_a_refusal_not_a_job() {
 async fn an_injected_nudge_rides_a_user_reply_never_a_sentinel_or_cron_one() {
     use crate::executor::injector::{InjectorService, NudgeInjector, QueueInject};
     use crate::policy::{NudgePolicy, NudgePolicyService};
+    use crate::store::keeper::MemoryKeeper;
     use crate::store::JsonStateStore;
     use crate::supervise::{start, Metrics, RestartPolicy};
     let dir = tempfile::tempdir().unwrap();
-    let store = std::sync::Arc::new(JsonStateStore::new(dir.path().join("state.json")));
     let c = clock();
     let metrics = Metrics::default();
     let policy = start(
         NudgePolicyService::new(
             NudgePolicy::new(Default::default(), chrono_tz::Tz::UTC),
-            Some(store.clone()),
+            Some(crate::policy::ledger_in(JsonStateStore::new(dir.path().join("state.json")))),
             c.shared(),
         ),
         &metrics,
         RestartPolicy::default(),
     );
     let injector = start(
-        InjectorService::new(NudgeInjector::new(store, chrono::Duration::hours(1), 3), policy, c.shared()),
+        // The queues in the test double: the injector's rules do not depend on where they are kept.
+        InjectorService::new(
+            NudgeInjector::new(std::sync::Arc::new(MemoryKeeper::default()), chrono::Duration::hours(1), 3),
+            policy,
+            c.shared(),
+        ),
         &metrics,
         RestartPolicy::default(),
     );

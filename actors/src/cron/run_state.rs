@@ -11,6 +11,7 @@
 
 use super::store::{Job, JobState, JobsFile};
 use crate::store::db::{Database, DbError};
+use crate::store::StoreError;
 use rusqlite::params;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -39,7 +40,19 @@ DROP TABLE cron_state;
 ";
 
 /// A job's key among the rows: its id, and its place among the jobs of that id.
-type Key = (String, i64);
+pub(super) type Key = (String, i64);
+
+/// Where the jobs' run state is kept, a record per job, apart from jobs.json: the store trait
+/// in front of the cron state. [`RunStates`] keeps it in the state database; [`MemoryRunStates`]
+/// is the test double. Each method is one atomic step against every process on the data dir.
+pub(super) trait RunStateStore: Send + Sync + std::fmt::Debug {
+    /// Puts each job's kept state on it (a job with no record of its own keeps what it has,
+    /// and a record of another job that had this key, removed since, is not its).
+    fn overlay(&self, jobs: &mut [Job]) -> Result<(), StoreError>;
+    /// Keeps the state of the jobs of `all` at the positions `changed`, and drops the records
+    /// of `gone` (keys from [`keys`]), together.
+    fn save(&self, all: &[Job], changed: &[usize], gone: &[Key]) -> Result<(), StoreError>;
+}
 
 /// The rows read back: by key, the job's creation time (ms) and its state.
 type Rows = HashMap<Key, (i64, JobState)>;
@@ -113,27 +126,17 @@ impl RunStates {
             Ok(out)
         })
     }
+}
 
-    /// Puts each job's kept state on it (a job with no row of its own keeps what it has).
-    pub(super) fn overlay(&self, jobs: &mut [Job]) -> Result<(), DbError> {
-        let mut rows = self.rows()?;
-        if rows.is_empty() {
-            return Ok(());
-        }
-        let keys = keys(jobs);
-        for (job, key) in jobs.iter_mut().zip(keys) {
-            match rows.remove(&key) {
-                Some((created, state)) if created == job.created_at.timestamp_millis() => job.state = state,
-                _ => {}
-            }
-        }
+impl RunStateStore for RunStates {
+    fn overlay(&self, jobs: &mut [Job]) -> Result<(), StoreError> {
+        put_on(jobs, self.rows()?);
         Ok(())
     }
 
-    /// Keeps the state of the jobs of `all` at the positions `changed`, and drops the rows of
-    /// `gone` (keys from [`keys`]), in one transaction; nothing at all (not even a database
-    /// made) when there is nothing to keep or drop.
-    pub(super) fn save(&self, all: &[Job], changed: &[usize], gone: &[Key]) -> Result<(), DbError> {
+    /// In one transaction; nothing at all (not even a database made) when there is nothing to
+    /// keep or drop.
+    fn save(&self, all: &[Job], changed: &[usize], gone: &[Key]) -> Result<(), StoreError> {
         if changed.is_empty() && gone.is_empty() {
             return Ok(());
         }
@@ -153,7 +156,48 @@ impl RunStates {
                 drop.execute(params![id, nth]).map_err(|e| db.error(e))?;
             }
             Ok(())
-        })
+        })?;
+        Ok(())
+    }
+}
+
+/// Puts the records on the jobs they belong to: the same key *and* creation time.
+fn put_on(jobs: &mut [Job], mut rows: Rows) {
+    if rows.is_empty() {
+        return;
+    }
+    let keys = keys(jobs);
+    for (job, key) in jobs.iter_mut().zip(keys) {
+        match rows.remove(&key) {
+            Some((created, state)) if created == job.created_at.timestamp_millis() => job.state = state,
+            _ => {}
+        }
+    }
+}
+
+/// The test double: the records in memory, with the rules of [`RunStates`].
+#[cfg(test)]
+#[derive(Debug, Default)]
+pub(super) struct MemoryRunStates {
+    rows: Mutex<Rows>,
+}
+
+#[cfg(test)]
+impl RunStateStore for MemoryRunStates {
+    fn overlay(&self, jobs: &mut [Job]) -> Result<(), StoreError> {
+        put_on(jobs, self.rows.lock().unwrap().clone());
+        Ok(())
+    }
+
+    fn save(&self, all: &[Job], changed: &[usize], gone: &[Key]) -> Result<(), StoreError> {
+        let mut rows = self.rows.lock().unwrap();
+        for &i in changed {
+            rows.insert(key(all, i), (all[i].created_at.timestamp_millis(), all[i].state.clone()));
+        }
+        for k in gone {
+            rows.remove(k);
+        }
+        Ok(())
     }
 }
 

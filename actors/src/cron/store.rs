@@ -11,10 +11,10 @@
 //! `state` an earlier version wrote into jobs.json is moved to the database by the first write.
 
 use super::pause::Paused;
-use super::run_state::{self, changed_states, same_jobs, RunStates};
+use super::run_state::{self, changed_states, same_jobs, RunStateStore, RunStates};
 use crate::store::db::DbError;
 use crate::store::edits::{replace_unless_edited, Replaced, Snapshot, RACY};
-use crate::store::{lock_path_for, FileLock, Stamp};
+use crate::store::{lock_path_for, FileLock, Stamp, StoreError};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -168,7 +168,13 @@ pub enum JobsError {
     Conflict { path: PathBuf },
     /// The jobs' run state could not be read or kept.
     #[error("the jobs' run state: {0}")]
-    State(#[from] DbError),
+    State(#[from] StoreError),
+}
+
+impl From<DbError> for JobsError {
+    fn from(e: DbError) -> Self {
+        JobsError::State(StoreError::Db(e))
+    }
 }
 
 /// Which version of the jobs a process saw: jobs.json's, and the store's write counter (a
@@ -196,7 +202,7 @@ pub struct JobsStore {
     path: PathBuf,
     lock_path: PathBuf,
     cache: Arc<Mutex<Option<Cached>>>,
-    states: Arc<RunStates>,
+    states: Arc<dyn RunStateStore>,
 }
 
 impl JobsStore {
@@ -205,6 +211,12 @@ impl JobsStore {
         let lock_path = lock_path_for(&path);
         let states = Arc::new(RunStates::of_jobs(&path));
         JobsStore { path, lock_path, cache: Default::default(), states }
+    }
+
+    /// The jobs at `path`, their run state kept by `states`.
+    #[cfg(test)]
+    fn keeping_state_in(path: &Path, states: Arc<dyn RunStateStore>) -> Self {
+        JobsStore { states, ..JobsStore::new(path) }
     }
 
     pub fn path(&self) -> &Path {

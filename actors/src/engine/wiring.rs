@@ -14,7 +14,7 @@ use crate::heartbeat::WakeHandle;
 use crate::journal::Journal;
 use crate::llm::provider::SharedProvider;
 use crate::planner::{PlannerService, ProactivePlanner};
-use crate::policy::{NudgePolicy, NudgePolicyService};
+use crate::policy::{self, NudgePolicy, NudgePolicyService};
 use crate::store::db::Database;
 use crate::store::{owners, owners::Owner, JsonStateStore, StoreError};
 use crate::supervise::{start, Handle, Metrics, RestartPolicy};
@@ -83,7 +83,7 @@ impl<'a> Wiring<'a> {
     }
 
     pub(super) fn policy(&self) -> Result<Policy, StartError> {
-        let ledger = Arc::new(self.state(Owner::Policy)?);
+        let ledger = policy::ledger_in(self.state(Owner::Policy)?);
         let gate = NudgePolicy::new(self.config.policy.clone(), self.tz);
         let policy = NudgePolicyService::new(gate, Some(ledger), self.clock.clone()).with_journal(self.journal.clone());
         Ok(start(policy, &self.metrics, self.restart("NudgePolicy")))

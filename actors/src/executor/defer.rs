@@ -1,12 +1,13 @@
 //! DeferManager (spec §6): `nudge_defer` waits until the target session's thread settles
 //! (idle for a threshold), then goes out through the same nudge routing, so the gate checks
-//! it again. A maximum wait expires it. The heap lives in `sentinel/state/defer.json`: a
-//! deferred nudge survives a restart, and taking one out is a read-modify-write under the
-//! lock, so it fires once even with two processes on one data dir.
+//! it again. A maximum wait expires it. The heap is kept by a [`Keeper`] (the defer rows of the
+//! state database): a deferred nudge survives a restart, and taking one out is one atomic
+//! read-modify-write, so it fires once even with two processes on one data dir.
 
 use crate::clock::SharedClock;
 use crate::context::sessions::last_activity;
-use crate::store::{JsonStateStore, StoreError};
+use crate::store::keeper::{self, Keeper, Section};
+use crate::store::StoreError;
 use crate::supervise::{Request, Serve, Service};
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::PlannerDecision;
@@ -15,6 +16,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub const SECTION: &str = "defer";
+
+/// Where the defer heap is kept.
+pub type DeferKeeper = Arc<dyn Keeper<DeferHeap>>;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Deferred {
@@ -37,16 +41,16 @@ pub struct Polled {
     pub expired: Vec<Deferred>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct DeferManager {
-    store: Arc<JsonStateStore>,
+    store: DeferKeeper,
     sessions: PathBuf,
     idle: Duration,
     max_wait: Duration,
 }
 
 impl DeferManager {
-    pub fn new(store: Arc<JsonStateStore>, sessions: PathBuf, idle: Duration, max_wait: Duration) -> Self {
+    pub fn new(store: DeferKeeper, sessions: PathBuf, idle: Duration, max_wait: Duration) -> Self {
         DeferManager { store, sessions, idle, max_wait }
     }
 
@@ -55,7 +59,7 @@ impl DeferManager {
     pub fn in_data_dir(dir: &crate::data_dir::DataDir, x: &crate::config::ExecutorConfig) -> Result<Self, StoreError> {
         let store = crate::store::owners::open(dir, crate::store::owners::Owner::Defer)?;
         Ok(DeferManager::new(
-            Arc::new(store),
+            Arc::new(Section::new(store, SECTION)),
             dir.sessions(),
             Duration::minutes(x.defer_idle_minutes),
             Duration::minutes(x.defer_max_wait_minutes),
@@ -63,7 +67,7 @@ impl DeferManager {
     }
 
     pub fn register(&self, d: Deferred) -> Result<(), StoreError> {
-        self.store.update(SECTION, |h: &mut DeferHeap| {
+        keeper::change(self.store.as_ref(), |h: &mut DeferHeap| {
             if !h.entries.iter().any(|e| e.id == d.id) {
                 h.entries.push(d);
             }
@@ -79,10 +83,10 @@ impl DeferManager {
     /// Takes out what settled and what expired.
     pub fn poll(&self, now: DateTime<Utc>) -> Result<Polled, StoreError> {
         // Nothing waits: read, not locked, not written.
-        if self.store.read::<DeferHeap>(SECTION)?.0.entries.is_empty() {
+        if self.store.load()?.0.entries.is_empty() {
             return Ok(Polled::default());
         }
-        let mut out = self.store.update(SECTION, |h: &mut DeferHeap| {
+        let mut out = keeper::change(self.store.as_ref(), |h: &mut DeferHeap| {
             let mut polled = Polled::default();
             let mut keep = Vec::new();
             for e in std::mem::take(&mut h.entries) {
@@ -107,7 +111,7 @@ impl DeferManager {
 
     #[cfg(test)]
     pub fn pending(&self) -> Result<Vec<Deferred>, StoreError> {
-        Ok(self.store.read::<DeferHeap>(SECTION)?.0.entries)
+        Ok(self.store.load()?.0.entries)
     }
 }
 

@@ -1,10 +1,11 @@
 //! NudgeInjector (spec §6): `nudge_inject` queues a message that rides the agent's next reply
 //! in that session. A TTL drops stale entries, a per-session cap evicts the oldest, and the
-//! queue lives in `sentinel/state/injector.json`, so the REPL and the gateway never consume
-//! one twice or lose one: every pop is a read-modify-write under the store's lock.
+//! queues are kept by a [`Keeper`] (the injector's rows of the state database), so the REPL and
+//! the gateway never consume one twice or lose one: every pop is one atomic read-modify-write.
 
 use crate::clock::SharedClock;
 use crate::policy::{Nudge, NudgePolicyService, Reservation, Reserve};
+use crate::store::keeper::{self, Keeper, Section};
 use crate::store::{JsonStateStore, StoreError};
 use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use chrono::{DateTime, Duration, Utc};
@@ -14,6 +15,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub const SECTION: &str = "injector";
+
+/// Where the inject queues are kept.
+pub type InjectKeeper = Arc<dyn Keeper<InjectQueues>>;
+
+/// The queues kept in `store`: the injector's rows of the state database.
+pub fn queues_in(store: JsonStateStore) -> InjectKeeper {
+    Arc::new(Section::new(store, SECTION))
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingInject {
@@ -31,22 +40,22 @@ pub struct InjectQueues {
     pub sessions: BTreeMap<String, Vec<PendingInject>>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct NudgeInjector {
-    store: Arc<JsonStateStore>,
+    store: InjectKeeper,
     ttl: Duration,
     cap: usize,
 }
 
 impl NudgeInjector {
-    pub fn new(store: Arc<JsonStateStore>, ttl: Duration, cap: usize) -> Self {
+    pub fn new(store: InjectKeeper, ttl: Duration, cap: usize) -> Self {
         NudgeInjector { store, ttl, cap: cap.max(1) }
     }
 
     /// Queues a message; returns the nudge ids the cap evicted (oldest first).
     pub fn queue(&self, session: &str, p: PendingInject) -> Result<Vec<String>, StoreError> {
         let (ttl, cap) = (self.ttl, self.cap);
-        self.store.update(SECTION, |q: &mut InjectQueues| {
+        keeper::change(self.store.as_ref(), |q: &mut InjectQueues| {
             let now = p.queued_at;
             let list = q.sessions.entry(session.to_owned()).or_default();
             list.retain(|e| now - e.queued_at < ttl);
@@ -64,10 +73,10 @@ impl NudgeInjector {
         }
         let ttl = self.ttl;
         // Nothing queued for the session: no lock, no write.
-        if !self.store.read::<InjectQueues>(SECTION)?.0.sessions.contains_key(session) {
+        if !self.store.load()?.0.sessions.contains_key(session) {
             return Ok(Vec::new());
         }
-        self.store.update(SECTION, |q: &mut InjectQueues| {
+        keeper::change(self.store.as_ref(), |q: &mut InjectQueues| {
             let taken: Vec<PendingInject> = q.sessions.remove(session).unwrap_or_default();
             taken.into_iter().filter(|e| now - e.queued_at < ttl).collect::<Vec<_>>()
         })
@@ -80,7 +89,7 @@ impl NudgeInjector {
             return Ok(());
         }
         let cap = self.cap;
-        self.store.update(SECTION, |q: &mut InjectQueues| {
+        keeper::change(self.store.as_ref(), |q: &mut InjectQueues| {
             let list = q.sessions.entry(session.to_owned()).or_default();
             let mut all = back;
             all.append(list);
@@ -102,7 +111,7 @@ impl NudgeInjector {
 
     #[cfg(test)]
     pub fn pending(&self, session: &str) -> Result<Vec<PendingInject>, StoreError> {
-        Ok(self.store.read::<InjectQueues>(SECTION)?.0.sessions.get(session).cloned().unwrap_or_default())
+        Ok(self.store.load()?.0.sessions.get(session).cloned().unwrap_or_default())
     }
 }
 
@@ -260,7 +269,7 @@ mod tests {
     }
 
     fn injector(dir: &std::path::Path) -> NudgeInjector {
-        NudgeInjector::new(Arc::new(JsonStateStore::new(dir.join("state.json"))), Duration::minutes(60), 2)
+        NudgeInjector::new(queues_in(JsonStateStore::new(dir.join("state.json"))), Duration::minutes(60), 2)
     }
 
     #[test]

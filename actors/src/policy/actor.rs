@@ -1,6 +1,7 @@
-//! The NudgePolicy as a supervised actor. Before each check it hydrates from the shared
-//! store when the file changed (a cheap stat otherwise); each fire is a read-modify-write
-//! under the store's lock, so fires recorded by a peer process are never overwritten.
+//! The NudgePolicy as a supervised actor. Before each check it hydrates from its ledger's
+//! [`Keeper`] when another process changed it (a cheap look at its version otherwise); each
+//! fire is one atomic read-modify-write there, so fires recorded by a peer process are never
+//! overwritten.
 
 use super::gate::{apply_tuning, fire_record, CheckRequest, NudgePolicy};
 use super::ledger::{FireKind, PolicyState};
@@ -10,6 +11,7 @@ use crate::clock::SharedClock;
 use crate::feedback::FeedbackSummary;
 use crate::journal::{Event, Journal};
 use crate::policy::FireRecord;
+use crate::store::keeper::{self, Keeper, Section};
 use crate::store::{JsonStateStore, Stamp, StoreError};
 use crate::supervise::{Request, Serve, Service};
 use raven_proto::{Action, PolicySnapshot, Priority, TopicFireHistory, Verdict};
@@ -20,16 +22,24 @@ use std::sync::Arc;
 /// The store section the policy owns.
 pub const SECTION: &str = "policy";
 
+/// Where the gate's ledger and learned feedback are kept.
+pub type LedgerKeeper = Arc<dyn Keeper<PolicyState>>;
+
+/// The ledger kept in `store`: the policy's rows of the state database.
+pub fn ledger_in(store: JsonStateStore) -> LedgerKeeper {
+    Arc::new(Section::new(store, SECTION))
+}
+
 pub struct NudgePolicyService {
     policy: NudgePolicy,
-    store: Option<Arc<JsonStateStore>>,
+    store: Option<LedgerKeeper>,
     clock: SharedClock,
     seen: Option<Stamp>,
     journal: Journal,
 }
 
 impl NudgePolicyService {
-    pub fn new(policy: NudgePolicy, store: Option<Arc<JsonStateStore>>, clock: SharedClock) -> Self {
+    pub fn new(policy: NudgePolicy, store: Option<LedgerKeeper>, clock: SharedClock) -> Self {
         let mut s = NudgePolicyService { policy, store, clock, seen: None, journal: Journal::off() };
         s.hydrate();
         s
@@ -41,14 +51,14 @@ impl NudgePolicyService {
         self
     }
 
-    /// Re-reads the ledger when the file on disk is not the version we last read.
+    /// Re-reads the ledger when what is kept is not the version we last read.
     fn hydrate(&mut self) {
         let Some(store) = &self.store else { return };
         let now_stamp = store.stamp();
         if now_stamp.is_some() && now_stamp == self.seen {
             return;
         }
-        match store.read::<PolicyState>(SECTION) {
+        match store.load() {
             Ok((state, stamp)) => {
                 self.policy.replace_state(state);
                 self.seen = stamp;
@@ -65,7 +75,7 @@ impl NudgePolicyService {
         match &self.store {
             Some(store) => {
                 let policy = &self.policy;
-                let (state, tuning) = store.update(SECTION, |s: &mut PolicyState| {
+                let (state, tuning) = keeper::change(store.as_ref(), |s: &mut PolicyState| {
                     let t = change(s, policy);
                     (s.clone(), t)
                 })?;
@@ -213,7 +223,7 @@ impl Serve<Reserve> for NudgePolicyService {
         };
         match &self.store {
             Some(store) => {
-                let out = store.update(SECTION, |ledger: &mut PolicyState| decide(policy, ledger));
+                let out = keeper::change(store.as_ref(), |ledger: &mut PolicyState| decide(policy, ledger));
                 self.seen = store.stamp();
                 out
             }

@@ -15,7 +15,6 @@ use raven_proto::{Action, Priority};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
-use std::sync::Arc;
 
 const DAY_CAP: u32 = 3;
 const CONTENTS: [&str; 5] = [
@@ -41,7 +40,7 @@ fn config() -> PolicyConfig {
 }
 
 fn policy_actor(path: &Path, clock: &ManualClock) -> Handle<NudgePolicyService> {
-    let store = Some(Arc::new(JsonStateStore::new(path)));
+    let store = Some(crate::policy::ledger_in(JsonStateStore::new(path)));
     let service = NudgePolicyService::new(NudgePolicy::new(config(), Tz::UTC), store, clock.shared());
     start(service, &Metrics::default(), RestartPolicy::default())
 }

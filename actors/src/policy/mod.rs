@@ -10,8 +10,8 @@ pub(crate) mod overrides;
 pub mod topic;
 
 pub use actor::{
-    ApplyTuning, Check, Nudge, NudgePolicyService, RecordCronFire, Reservation, Reserve, RetractFired, SetBase,
-    SetOverrides, Snapshot, SnapshotReply,
+    ledger_in, ApplyTuning, Check, LedgerKeeper, Nudge, NudgePolicyService, RecordCronFire, Reservation, Reserve,
+    RetractFired, SetBase, SetOverrides, Snapshot, SnapshotReply,
 };
 pub use adaptive::Tuning;
 pub use gate::{apply_tuning, fire_record, CheckRequest, NudgePolicy, Trace};

@@ -647,7 +647,6 @@ mod actor {
     use crate::store::JsonStateStore;
     use crate::supervise::{start, Handle, Metrics, RestartPolicy};
     use std::path::Path;
-    use std::sync::Arc;
 
     fn nudge(session: &str, content: &str) -> Nudge {
         Nudge {
@@ -666,7 +665,7 @@ mod actor {
 
     /// A policy actor on the state file at `path`.
     fn service(path: &Path, clock: &ManualClock, metrics: &Metrics) -> Handle<NudgePolicyService> {
-        let store = Some(Arc::new(JsonStateStore::new(path)));
+        let store = Some(crate::policy::ledger_in(JsonStateStore::new(path)));
         start(NudgePolicyService::new(policy(), store, clock.shared()), metrics, RestartPolicy::default())
     }
 
@@ -705,6 +704,25 @@ mod actor {
         let out: Gated<usize, &str> =
             dispatch_through(&h, nudge("cli:1", MSG), || async move { Ok(stored(&p).fires.len()) }).await;
         assert!(matches!(out, Gated::Delivered(1)), "charged before it went out: {out:?}");
+    }
+
+    /// Two gates sharing one ledger in the test double hold the same rule as on a file or the
+    /// database: each sees the other's fire (the keeper's version moved) and denies after it.
+    #[actix_rt::test]
+    async fn two_policies_sharing_the_test_double_see_each_others_fires() {
+        use crate::store::keeper::MemoryKeeper;
+        let clock = ManualClock::new(noon());
+        let metrics = Metrics::default();
+        let ledger: crate::policy::LedgerKeeper = std::sync::Arc::new(MemoryKeeper::<PolicyState>::default());
+        let gate = |ledger: &crate::policy::LedgerKeeper| {
+            let service = NudgePolicyService::new(policy(), Some(ledger.clone()), clock.shared());
+            start(service, &metrics, RestartPolicy::default())
+        };
+        let (a, b) = (gate(&ledger), gate(&ledger));
+        assert!(matches!(a.call(Reserve(nudge("cli:1", MSG))).await.unwrap().unwrap(), Reservation::Held(..)));
+        let v = b.call(check(MSG)).await.unwrap();
+        assert_eq!(v.layer, Some(PolicyLayer::SessionCooldown), "b hydrated a's fire: {v:?}");
+        assert_eq!(ledger.load().unwrap().0.fires.len(), 1, "the fire is in the keeper");
     }
 
     #[actix_rt::test]

@@ -18,7 +18,6 @@ use raven_proto::{Action, ExecutionResult, PlannerDecision, Priority};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::sync::Arc;
 
 #[derive(Default)]
 pub(super) struct Recording {
@@ -71,7 +70,8 @@ fn rig_with(start_at: DateTime<Utc>, policy_cfg: PolicyConfig, assembler_policy:
         &metrics,
         RestartPolicy::default(),
     );
-    let store = Arc::new(crate::store::owners::open(&dir, crate::store::owners::Owner::Policy).unwrap());
+    let store =
+        crate::policy::ledger_in(crate::store::owners::open(&dir, crate::store::owners::Owner::Policy).unwrap());
     let policy = start(
         NudgePolicyService::new(NudgePolicy::new(policy_cfg, chrono_tz::Tz::UTC), Some(store), clock.shared()),
         &metrics,

@@ -8,14 +8,13 @@
 use chrono::{Duration, Utc};
 use raven_actors::data_dir::DataDir;
 use raven_actors::executor::defer::{DeferManager, Deferred};
-use raven_actors::executor::injector::{NudgeInjector, PendingInject};
+use raven_actors::executor::injector::{queues_in, NudgeInjector, PendingInject};
 use raven_actors::store::JsonStateStore;
 use raven_proto::{Action, Origin, PlannerDecision, Priority};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 
 const INJECTS: usize = 150;
 const SESSION: &str = "cli:1";
@@ -34,7 +33,7 @@ fn worker_dir() -> PathBuf {
 }
 
 fn injector(dir: &Path) -> NudgeInjector {
-    NudgeInjector::new(Arc::new(JsonStateStore::new(dir.join("state.json"))), Duration::hours(1), INJECTS * 2)
+    NudgeInjector::new(queues_in(JsonStateStore::new(dir.join("state.json"))), Duration::hours(1), INJECTS * 2)
 }
 
 #[test]

@@ -39,13 +39,6 @@ fn an_idle_supervisor_writes_nothing() {
     assert!(status.contains("loop:tick"), "the loops run: {status}");
 }
 
-/// `key` of `/proc/<pid>/status`, in kB.
-fn status_kib(pid: u32, key: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with(key)).unwrap();
-    line[key.len()..].trim().trim_end_matches("kB").trim().parse().unwrap()
-}
-
 #[test]
 fn an_idle_supervisor_and_its_gateway_give_back_what_start_up_took() {
     let tmp = tempfile::tempdir().unwrap();
@@ -55,7 +48,7 @@ fn an_idle_supervisor_and_its_gateway_give_back_what_start_up_took() {
     let (_, gateway) = support::gateway(dir);
     for (who, pid) in [("the supervisor", up.0.id()), ("the gateway", gateway)] {
         // Its peak is start-up's; idle, it holds well under half of it.
-        let below_half = || status_kib(pid, "VmRSS:") * 2 < status_kib(pid, "VmHWM:");
+        let below_half = || support::status_kib(pid, "VmRSS:") * 2 < support::status_kib(pid, "VmHWM:");
         support::eventually_within(
             &format!("{who} to give back memory"),
             Duration::from_secs(15),

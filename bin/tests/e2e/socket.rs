@@ -52,13 +52,6 @@ fn the_socket_accepts_again_after_a_client_exhausted_the_supervisor_s_descriptor
     assert!(!second.status.success(), "a second supervisor is still refused");
 }
 
-/// The resident memory of a process, from /proc (kB).
-fn rss_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
 #[test]
 fn a_client_pipelining_requests_it_never_reads_cannot_grow_the_supervisor() {
     use raven_proto::control::{ClientFrame, ControlRequest};
@@ -68,7 +61,7 @@ fn a_client_pipelining_requests_it_never_reads_cannot_grow_the_supervisor() {
     let dir = tmp.path();
     let up = support::Killed(support::up(dir, "[gateway]\nenabled = false\n", &[]));
     support::wait_ready(dir);
-    let before = rss_kb(up.0.id());
+    let before = support::status_kib(up.0.id(), "VmRSS:");
 
     let mut s = UnixStream::connect(dir.join("raven.sock")).unwrap();
     s.write_all(&encode_frame(&Hello::new("pipelining test"), MAX_FRAME).unwrap()).unwrap();
@@ -86,7 +79,7 @@ fn a_client_pipelining_requests_it_never_reads_cannot_grow_the_supervisor() {
             break 'writing;
         }
     }
-    let after = rss_kb(up.0.id());
+    let after = support::status_kib(up.0.id(), "VmRSS:");
     eprintln!("pipelined {sent} requests unread: supervisor RSS {before} kB before, {after} kB after");
     assert!(after < 100 * 1024, "RSS {after} kB after {sent} unread requests");
     assert!(support::raven(dir, &["status"]).status.success(), "others are still served");

@@ -14,6 +14,7 @@ pub mod edits;
 pub mod files;
 mod items;
 pub mod jsonl;
+pub mod keeper;
 pub mod owners;
 mod peek;
 mod rows;

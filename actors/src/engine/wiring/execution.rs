@@ -7,13 +7,13 @@ use crate::engine::StartError;
 use crate::engine::WakingSubagent;
 use crate::executor::defer::{DeferManager, DeferService};
 use crate::executor::dispatcher::DefaultTargets;
-use crate::executor::injector::{InjectorService, NudgeInjector};
+use crate::executor::injector::{self, InjectorService, NudgeInjector};
 use crate::executor::{dispatcher::NudgeDispatcher, spawn::ProactiveSpawn, Executors};
 use crate::sentinel::Router;
 use crate::spine::Scheduler;
 use crate::store::owners::Owner;
 use crate::supervise::{start, Handle};
-use std::{rc::Rc, sync::Arc};
+use std::rc::Rc;
 
 /// What carries out a decision: the injector, the defer heap and the dispatcher.
 pub(in crate::engine) struct Execution {
@@ -26,7 +26,7 @@ impl Wiring<'_> {
     pub(in crate::engine) fn executors(&self, policy: &Policy, hub: &Hub) -> Result<Execution, StartError> {
         let (x, clock) = (&self.config.executor, self.clock.clone());
         let ttl = chrono::Duration::minutes(x.inject_ttl_minutes);
-        let queues = NudgeInjector::new(Arc::new(self.state(Owner::Injector)?), ttl, x.inject_cap);
+        let queues = NudgeInjector::new(injector::queues_in(self.state(Owner::Injector)?), ttl, x.inject_cap);
         let injector = InjectorService::new(queues, policy.clone(), clock.clone());
         let injector = start(injector, &self.metrics, self.restart("NudgeInjector"));
         let heap = DeferManager::in_data_dir(self.dir, x)?;

@@ -261,3 +261,10 @@ pub fn files_under(root: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// `key` (`VmRSS:`, `VmHWM:`...) of `/proc/<pid>/status`, in kB.
+pub fn status_kib(pid: u32, key: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(key)).unwrap();
+    line[key.len()..].trim().trim_end_matches("kB").trim().parse().unwrap()
+}

@@ -1,6 +1,7 @@
 use super::super::tests::job;
 use super::*;
 use chrono::{TimeZone, Utc};
+use std::sync::Arc;
 
 fn claimed(state: &mut JobState, pid: u32) {
     let at = Utc.with_ymd_and_hms(2026, 3, 2, 12, 10, 0).unwrap();
@@ -65,4 +66,26 @@ fn a_done_one_shot_is_gone_for_readers_and_leaves_at_the_next_write() {
     // A job added again under the id starts afresh: the done row went with it.
     s.update(|f| f.jobs.push(job("a"))).unwrap();
     assert!(JobsStore::new(&path).load().unwrap().jobs.iter().all(|j| j.state.is_unset()));
+}
+
+/// The store's rules do not depend on where the run state is kept: on the test double, as on
+/// the database, a change leaves jobs.json alone and a peer sharing the state reads it back.
+#[test]
+fn the_run_state_double_keeps_the_same_rules() {
+    use super::super::run_state::MemoryRunStates;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cron/jobs.json");
+    let states: Arc<MemoryRunStates> = Arc::default();
+    let s = JobsStore::keeping_state_in(&path, states.clone());
+    s.update(|f| f.jobs.extend([job("a"), job("b")])).unwrap();
+    let written = std::fs::read(&path).unwrap();
+    s.update_run(|e| claimed(e.state_mut(1), 7)).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), written, "jobs.json untouched");
+    let peer = JobsStore::keeping_state_in(&path, states);
+    assert_eq!(
+        peer.load().unwrap().jobs.iter().map(|j| j.state.claim.map(|c| c.pid)).collect::<Vec<_>>(),
+        [None, Some(7)]
+    );
+    assert!(!dir.path().join("state.db").exists(), "the double keeps it in memory");
+    assert_eq!(JobsStore::new(&path).load().unwrap().jobs[1].state.claim, None, "not in the database");
 }
