@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every benchmark figure in one table, each next to its in-run baseline.
-# Usage: scripts/bench.sh            (release build; takes about two minutes on 2 cores)
+# Usage: scripts/bench.sh            (release build; takes about three minutes on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +27,10 @@ echo
 
 echo "== A real tick in a running supervisor (baseline: a Ping on the same socket) =="
 cargo bench -q -p raven-bin --bench tick_live 2>/dev/null | grep -v '^$'
+echo
+
+echo "== Bytes written a cron fire by a running raven up, 1,000 dead letters (baseline: none) =="
+cargo bench -q -p raven-bin --bench fire_live 2>/dev/null | grep -v '^$'
 echo
 
 echo "== Idle memory of raven up, empty and with 10,000 waiting (RSS from /proc/<pid>/status) =="
