@@ -22,11 +22,15 @@ pub struct Given {
 }
 
 /// When a process that just started gives back, in seconds after it is ready: at once, then as
-/// its start-up settles (the gateway child starting and connecting, the first clients).
-const SETTLING: [u64; 3] = [0, 2, 10];
+/// its start-up settles (the gateway child starting and connecting, the first clients, a first
+/// retry pass over what waited for an outlet that is back).
+const SETTLING: [u64; 4] = [0, 2, 10, 30];
 
-/// How often an idle process gives back again what its last burst of work mapped in.
-pub const EVERY: Duration = Duration::from_secs(600);
+/// How often a process gives back again what its last burst of work took (a retry pass over
+/// thousands of waiting messages, say): a burst's memory outlasts it by a minute at most. Each
+/// time costs a read of `/proc/self/smaps` and the minor faults that map the working set again:
+/// about a millisecond.
+pub const EVERY: Duration = Duration::from_secs(60);
 
 /// Gives back as start-up settles ([`SETTLING`]), then every `period`, for as long as the
 /// process runs. What runs meanwhile (a tick, a delivery) maps its pages again as it needs them.
