@@ -312,7 +312,7 @@ async fn an_injected_nudge_rides_a_user_reply_never_a_sentinel_or_cron_one() {
         priority: raven_proto::Priority::Low,
         topic: "parcel".into(),
     };
-    injector.call(q).await.unwrap().unwrap();
+    injector.call_async(q).await.unwrap().unwrap();
     let mut a = agent(dir.path(), Rc::new(Echo::default()), Vec::new());
     a.injector = Some(injector);
     let tracker = Rc::new(crate::feedback::NudgeFeedbackTracker::new(

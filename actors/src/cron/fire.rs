@@ -80,7 +80,7 @@ impl CronTurns {
         let topic = topic_of(job);
         // Awaited, never dropped: a full mailbox must not let the Sentinel repeat the topic.
         let fire = RecordCronFire { topic: Some(topic), content: job.message.clone() };
-        match self.policy.call(fire).await {
+        match self.policy.call_async(fire).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => tracing::error!(job = %job.id, "the cron fire was not recorded in the ledger: {e}"),
             Err(e) => tracing::error!(job = %job.id, "the cron fire was not recorded, the policy is unavailable: {e}"),

@@ -234,7 +234,7 @@ async fn the_user_s_pick_wins_over_quotas_and_quiet_hours_and_is_recorded() {
             topic: Some(topic.into()),
             solicited: false,
         };
-        assert!(matches!(day.engine.policy.call(Reserve(n)).await.unwrap(), Ok(Reservation::Held(..))));
+        assert!(matches!(day.engine.policy.call_async(Reserve(n)).await.unwrap(), Ok(Reservation::Held(..))));
     }
     offer(&day, "Tips for focus", ChoiceAction::Reply { text: "Try 25-minute blocks".into() });
     let answer = day.say("1").await;

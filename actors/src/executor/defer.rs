@@ -6,9 +6,10 @@
 
 use crate::clock::SharedClock;
 use crate::context::sessions::last_activity;
+use crate::store::db::off_thread;
 use crate::store::keeper::{self, Keeper, Section};
 use crate::store::StoreError;
-use crate::supervise::{Request, Serve, Service};
+use crate::supervise::{LocalBoxFuture, Request, ServeAsync, Service};
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::PlannerDecision;
 use serde::{Deserialize, Serialize};
@@ -80,10 +81,15 @@ impl DeferManager {
         last.is_none_or(|t| now - t >= self.idle)
     }
 
+    /// Whether anything waits (a read).
+    pub fn waiting(&self) -> Result<bool, StoreError> {
+        Ok(!self.store.load()?.0.entries.is_empty())
+    }
+
     /// Takes out what settled and what expired.
     pub fn poll(&self, now: DateTime<Utc>) -> Result<Polled, StoreError> {
         // Nothing waits: read, not locked, not written.
-        if self.store.load()?.0.entries.is_empty() {
+        if !self.waiting()? {
             return Ok(Polled::default());
         }
         let mut out = keeper::change(self.store.as_ref(), |h: &mut DeferHeap| {
@@ -144,10 +150,12 @@ impl Request for Register {
     }
 }
 
-impl Serve<Register> for DeferService {
-    fn serve(&mut self, m: Register) -> Result<(), StoreError> {
+/// Registered on a blocking thread, awaited: a peer holding the state database stalls no actor.
+impl ServeAsync<Register> for DeferService {
+    fn serve_async(&mut self, m: Register) -> LocalBoxFuture<'static, Result<(), StoreError>> {
         let d = Deferred { id: m.id, decision: m.decision, registered_at: self.clock.now() };
-        self.manager.register(d)
+        let manager = self.manager.clone();
+        Box::pin(off_thread(move || manager.register(d)))
     }
 }
 
@@ -160,9 +168,18 @@ impl Request for Poll {
     }
 }
 
-impl Serve<Poll> for DeferService {
-    fn serve(&mut self, _: Poll) -> Result<Polled, StoreError> {
-        self.manager.poll(self.clock.now())
+/// A look on the actor's thread (a read, which never waits for a writer); only when something
+/// waits is the heap taken from, on a blocking thread.
+impl ServeAsync<Poll> for DeferService {
+    fn serve_async(&mut self, _: Poll) -> LocalBoxFuture<'static, Result<Polled, StoreError>> {
+        match self.manager.waiting() {
+            Ok(false) => Box::pin(std::future::ready(Ok(Polled::default()))),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+            Ok(true) => {
+                let (manager, now) = (self.manager.clone(), self.clock.now());
+                Box::pin(off_thread(move || manager.poll(now)))
+            }
+        }
     }
 }
 

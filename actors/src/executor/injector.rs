@@ -5,9 +5,10 @@
 
 use crate::clock::SharedClock;
 use crate::policy::{Nudge, NudgePolicyService, Reservation, Reserve};
+use crate::store::db::off_thread;
 use crate::store::keeper::{self, Keeper, Section};
 use crate::store::{JsonStateStore, StoreError};
-use crate::supervise::{Handle, LocalBoxFuture, Request, Serve, ServeAsync, Service};
+use crate::supervise::{Handle, LocalBoxFuture, Request, ServeAsync, Service};
 use chrono::{DateTime, Duration, Utc};
 use raven_proto::{Action, Origin, Priority};
 use serde::{Deserialize, Serialize};
@@ -63,6 +64,12 @@ impl NudgeInjector {
             let over = list.len().saturating_sub(cap);
             list.drain(..over).map(|e| e.nudge_id).collect()
         })
+    }
+
+    /// Whether anything may wait for `session` that a reply of `origin` takes: a read (an error
+    /// says yes, so the take reports it).
+    pub fn waits(&self, session: &str, origin: Origin) -> bool {
+        !origin.is_system_generated() && self.store.load().map_or(true, |(q, _)| q.sessions.contains_key(session))
     }
 
     /// Pops the session's pending nudges still inside their TTL. A system-generated turn's
@@ -150,8 +157,9 @@ impl Request for QueueInject {
     }
 }
 
-impl Serve<QueueInject> for InjectorService {
-    fn serve(&mut self, m: QueueInject) -> Result<Vec<String>, StoreError> {
+/// Queued on a blocking thread, awaited: a peer holding the state database stalls no actor.
+impl ServeAsync<QueueInject> for InjectorService {
+    fn serve_async(&mut self, m: QueueInject) -> LocalBoxFuture<'static, Result<Vec<String>, StoreError>> {
         let p = PendingInject {
             nudge_id: m.nudge_id,
             message: m.message,
@@ -159,7 +167,8 @@ impl Serve<QueueInject> for InjectorService {
             queued_at: self.clock.now(),
             topic: m.topic,
         };
-        self.injector.queue(&m.session, p)
+        let injector = self.injector.clone();
+        Box::pin(off_thread(move || injector.queue(&m.session, p)))
     }
 }
 
@@ -176,17 +185,25 @@ impl Request for ApplyInjects {
     type Reply = (String, Vec<PendingInject>);
 }
 
+/// After every turn: a look (a read, which never waits for a writer) on the actor's thread; only
+/// when something waits for the session are it taken and what the gate held back put back, on a
+/// blocking thread.
 impl ServeAsync<ApplyInjects> for InjectorService {
     fn serve_async(&mut self, m: ApplyInjects) -> LocalBoxFuture<'static, (String, Vec<PendingInject>)> {
-        let taken = self.injector.take(&m.session, m.origin, self.clock.now()).unwrap_or_else(|e| {
-            // The reply still goes out; the nudges stay queued for the next one.
-            tracing::error!("injects not applied: {e}");
-            Vec::new()
-        });
-        let (policy, injector) = (self.policy.clone(), self.injector.clone());
+        if !self.injector.waits(&m.session, m.origin) {
+            return Box::pin(std::future::ready((m.content, Vec::new())));
+        }
+        let (policy, injector, now) = (self.policy.clone(), self.injector.clone(), self.clock.now());
         Box::pin(async move {
+            let (from, session, origin) = (injector.clone(), m.session.clone(), m.origin);
+            let taken = off_thread(move || from.take(&session, origin, now)).await.unwrap_or_else(|e| {
+                // The reply still goes out; the nudges stay queued for the next one.
+                tracing::error!("injects not applied: {e}");
+                Vec::new()
+            });
             let (riding, held) = reserve_each(&policy, &m.session, taken).await;
-            if let Err(e) = injector.put_back(&m.session, held) {
+            let session = m.session.clone();
+            if let Err(e) = off_thread(move || injector.put_back(&session, held)).await {
                 tracing::error!("injects withheld at reply time were not put back: {e}");
             }
             (NudgeInjector::compose(&m.content, &riding), riding)
@@ -204,7 +221,7 @@ async fn reserve_each(
 ) -> (Vec<PendingInject>, Vec<PendingInject>) {
     let (mut riding, mut held) = (Vec::new(), Vec::new());
     for p in taken {
-        match policy.call(Reserve(p.nudge(session))).await {
+        match policy.call_async(Reserve(p.nudge(session))).await {
             Ok(Ok(Reservation::Held(..))) => riding.push(p),
             Ok(Ok(Reservation::Denied(v))) => {
                 tracing::info!(nudge = %p.nudge_id, "inject held for the next reply by the gate: {}", v.reason);

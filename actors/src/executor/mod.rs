@@ -46,14 +46,14 @@ impl Router for Executors {
                         priority: d.priority,
                         topic: said.topic.clone(),
                     };
-                    match self.injector.call(q).await {
+                    match self.injector.call_async(q).await {
                         Ok(Ok(_)) => ExecutionResult::delivered(vec![format!("inject:{session}")]),
                         Ok(Err(e)) => ExecutionResult::failed(e.to_string()),
                         Err(e) => ExecutionResult::failed(e.to_string()),
                     }
                 }
                 Action::NudgeDefer => {
-                    match self.defer.call(Register { id: nudge_id.to_owned(), decision: d.clone() }).await {
+                    match self.defer.call_async(Register { id: nudge_id.to_owned(), decision: d.clone() }).await {
                         Ok(Ok(())) => ExecutionResult::delivered(vec![format!(
                             "defer:{}",
                             d.target_session.as_deref().unwrap_or("*")
@@ -69,7 +69,7 @@ impl Router for Executors {
 
     fn due_deferred(&self) -> LocalBoxFuture<'_, Vec<PlannerDecision>> {
         Box::pin(async move {
-            match self.defer.call(Poll).await {
+            match self.defer.call_async(Poll).await {
                 Ok(Ok(p)) => p.settled.into_iter().map(|d| d.decision).collect(),
                 Ok(Err(e)) => {
                     tracing::error!("deferred nudges not polled: {e}");
@@ -86,6 +86,8 @@ impl Router for Executors {
 
 #[cfg(test)]
 mod gate_props_tests;
+#[cfg(test)]
+mod locks_tests;
 #[cfg(test)]
 mod spawn_tests;
 #[cfg(test)]

@@ -11,13 +11,17 @@ use crate::clock::SharedClock;
 use crate::feedback::FeedbackSummary;
 use crate::journal::{Event, Journal};
 use crate::policy::FireRecord;
-use crate::store::keeper::{self, Keeper, Section};
+use crate::store::keeper::{Keeper, Section};
 use crate::store::{JsonStateStore, Stamp, StoreError};
-use crate::supervise::{Request, Serve, Service};
+use crate::supervise::{LocalBoxFuture, Request, Serve, ServeAsync, Service};
 use raven_proto::{Action, PolicySnapshot, Priority, TopicFireHistory, Verdict};
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::Arc;
+
+mod write;
 
 /// The store section the policy owns.
 pub const SECTION: &str = "policy";
@@ -31,16 +35,24 @@ pub fn ledger_in(store: JsonStateStore) -> LedgerKeeper {
 }
 
 pub struct NudgePolicyService {
-    policy: NudgePolicy,
+    /// The gate as this process last knew it, and the ledger's version it read: shared with
+    /// the writes in flight, which bring it up to date as they land.
+    gate: Rc<Known>,
     store: Option<LedgerKeeper>,
     clock: SharedClock,
-    seen: Option<Stamp>,
     journal: Journal,
+}
+
+/// The gate and the version of the ledger it holds.
+struct Known {
+    policy: RefCell<NudgePolicy>,
+    seen: Cell<Option<Stamp>>,
 }
 
 impl NudgePolicyService {
     pub fn new(policy: NudgePolicy, store: Option<LedgerKeeper>, clock: SharedClock) -> Self {
-        let mut s = NudgePolicyService { policy, store, clock, seen: None, journal: Journal::off() };
+        let gate = Rc::new(Known { policy: RefCell::new(policy), seen: Cell::new(None) });
+        let s = NudgePolicyService { gate, store, clock, journal: Journal::off() };
         s.hydrate();
         s
     }
@@ -51,17 +63,18 @@ impl NudgePolicyService {
         self
     }
 
-    /// Re-reads the ledger when what is kept is not the version we last read.
-    fn hydrate(&mut self) {
+    /// Re-reads the ledger when what is kept is not the version we last read. A read: in the
+    /// state database it never waits for a writer.
+    fn hydrate(&self) {
         let Some(store) = &self.store else { return };
         let now_stamp = store.stamp();
-        if now_stamp.is_some() && now_stamp == self.seen {
+        if now_stamp.is_some() && now_stamp == self.gate.seen.get() {
             return;
         }
         match store.load() {
             Ok((state, stamp)) => {
-                self.policy.replace_state(state);
-                self.seen = stamp;
+                self.gate.policy.borrow_mut().replace_state(state);
+                self.gate.seen.set(stamp);
             }
             Err(e) => {
                 tracing::error!("policy state not reloaded, gating on the last known ledger: {e}")
@@ -69,27 +82,9 @@ impl NudgePolicyService {
         }
     }
 
-    /// One read-modify-write of the persisted state; the in-memory policy then adopts the
-    /// merged result. Without a store, the change applies in memory only.
-    fn write(&mut self, change: impl FnOnce(&mut PolicyState, &NudgePolicy) -> Tuning) -> Result<Tuning, StoreError> {
-        match &self.store {
-            Some(store) => {
-                let policy = &self.policy;
-                let (state, tuning) = keeper::change(store.as_ref(), |s: &mut PolicyState| {
-                    let t = change(s, policy);
-                    (s.clone(), t)
-                })?;
-                self.policy.replace_state(state);
-                self.seen = store.stamp();
-                Ok(tuning)
-            }
-            None => {
-                let mut state = self.policy.state().clone();
-                let t = change(&mut state, &self.policy);
-                self.policy.replace_state(state);
-                Ok(t)
-            }
-        }
+    /// The gate as this process knows it.
+    fn policy(&self) -> std::cell::Ref<'_, NudgePolicy> {
+        self.gate.policy.borrow()
     }
 }
 
@@ -99,7 +94,7 @@ impl Service for NudgePolicyService {
     }
 
     fn restarting(&mut self) {
-        self.seen = None;
+        self.gate.seen.set(None);
         self.hydrate();
     }
 }
@@ -170,7 +165,7 @@ impl Serve<Check> for NudgePolicyService {
     fn serve(&mut self, Check(n): Check) -> Verdict {
         self.hydrate();
         let (now, request) = (self.clock.now(), n.as_request());
-        let verdict = self.policy.check_request(&request, now);
+        let verdict = self.policy().check_request(&request, now);
         self.journal.record(now, None, n.journal_event("check", &verdict));
         verdict
     }
@@ -204,12 +199,12 @@ impl Request for Reserve {
     }
 }
 
-impl Serve<Reserve> for NudgePolicyService {
-    fn serve(&mut self, Reserve(n): Reserve) -> Result<Reservation, StoreError> {
+impl ServeAsync<Reserve> for NudgePolicyService {
+    fn serve_async(&mut self, Reserve(n): Reserve) -> LocalBoxFuture<'static, Result<Reservation, StoreError>> {
         let now = self.clock.now();
-        let req = n.as_request();
-        let policy = &mut self.policy;
-        let decide = |policy: &mut NudgePolicy, ledger: &mut PolicyState| {
+        let request = n.clone();
+        let decide = move |policy: &mut NudgePolicy, ledger: &mut PolicyState| {
+            let req = request.as_request();
             if ledger != policy.state() {
                 policy.replace_state(ledger.clone());
             }
@@ -221,18 +216,14 @@ impl Serve<Reserve> for NudgePolicyService {
             *ledger = policy.state().clone();
             Reservation::Held(verdict, fire)
         };
-        match &self.store {
-            Some(store) => {
-                let out = keeper::change(store.as_ref(), |ledger: &mut PolicyState| decide(policy, ledger));
-                self.seen = store.stamp();
-                out
+        let (written, journal) = (self.write(decide), self.journal.clone());
+        Box::pin(async move {
+            let out = written.await;
+            if let Ok(r) = &out {
+                journal.record(now, None, n.journal_event("reserve", r.verdict()));
             }
-            None => {
-                let mut ledger = policy.state().clone();
-                Ok(decide(policy, &mut ledger))
-            }
-        }
-        .inspect(|r| self.journal.record(now, None, n.journal_event("reserve", r.verdict())))
+            out
+        })
     }
 }
 
@@ -250,19 +241,6 @@ impl Request for RecordCronFire {
     }
 }
 
-impl NudgePolicyService {
-    fn record(&mut self, kind: FireKind, req: &CheckRequest<'_>) -> Result<FireRecord, StoreError> {
-        let now = self.clock.now();
-        let fire = fire_record(kind, req, now);
-        let written = fire.clone();
-        self.write(|s, _| {
-            s.push_fire(written, now);
-            Tuning::Unchanged
-        })
-        .map(|_| fire)
-    }
-}
-
 /// Takes back a fire recorded for a dispatch that then failed (the failure charges nothing).
 pub struct RetractFired(pub FireRecord);
 
@@ -273,21 +251,21 @@ impl Request for RetractFired {
     }
 }
 
-impl Serve<RetractFired> for NudgePolicyService {
-    fn serve(&mut self, RetractFired(fire): RetractFired) -> Result<(), StoreError> {
-        self.write(|s, _| {
+impl ServeAsync<RetractFired> for NudgePolicyService {
+    fn serve_async(&mut self, RetractFired(fire): RetractFired) -> LocalBoxFuture<'static, Result<(), StoreError>> {
+        self.write(move |_, s| {
             if let Some(i) = s.fires.iter().rposition(|f| *f == fire) {
                 s.fires.remove(i);
             }
-            Tuning::Unchanged
         })
-        .map(|_| ())
     }
 }
 
-impl Serve<RecordCronFire> for NudgePolicyService {
-    fn serve(&mut self, m: RecordCronFire) -> Result<(), StoreError> {
-        self.record(FireKind::Cron, &CheckRequest::cron(&m.content, m.topic.as_deref())).map(|_| ())
+impl ServeAsync<RecordCronFire> for NudgePolicyService {
+    fn serve_async(&mut self, m: RecordCronFire) -> LocalBoxFuture<'static, Result<(), StoreError>> {
+        let now = self.clock.now();
+        let fire = fire_record(FireKind::Cron, &CheckRequest::cron(&m.content, m.topic.as_deref()), now);
+        self.write(move |_, s| s.push_fire(fire, now))
     }
 }
 
@@ -308,7 +286,8 @@ impl Serve<Snapshot> for NudgePolicyService {
     fn serve(&mut self, _: Snapshot) -> SnapshotReply {
         self.hydrate();
         let now = self.clock.now();
-        SnapshotReply { state: self.policy.snapshot_state(now), fire_history: self.policy.fire_history(now) }
+        let policy = self.policy();
+        SnapshotReply { state: policy.snapshot_state(now), fire_history: policy.fire_history(now) }
     }
 }
 
@@ -323,18 +302,25 @@ impl Request for ApplyTuning {
     }
 }
 
-impl Serve<ApplyTuning> for NudgePolicyService {
-    fn serve(&mut self, ApplyTuning(summary): ApplyTuning) -> Result<Tuning, StoreError> {
+impl ServeAsync<ApplyTuning> for NudgePolicyService {
+    fn serve_async(
+        &mut self,
+        ApplyTuning(summary): ApplyTuning,
+    ) -> LocalBoxFuture<'static, Result<Tuning, StoreError>> {
         self.hydrate();
-        // Every tick retunes; most ticks change nothing, and those must not rewrite (and
-        // fsync) the shared state file.
-        let state = self.policy.state();
-        let mut multiplier = state.multiplier;
-        let tuning = super::adaptive::tune(&mut multiplier, summary.overall, &self.policy.config().adaptive);
-        if multiplier == state.multiplier && summary == state.feedback {
-            return Ok(tuning);
+        // Every tick retunes; most ticks change nothing, and those must not write (and fsync)
+        // the shared state.
+        let unchanged = {
+            let policy = self.policy();
+            let state = policy.state();
+            let mut multiplier = state.multiplier;
+            let tuning = super::adaptive::tune(&mut multiplier, summary.overall, &policy.config().adaptive);
+            (multiplier == state.multiplier && summary == state.feedback).then_some(tuning)
+        };
+        match unchanged {
+            Some(tuning) => Box::pin(std::future::ready(Ok(tuning))),
+            None => self.write(move |p, s| apply_tuning(s, summary, p.config())),
         }
-        self.write(|s, p| apply_tuning(s, summary, p.config()))
     }
 }
 
@@ -348,7 +334,7 @@ impl Request for SetOverrides {
 
 impl Serve<SetOverrides> for NudgePolicyService {
     fn serve(&mut self, SetOverrides(o): SetOverrides) -> Vec<String> {
-        let notes = self.policy.set_overrides(&o);
+        let notes = self.gate.policy.borrow_mut().set_overrides(&o);
         for n in &notes {
             tracing::info!("preferences: {n}");
         }
@@ -367,6 +353,6 @@ impl Request for SetBase {
 
 impl Serve<SetBase> for NudgePolicyService {
     fn serve(&mut self, SetBase(base): SetBase) -> Vec<String> {
-        self.policy.set_base(base)
+        self.gate.policy.borrow_mut().set_base(base)
     }
 }

@@ -31,7 +31,7 @@ where
     // dispatchers can never both take the last slot, and a crash between the delivery and a
     // later record can never let the next process send it again. The price is that a crash
     // in that gap loses the nudge.
-    let fire = match policy.call(Reserve(nudge)).await {
+    let fire = match policy.call_async(Reserve(nudge)).await {
         Ok(Ok(Reservation::Held(_, fire))) => fire,
         Ok(Ok(Reservation::Denied(verdict))) => return Gated::Denied(verdict),
         // Not charged means not sent: an unrecorded nudge could pass the caps.
@@ -50,7 +50,7 @@ where
 
 /// Gives back the reservation of a dispatch that failed (it charges nothing).
 pub async fn release(policy: &Handle<NudgePolicyService>, fire: FireRecord) {
-    match policy.call(RetractFired(fire)).await {
+    match policy.call_async(RetractFired(fire)).await {
         Ok(Ok(())) => {}
         Ok(Err(why)) => tracing::error!("a failed dispatch stayed charged: {why}"),
         Err(why) => tracing::error!("a failed dispatch stayed charged: {why}"),

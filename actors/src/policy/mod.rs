@@ -22,6 +22,8 @@ pub use overrides::PolicyOverrides;
 #[cfg(test)]
 mod concurrency_tests;
 #[cfg(test)]
+mod locks_tests;
+#[cfg(test)]
 mod reload_tests;
 #[cfg(test)]
 mod tests;

@@ -719,7 +719,7 @@ mod actor {
             start(service, &metrics, RestartPolicy::default())
         };
         let (a, b) = (gate(&ledger), gate(&ledger));
-        assert!(matches!(a.call(Reserve(nudge("cli:1", MSG))).await.unwrap().unwrap(), Reservation::Held(..)));
+        assert!(matches!(a.call_async(Reserve(nudge("cli:1", MSG))).await.unwrap().unwrap(), Reservation::Held(..)));
         let v = b.call(check(MSG)).await.unwrap();
         assert_eq!(v.layer, Some(PolicyLayer::SessionCooldown), "b hydrated a's fire: {v:?}");
         assert_eq!(ledger.load().unwrap().0.fires.len(), 1, "the fire is in the keeper");
@@ -734,12 +734,12 @@ mod actor {
         let a = service(&path, &clock, &metrics);
         let b = service(&path, &clock, &metrics);
         assert!(b.call(check(MSG)).await.unwrap().allow);
-        assert!(matches!(a.call(Reserve(nudge("cli:1", MSG))).await.unwrap().unwrap(), Reservation::Held(..)));
+        assert!(matches!(a.call_async(Reserve(nudge("cli:1", MSG))).await.unwrap().unwrap(), Reservation::Held(..)));
         let v = b.call(check(MSG)).await.unwrap();
         assert_eq!(v.layer, Some(PolicyLayer::SessionCooldown), "b hydrated a's fire: {v:?}");
         // b's own fire merges with a's instead of overwriting it.
         clock.advance(Duration::hours(3));
-        assert!(matches!(b.call(Reserve(nudge("tg:2", "other"))).await.unwrap().unwrap(), Reservation::Held(..)));
+        assert!(matches!(b.call_async(Reserve(nudge("tg:2", "other"))).await.unwrap().unwrap(), Reservation::Held(..)));
         assert_eq!(stored(&path).fires.len(), 2);
         assert_eq!(a.call(Snapshot).await.unwrap().state.remaining_today, 6);
     }
@@ -751,7 +751,7 @@ mod actor {
         let clock = ManualClock::new(noon());
         let h = service(&path, &clock, &Metrics::default());
         let cron = RecordCronFire { topic: Some("water".into()), content: "Hydrate!".into() };
-        h.call(cron).await.unwrap().unwrap();
+        h.call_async(cron).await.unwrap().unwrap();
         let v = h.call(check(MSG)).await.unwrap();
         assert_eq!(v.layer, Some(PolicyLayer::ContentDedup), "{v:?}");
         assert_eq!(stored(&path).fires[0].kind, FireKind::Cron);
@@ -764,7 +764,7 @@ mod actor {
         let metrics = Metrics::default();
         let a = service(&path, &ManualClock::new(noon()), &metrics);
         let s = FeedbackSummary { overall: Rate { accepted: 1, dismissed: 9 }, ..Default::default() };
-        assert!(matches!(a.call(ApplyTuning(s)).await.unwrap().unwrap(), Tuning::Tightened { .. }));
+        assert!(matches!(a.call_async(ApplyTuning(s)).await.unwrap().unwrap(), Tuning::Tightened { .. }));
         assert!((stored(&path).multiplier - 0.6).abs() < 1e-9);
         assert_eq!(metrics.snapshot()[0].name, "NudgePolicy");
     }

@@ -5,4 +5,6 @@
 
 #[cfg(test)]
 pub(crate) mod doubles;
+#[cfg(test)]
+pub(crate) mod peer;
 pub mod sim;

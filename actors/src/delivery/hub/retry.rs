@@ -205,7 +205,7 @@ async fn deliver_through(
     text: &OutboundText,
 ) -> Result<(), OutletError> {
     let reservation = match (&e.fire, policy) {
-        (Some(nudge), Some(policy)) => match policy.call(Reserve(nudge.clone())).await {
+        (Some(nudge), Some(policy)) => match policy.call_async(Reserve(nudge.clone())).await {
             Ok(Ok(Reservation::Held(_, fire))) => Some((policy, fire)),
             Ok(Ok(Reservation::Denied(v))) => {
                 return Err(OutletError::Transient(format!("held back by the gate: {}", v.reason)))

@@ -93,7 +93,7 @@ impl SentinelRunner {
                 return FeedbackSummary::default();
             }
         };
-        match self.d.policy.call(ApplyTuning(summary.clone())).await {
+        match self.d.policy.call_async(ApplyTuning(summary.clone())).await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => notes.push(format!("retune not saved: {e}")),
             Err(e) => notes.push(format!("retune failed: {e}")),
