@@ -12,6 +12,7 @@ use super::provider::{Caller, CompletionRequest, ProviderError, SharedProvider};
 use super::usage::{Answer, Usage};
 use crate::clock::SharedClock;
 use crate::journal::{Event, Journal, LlmUsage};
+use crate::store::db::off_thread;
 use futures_util::future::LocalBoxFuture;
 use raven_proto::Origin;
 
@@ -59,8 +60,11 @@ impl Accounted {
         Err(refused)
     }
 
-    fn record(&self, role: &'static str, usage: Usage) {
-        let day_total = self.ledger.add(self.today(), role, usage.total()).unwrap_or_else(|e| {
+    /// Adds what the call cost to the day's spending, on a blocking thread (a peer holding the
+    /// state database stalls no actor), and journals it.
+    async fn record(&self, role: &'static str, usage: Usage) {
+        let (ledger, today, tokens) = (self.ledger.clone(), self.today(), usage.total());
+        let day_total = off_thread(move || ledger.add(today, role, tokens)).await.unwrap_or_else(|e| {
             tracing::warn!("the day's token spending is not kept: {e}");
             0
         });
@@ -79,7 +83,7 @@ impl Accounted {
         let answer = self.inner.answer(req).await;
         let cost = answer.usage.or_else(|| answer.reply.is_ok().then(|| self.estimated(req)));
         if let Some(u) = cost {
-            self.record(role, u);
+            self.record(role, u).await;
         }
         answer
     }

@@ -6,6 +6,7 @@ use crate::store::{JsonStateStore, StoreError};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 const SECTION: &str = "llm_tokens";
 
@@ -18,14 +19,16 @@ pub struct Spent {
     pub by_role: BTreeMap<String, u64>,
 }
 
+/// A handle on the day's spending; clones share the store (a write may run on another thread).
+#[derive(Clone)]
 pub struct DailyTokens {
-    store: JsonStateStore,
+    store: Arc<JsonStateStore>,
 }
 
 impl DailyTokens {
     /// The day's spending kept in `store` (the owner's rows, or a file in a test).
     pub fn on(store: JsonStateStore) -> Self {
-        DailyTokens { store }
+        DailyTokens { store: Arc::new(store) }
     }
 
     /// Tokens spent on `today` (0 when the file holds another day).
