@@ -4,12 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# One bench target of raven-actors under a heading.
-bench() {
-    echo "== $2 =="
-    cargo bench -q -p raven-actors --bench "$1" 2>/dev/null | grep -v '^$'
+# One bench target of a crate under a heading.
+crate_bench() {
+    echo "== $3 =="
+    cargo bench -q -p "$1" --bench "$2" 2>/dev/null | grep -v '^$'
     echo
 }
+bench() { crate_bench raven-actors "$@"; }
+# The benches that run the `raven` binary (built first).
+bin_bench() { crate_bench raven-bin "$@"; }
 
 bench policy_check "NudgePolicy check() (baseline: the 100-entry ledger)"
 bench tick "Sentinel tick (baseline: reading MEMORY.md and history.md)"
@@ -21,21 +24,10 @@ bench prompt_budget "Planner request bodies of the month scenario with a 1 MB ME
 
 cargo build -q --release -p raven-bin
 
-echo "== Gateway POST with 10,000 messages waiting in the outbox (baseline: an empty outbox) =="
-cargo bench -q -p raven-bin --bench gateway 2>/dev/null | grep -v '^$'
-echo
-
-echo "== A real tick in a running supervisor (baseline: a Ping on the same socket) =="
-cargo bench -q -p raven-bin --bench tick_live 2>/dev/null | grep -v '^$'
-echo
-
-echo "== Bytes written a cron fire by a running raven up, 1,000 dead letters (baseline: none) =="
-cargo bench -q -p raven-bin --bench fire_live 2>/dev/null | grep -v '^$'
-echo
-
-echo "== Idle memory of raven up, empty and with 10,000 waiting (RSS from /proc/<pid>/status) =="
-cargo bench -q -p raven-bin --bench memory 2>/dev/null | grep -v '^$'
-echo
+bin_bench gateway "Gateway POST with 10,000 messages waiting in the outbox (baseline: an empty outbox)"
+bin_bench tick_live "A real tick in a running supervisor (baseline: a Ping on the same socket)"
+bin_bench fire_live "Bytes written a cron fire by a running raven up, 1,000 dead letters (baseline: none)"
+bin_bench memory "Idle memory of raven up, empty and with 10,000 waiting (RSS from /proc/<pid>/status)"
 
 echo "== raven simulate: a week on the manual clock =="
 out=$(mktemp -d)
